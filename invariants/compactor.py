@@ -1,0 +1,26 @@
+"""The contract of a snapshot compactor: what it is handed."""
+
+from __future__ import annotations
+
+from invariants.events import AgentEvent
+from invariants.plan import TaskPlan
+from invariants.snapshot import CompactionSnapshot
+from invariants.state import AgentState
+from invariants.wire import WireModel
+
+
+class CompactorInput(WireModel):
+    """What a snapshot compactor receives.
+
+    The seed hands over only the first five fields. The corrected design also hands over the
+    authoritative ``state`` and the ``previous_snapshot``, so that a second compaction can
+    still see what the first one folded (gap "second compaction cannot see earlier state").
+    """
+
+    task: str
+    plan: TaskPlan
+    events: tuple[AgentEvent, ...]
+    active_skill_names: tuple[str, ...] = ()
+    changed_files: tuple[str, ...] = ()
+    state: AgentState | None = None
+    previous_snapshot: CompactionSnapshot | None = None

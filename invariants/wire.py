@@ -1,0 +1,30 @@
+"""The base of every wire model: frozen, camelCase on the wire, snake_case in Python."""
+
+from __future__ import annotations
+
+from typing import Any, Self
+
+from pydantic import BaseModel, ConfigDict
+from pydantic.alias_generators import to_camel
+
+
+class WireModel(BaseModel):
+    """A frozen model whose JSON uses the seed's camelCase field names."""
+
+    model_config = ConfigDict(
+        frozen=True,
+        extra="forbid",
+        alias_generator=to_camel,
+        validate_by_name=True,
+        validate_by_alias=True,
+        serialize_by_alias=True,
+    )
+
+    def to_json_data(self) -> dict[str, Any]:
+        """The model as JSON-shaped data, camelCase keys, absent optionals left out."""
+        return self.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+    @classmethod
+    def from_json_data(cls, data: object) -> Self:
+        """Validate JSON-shaped data (camelCase keys) into the model."""
+        return cls.model_validate(data)

@@ -1,0 +1,1 @@
+"""Reference compactors: the snapshot engine (seed 000) and the session engine (seed 002)."""

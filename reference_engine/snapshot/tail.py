@@ -1,0 +1,139 @@
+"""What the model sees next: the raw tail after a snapshot, and the context sources."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from invariants import AgentEvent, CompactionSnapshot, ContextSource
+from reference_engine.snapshot.history import ToolPairs
+from reference_engine.snapshot.mode import Mode
+
+_ANCHOR_TYPES = ("step_started", "user_input", "tool_batch_started")
+
+
+@dataclass(frozen=True)
+class CompactedContext:
+    """A snapshot and the raw events kept after it."""
+
+    snapshot: CompactionSnapshot
+    raw_tail: tuple[AgentEvent, ...]
+
+
+def _last_anchors(events: Sequence[AgentEvent]) -> dict[str, int]:
+    """Index of the last event of each anchor type."""
+    found: dict[str, int] = {}
+    for index in range(len(events) - 1, -1, -1):
+        kind = events[index].type
+        if kind in _ANCHOR_TYPES and kind not in found:
+            found[kind] = index
+            if len(found) == len(_ANCHOR_TYPES):
+                break
+    return found
+
+
+def literal_boundary(
+    events: Sequence[AgentEvent], snapshot: CompactionSnapshot, raw_tail_size: int
+) -> int:
+    """The seed's boundary: the earliest of the N-th event from the end and the three anchors."""
+    # events.at(-n) in the seed; at(-0) is the first event, as is events[-0] here.
+    if events and raw_tail_size <= len(events):
+        last_n = events[-raw_tail_size].sequence
+    else:
+        last_n = snapshot.source_event_range.from_
+    anchors = [events[index].sequence for index in _last_anchors(events).values()]
+    return min([last_n, *anchors])
+
+
+def corrected_boundary(
+    events: Sequence[AgentEvent],
+    snapshot: CompactionSnapshot,
+    raw_tail_size: int,
+    max_raw_tail: int,
+) -> int:
+    """A boundary that guarantees progress and never separates a tool result from its call.
+
+    Deviations from the seed, each closing a gap of section 8 of the snapshot spec:
+    - the tail is drawn only from events at or after the snapshot's range start, and always
+      leaves at least one event of the range folded (progress, even with an old user input);
+    - an anchor (last step start, user input or tool batch) pulls the tail back only while the
+      tail stays within ``max_raw_tail`` events, so an old anchor cannot keep the whole history;
+    - a tail that would start between a tool call and its result moves back to include the
+      call, or, when that would break the size limit, forward past the result.
+    """
+    start_sequence = snapshot.source_event_range.from_
+    window = [event for event in events if event.sequence >= start_sequence]
+    count = len(window)
+    if count == 0:
+        return snapshot.source_event_range.to + 1
+    limit = max(0, min(max_raw_tail, count - 1))
+    start = count - min(raw_tail_size, limit)
+    for anchor in _last_anchors(window).values():
+        if anchor < start and count - anchor <= limit:
+            start = anchor
+    safe = ToolPairs.of(window).safe_starts(count)
+    if not safe[start]:
+        pairs = ToolPairs.of(window)
+        back = start
+        while not safe[back]:
+            calls = [pairs.call_index.get(call_id, -1) for call_id in pairs.orphan_results(back)]
+            back = min(calls)
+            if back < 0:
+                break
+        if back >= 0 and count - back <= limit:
+            start = back
+        else:
+            while not safe[start]:
+                start += 1
+    return window[start].sequence if start < count else window[-1].sequence + 1
+
+
+def project(
+    snapshot: CompactionSnapshot,
+    events: Sequence[AgentEvent],
+    raw_tail_size: int,
+    mode: Mode = Mode.CORRECTED,
+    max_raw_tail: int | None = None,
+) -> CompactedContext:
+    """The snapshot and the raw tail the model sees after compaction."""
+    if mode is Mode.LITERAL:
+        boundary = literal_boundary(events, snapshot, raw_tail_size)
+    else:
+        ceiling = max_raw_tail if max_raw_tail is not None else 2 * raw_tail_size
+        boundary = corrected_boundary(events, snapshot, raw_tail_size, ceiling)
+    return CompactedContext(
+        snapshot, tuple(event for event in events if event.sequence >= boundary)
+    )
+
+
+def _compact_json(data: object) -> str:
+    return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+
+
+def event_source(event: AgentEvent) -> ContextSource:
+    """One raw-tail event as a context source."""
+    return ContextSource(
+        id=f"event:{event.event_id}",
+        kind="agent_event",
+        label=event.type,
+        content=_compact_json(event.to_json_data()),
+        priority=50,
+    )
+
+
+def context_sources(context: CompactedContext) -> list[ContextSource]:
+    """The snapshot first ("Verified task memory", priority 95), then each raw-tail event."""
+    snapshot_source = ContextSource(
+        id=f"compaction:{context.snapshot.id}",
+        kind="compaction_snapshot",
+        label="Verified task memory",
+        content=_compact_json(context.snapshot.to_json_data()),
+        priority=95,
+    )
+    return [snapshot_source, *(event_source(event) for event in context.raw_tail)]
+
+
+def tail_orphans(raw_tail: Sequence[AgentEvent]) -> list[str]:
+    """Call ids whose result is in the tail but whose call is not."""
+    return ToolPairs.of(raw_tail).orphan_results(0)

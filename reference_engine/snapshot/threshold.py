@@ -1,0 +1,25 @@
+"""When to compact: the token trigger and the safe-boundary test."""
+
+from __future__ import annotations
+
+from invariants import ContextUsage, RunStatus
+
+TRIGGER_RATIO_NUMERATOR = 4
+TRIGGER_RATIO_DENOMINATOR = 5
+
+
+def trigger_tokens(usage: ContextUsage) -> int:
+    """The input size at which compaction starts: 80% of the usable window, rounded down."""
+    usable = usage.context_window_tokens - usage.reserved_output_tokens
+    # Integer arithmetic keeps floor(usable * 0.8) exact for every int.
+    return (usable * TRIGGER_RATIO_NUMERATOR) // TRIGGER_RATIO_DENOMINATOR
+
+
+def should_compact(usage: ContextUsage) -> bool:
+    """Whether the estimated input has reached the trigger."""
+    return usage.estimated_input_tokens >= trigger_tokens(usage)
+
+
+def is_safe_boundary(status: RunStatus, pending_tool_calls: int, pending_outputs: int) -> bool:
+    """Whether the run is at a point where compaction may happen."""
+    return status == "running" and pending_tool_calls == 0 and pending_outputs == 0

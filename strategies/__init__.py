@@ -1,0 +1,1 @@
+"""Hypothesis strategies: one scenario generator, projected into every view."""
