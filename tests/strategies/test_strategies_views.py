@@ -1,0 +1,87 @@
+"""Every projection of every scenario is valid in its view."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+
+from invariants import AgentState, CompactorInput
+from reference_engine.snapshot import (
+    Mode,
+    ReferenceCompactor,
+    check_history,
+    compactor_input,
+    maybe_compact,
+)
+from strategies.messages_view import MessageHistory, message_histories
+from strategies.projected import Projected
+from strategies.snapshot_view import SnapshotHistory, snapshot_histories
+from tests.strategies.provider_oracle import event_rejections, provider_rejections
+
+# The progress rule refuses a compaction that would not shrink the context; below this many
+# characters the snapshot itself can outweigh the events it folds.
+SMALL_CONTEXT = 5000
+
+
+@settings(max_examples=250, deadline=None)
+@given(snapshot_histories())
+def test_snapshot_projection_is_valid_input(projected: Projected[SnapshotHistory]) -> None:
+    history = projected.view
+    check_history(history.events)
+    assert event_rejections(history.events, pending=history.pending_tool_calls) == []
+    assert AgentState.from_json_data(history.state.to_json_data()) == history.state
+    handed = history.compactor_input()
+    assert CompactorInput.from_json_data(handed.to_json_data()) == handed
+    assert compactor_input(history.state, history.events, Mode.CORRECTED) == handed
+    assert compactor_input(history.state, history.events, Mode.LITERAL) == (
+        history.compactor_input(corrected=False)
+    )
+    truth = projected.truth
+    assert history.state.constraints == truth.constraints
+    assert history.pending_tool_calls == len(truth.pending_call_ids)
+
+
+@settings(max_examples=250, deadline=None)
+@given(snapshot_histories())
+def test_reference_engine_compacts_every_snapshot_projection(
+    projected: Projected[SnapshotHistory],
+) -> None:
+    history = projected.view
+    outcome = maybe_compact(
+        history.state,
+        history.events,
+        history.usage,
+        ReferenceCompactor(),
+        pending_tool_calls=history.pending_tool_calls,
+    )
+    if not projected.scenario.over_threshold:
+        assert outcome.kind == "below_threshold"
+    elif history.pending_tool_calls:
+        # A trailing pending batch is an unsafe boundary: the engine must wait.
+        assert outcome.kind == "unsafe_boundary"
+    elif outcome.kind == "rejected":
+        assert outcome.failed_rules == ("progress",), outcome.failures
+        assert outcome.size_before < SMALL_CONTEXT
+    else:
+        assert outcome.kind == "compacted", outcome
+        assert outcome.snapshot is not None
+        assert outcome.snapshot.constraints == projected.truth.constraints
+
+
+@settings(max_examples=250, deadline=None)
+@given(message_histories())
+def test_every_message_list_is_one_a_provider_accepts(
+    projected: Projected[MessageHistory],
+) -> None:
+    history = projected.view
+    pending = projected.truth.pending_call_ids
+    dicts = history.as_dicts()
+    assert provider_rejections(dicts, allow_pending=bool(pending)) == []
+    if pending:
+        # The pending calls are exactly the trailing assistant message's, and only when asked.
+        assert tuple(call["id"] for call in dicts[-1]["tool_calls"]) == pending
+        assert provider_rejections(dicts, allow_pending=False) != []
+    assert history.pending_call_ids == pending
+    first_user = next(message for message in dicts if message["role"] == "user")
+    assert projected.scenario.goal in first_user["content"]
+    initial = projected.scenario.constraints
+    assert all(constraint.text in dicts[0]["content"] for constraint in initial)
