@@ -60,7 +60,8 @@ def corrected_boundary(
     - an anchor (last step start, user input or tool batch) pulls the tail back only while the
       tail stays within ``max_raw_tail`` events, so an old anchor cannot keep the whole history;
     - a tail that would start between a tool call and its result moves back to include the
-      call, or, when that would break the size limit, forward past the result.
+      call and its batch (even past ``max_raw_tail``: pairing outranks size), or forward past
+      the result when moving back would leave nothing folded.
     """
     start_sequence = snapshot.source_event_range.from_
     window = [event for event in events if event.sequence >= start_sequence]
@@ -72,21 +73,34 @@ def corrected_boundary(
     for anchor in _last_anchors(window).values():
         if anchor < start and count - anchor <= limit:
             start = anchor
-    safe = ToolPairs.of(window).safe_starts(count)
+    pairs = ToolPairs.of(window)
+    safe = pairs.safe_starts(count)
     if not safe[start]:
-        pairs = ToolPairs.of(window)
         back = start
-        while not safe[back]:
-            calls = [pairs.call_index.get(call_id, -1) for call_id in pairs.orphan_results(back)]
-            back = min(calls)
-            if back < 0:
-                break
-        if back >= 0 and count - back <= limit:
-            start = back
+        while back >= 0 and not safe[back]:
+            back = min(pairs.call_index.get(call_id, -1) for call_id in pairs.orphan_results(back))
+        if back >= 1:
+            # Pairing outranks the size ceiling: keep recent results with their calls, as long
+            # as at least one event is still folded.
+            start = _batch_start(window, back)
         else:
             while not safe[start]:
                 start += 1
     return window[start].sequence if start < count else window[-1].sequence + 1
+
+
+def _batch_start(window: Sequence[AgentEvent], start: int) -> int:
+    """Move a tail start at a tool call back over the earlier calls and header of its batch."""
+    batch = window[start].payload.get("batchId")
+    while start > 1:
+        previous = window[start - 1]
+        if previous.type in ("tool_call", "tool_batch_started") and (
+            previous.payload.get("batchId") == batch
+        ):
+            start -= 1
+        else:
+            break
+    return start
 
 
 def project(

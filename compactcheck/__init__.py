@@ -1,0 +1,1 @@
+"""compactcheck: find the histories on which a context compactor breaks its contract."""

@@ -1,0 +1,11 @@
+"""The toolkit's one exception hierarchy: every message names what was expected and found."""
+
+from __future__ import annotations
+
+
+class CompactcheckError(Exception):
+    """Base of every error the toolkit reports to a user as one line (exit code 2)."""
+
+
+class InputFileError(CompactcheckError):
+    """A file the user handed over is missing, unreadable or not what was expected."""

@@ -1,0 +1,69 @@
+"""The command line, driven as a user would drive it: a subprocess, exit codes, output."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from compactcheck.golden import DEFAULT_CORPUS
+
+
+def run(*arguments: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "compactcheck", *arguments],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"COLUMNS": "200", "PATH": "/usr/bin:/bin"},
+        check=False,
+    )
+
+
+def test_golden_runs_the_shipped_corpus() -> None:
+    done = run("golden")
+    assert done.returncode == 0, done.stderr
+    count = len(list(DEFAULT_CORPUS.glob("*.json")))
+    assert f"{count} of {count} case(s) behaved as expected" in done.stdout
+    assert "second-round-literal" in done.stdout
+
+
+def test_a_case_that_misbehaves_exits_one(tmp_path: Path) -> None:
+    source = next(DEFAULT_CORPUS.glob("*-seed-scenario.json"))
+    data = json.loads(source.read_text())
+    data["rounds"][0]["expect"]["outcome"] = "rejected"
+    (tmp_path / "wrong.json").write_text(json.dumps(data))
+    done = run("golden", str(tmp_path))
+    assert done.returncode == 1
+    assert "MISMATCH" in done.stdout
+    assert "outcome compacted, expected rejected" in done.stdout
+
+
+def test_bad_input_is_one_line_and_exit_two(tmp_path: Path) -> None:
+    (tmp_path / "broken.json").write_text("{not json")
+    (tmp_path / "wrong-shape.json").write_text('{"name": "x"}')
+    for target in ("broken.json", "wrong-shape.json", "missing.json"):
+        done = run("golden", str(tmp_path / target))
+        assert done.returncode == 2, done
+        assert "Traceback" not in done.stderr
+        assert len(done.stderr.strip().splitlines()) == 1
+        assert target in done.stderr
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    done = run("golden", str(empty))
+    assert done.returncode == 2
+    assert "found none" in done.stderr
+
+
+def test_usage_errors_exit_two() -> None:
+    done = run("no-such-command")
+    assert done.returncode == 2
+    assert "invalid choice" in done.stderr
+
+
+def test_version_and_rules() -> None:
+    assert run("--version").stdout.startswith("compactcheck ")
+    rules = run("rules").stdout
+    for rule in ("goal", "evidence_in_range", "range_not_empty", "checksum", "progress"):
+        assert rule in rules

@@ -1,0 +1,118 @@
+"""The wire models: camelCase JSON, snake_case Python, frozen, validated."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from pydantic import ValidationError
+
+from invariants import (
+    AgentEvent,
+    AgentState,
+    AssistantMessage,
+    CompactionSnapshot,
+    PlanStep,
+    SourceEventRange,
+    parse_messages,
+)
+
+
+def test_state_round_trips_through_camel_case_json() -> None:
+    data = {
+        "runId": "r1",
+        "task": "ship it",
+        "plan": {"steps": [{"id": "a", "status": "pending"}], "acceptanceCriteria": []},
+        "changedFiles": ["x.py"],
+        "pendingUserInput": {"question": "ok?"},
+        "skills": {"activeSkills": {"lint": {"name": "lint"}}},
+    }
+    state = AgentState.from_json_data(data)
+    assert state.changed_files == ("x.py",)
+    assert state.pending_user_input is not None
+    again = state.to_json_data()
+    assert again["changedFiles"] == ["x.py"]
+    assert again["skills"]["activeSkills"]["lint"]["name"] == "lint"
+    assert AgentState.from_json_data(again) == state
+
+
+def test_models_are_frozen() -> None:
+    step = PlanStep(id="a", status="pending")
+    with pytest.raises(ValidationError):
+        step.status = "completed"  # type: ignore[misc]
+
+
+def test_unknown_fields_are_rejected() -> None:
+    with pytest.raises(ValidationError, match="sneaky"):
+        PlanStep.from_json_data({"id": "a", "status": "pending", "sneaky": 1})
+
+
+def test_source_range_uses_from_on_the_wire() -> None:
+    source = SourceEventRange.from_json_data({"from": 3, "to": 9})
+    assert (source.from_, source.to) == (3, 9)
+    assert source.to_json_data() == {"from": 3, "to": 9}
+
+
+def test_event_payload_must_carry_its_keys() -> None:
+    with pytest.raises(ValidationError, match="callId"):
+        AgentEvent.from_json_data(
+            {"eventId": "e1", "sequence": 1, "type": "tool_result", "payload": {"output": "x"}}
+        )
+    with pytest.raises(ValidationError):
+        AgentEvent.from_json_data({"eventId": "e1", "sequence": 1, "type": "nonsense"})
+
+
+def test_snapshot_requires_every_sealed_field() -> None:
+    with pytest.raises(ValidationError, match="checksum"):
+        CompactionSnapshot.from_json_data(
+            {"id": "s", "createdAt": "t", "sourceEventRange": {"from": 1, "to": 2}, "goal": "g"}
+        )
+
+
+def test_chat_messages_validate_roles_and_tool_calls() -> None:
+    messages = parse_messages(
+        [
+            {"role": "system", "content": "be brief"},
+            {"role": "user", "content": [{"type": "text", "text": "hi"}]},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+                ],
+            },
+            {"role": "tool", "tool_call_id": "c1", "content": "done"},
+        ]
+    )
+    assert [message.role for message in messages] == ["system", "user", "assistant", "tool"]
+    with pytest.raises(ValidationError, match="content or tool_calls"):
+        parse_messages([{"role": "assistant"}])
+    with pytest.raises(ValidationError):
+        parse_messages([{"role": "tool", "content": "orphan without an id"}])
+    with pytest.raises(ValidationError, match="repeats a tool call id"):
+        AssistantMessage.model_validate(
+            {
+                "role": "assistant",
+                "tool_calls": [
+                    {"id": "c", "function": {"name": "f", "arguments": "{}"}},
+                    {"id": "c", "function": {"name": "g", "arguments": "{}"}},
+                ],
+            }
+        )
+    with pytest.raises(ValidationError):
+        parse_messages([{"role": "robot", "content": "x"}])
+
+
+@given(
+    st.lists(st.text(max_size=20), max_size=5),
+    st.lists(st.sampled_from(["pending", "in_progress", "completed", "blocked", "failed"])),
+)
+def test_state_json_round_trip_is_lossless(files: list[str], statuses: list[str]) -> None:
+    data = {
+        "runId": "r",
+        "task": "t",
+        "changedFiles": files,
+        "plan": {"steps": [{"id": str(i), "status": s} for i, s in enumerate(statuses)]},
+    }
+    state = AgentState.from_json_data(data)
+    assert AgentState.from_json_data(state.to_json_data()) == state
