@@ -1,0 +1,339 @@
+"""The streaming session-log checker: one pass, names the first rule (S, SI, C, G, M, TP) broken."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from pydantic import ValidationError
+
+from invariants.session.bracket import BracketTracker, OpenBracket, is_checkpoint
+from invariants.session.enclosure import Enclosure
+from invariants.session.envelope import SessionEvent
+from invariants.session.errors import LogViolation
+from invariants.session.messages import raw_event_message
+from invariants.session.pairing import node_delta
+from invariants.session.pricing import estimate_message
+from invariants.session.surface import SurfaceChange, SurfaceTracker, parse_surface_op
+
+
+def node_price(event: SessionEvent) -> int:
+    """The heuristic price of a surface node (0 when it renders to nothing)."""
+    message = raw_event_message(event)
+    return 0 if message is None else estimate_message(message)
+
+
+class LogChecker:
+    """Feed events in order; each feed raises the first rule the log breaks at that event."""
+
+    def __init__(self, base_seq: int = 0) -> None:
+        self.base_seq = base_seq
+        self.events: list[SessionEvent] = []
+        self.surface = SurfaceTracker(base_seq)
+        self.enclosure = Enclosure()
+        self.brackets = BracketTracker(defer_crossings=True)
+        self.claim: tuple[int, int, int] | None = None
+        self.open_total = 0
+        self.pending_prune: SessionEvent | None = None
+
+    def event_at(self, seq: int) -> SessionEvent | None:
+        """The fed event with this seq, if any."""
+        index = seq - self.base_seq
+        return self.events[index] if 0 <= index < len(self.events) else None
+
+    def feed(self, raw: SessionEvent | Mapping[str, Any]) -> None:
+        """Check one more event against everything seen so far, then commit it."""
+        event = raw if isinstance(raw, SessionEvent) else self._envelope(raw)
+        change = self.surface.check(event, self.event_at)
+        self.enclosure.check(event)
+        self._check_prune_follow_up(event)
+        bracket = self.brackets.open
+        if bracket is not None and is_checkpoint(event):
+            self.brackets.check(event)
+            self._check_checkpoint(event, change, bracket)
+        else:
+            self.brackets.check(event)
+        if event.type == "compaction/end" and bracket is not None:
+            if not (isinstance(event.data, dict) and "error" in event.data):
+                if bracket.checkpoint_seq is None:
+                    raise LogViolation(
+                        "G-b",
+                        event.seq,
+                        "a successful compaction/end needs a checkpoint after the summary; "
+                        "close with an error when no checkpoint was written",
+                    )
+        self._check_claim(event, change)
+        self._check_chunk_citations(event)
+        self._check_pairing(event, change)
+        # Commit.
+        self.events.append(event)
+        self.surface.apply(change)
+        self.enclosure.apply(event)
+        self.brackets.apply(event)
+        self.claim = self._claim_of(event)
+        self.pending_prune = event if event.type == "compaction/prune" else None
+
+    def finish(self, allow_open_bracket: bool = False) -> None:
+        """Judge the end of the log: a live unmatched start is a lock left behind."""
+        if self.pending_prune is not None:
+            raise LogViolation(
+                "G-i",
+                self.pending_prune.seq,
+                "compaction/prune is the last event; its tool/result rewrite never followed",
+            )
+        bracket = self.brackets.open
+        if bracket is None:
+            return
+        if bracket.deferred_crossing is not None:
+            raise bracket.deferred_crossing
+        if not allow_open_bracket:
+            raise LogViolation(
+                "G-k",
+                None,
+                f"compaction/start at seq {bracket.start_seq} is unmatched after the last "
+                "end-seed (a live lock); close it with compaction/end",
+            )
+
+    def _envelope(self, raw: Mapping[str, Any]) -> SessionEvent:
+        try:
+            return SessionEvent.from_json_data(dict(raw))
+        except ValidationError as error:
+            seq = raw.get("seq")
+            raise LogViolation(
+                "E1",
+                seq if type(seq) is int else None,
+                f"expected a valid event envelope; found {error.error_count()} problem(s): "
+                f"{error.errors()[0]['msg']}",
+            ) from error
+
+    def _check_prune_follow_up(self, event: SessionEvent) -> None:
+        prune = self.pending_prune
+        if prune is None:
+            return
+        data = prune.data if isinstance(prune.data, dict) else {}
+        shadow = data.get("shadowedRange") or {}
+        target = shadow.get("start")
+        expected_op = {"op": "replace", "start": target, "end": target}
+        if (
+            event.type != "tool/result"
+            or event.surface_op != expected_op
+            or shadow.get("end") != target
+            or data.get("shadowedSeqs") != [target]
+        ):
+            raise LogViolation(
+                "G-i",
+                event.seq,
+                f"compaction/prune at seq {prune.seq} must be followed by a tool/result replacing "
+                f"exactly seq {target}; found {event.type} with surfaceOp {event.surface_op!r}",
+            )
+        original = self.event_at(target) if type(target) is int else None
+        price = node_price(original) if original else None
+        if data.get("shadowedTokenCount") != price:
+            raise LogViolation(
+                "G-i",
+                event.seq,
+                f"compaction/prune at seq {prune.seq} claims {data.get('shadowedTokenCount')} "
+                f"tokens; the rewritten result is priced {price}",
+            )
+
+    def _check_checkpoint(
+        self, event: SessionEvent, change: SurfaceChange, bracket: OpenBracket
+    ) -> None:
+        seq = event.seq
+        if not bracket.summarized or bracket.summary_seq is None:
+            raise LogViolation(
+                "G-a", seq, "checkpoint written before compaction/summary; summarise first"
+            )
+        if bracket.checkpoint_seq is not None:
+            raise LogViolation(
+                "G-a",
+                seq,
+                f"second checkpoint in one bracket (first at seq {bracket.checkpoint_seq})",
+            )
+        summary_event = self.event_at(bracket.summary_seq)
+        assert summary_event is not None
+        summary: dict[str, Any] = summary_event.data
+        shadow_range = summary.get("shadowedRange", {})
+        op = parse_surface_op(event)
+        if (
+            bracket.summary_seq != seq - 1
+            or op == "append"
+            or ({"start": op.start, "end": op.end} != shadow_range)
+        ):
+            raise LogViolation(
+                "G-c",
+                seq,
+                f"checkpoint must immediately follow compaction/summary (seq "
+                f"{bracket.summary_seq}) and replace its shadowedRange {shadow_range!r}; "
+                f"found previous seq {seq - 1} and surfaceOp {event.surface_op!r}",
+            )
+        shadowed = list(change.shadowed)
+        if summary.get("shadowedSeqs") != shadowed:
+            raise LogViolation(
+                "G-d",
+                seq,
+                f"summary.shadowedSeqs {summary.get('shadowedSeqs')} differ from the nodes the "
+                f"checkpoint shadows {shadowed}",
+            )
+        prices = 0
+        span_delta = 0
+        for node in shadowed:
+            node_event = self.event_at(node)
+            assert node_event is not None
+            prices += node_price(node_event)
+            span_delta += node_delta(node_event.type, node_event.data)
+        if summary.get("shadowedTokenCount") != prices:
+            raise LogViolation(
+                "G-e",
+                seq,
+                f"shadowedTokenCount {summary.get('shadowedTokenCount')} differs from the "
+                f"price of the shadowed nodes, {prices}",
+            )
+        expected_sources = [bracket.start_seq, bracket.summary_seq, *shadowed]
+        if event.source_event_seqs != expected_sources:
+            raise LogViolation(
+                "G-f",
+                seq,
+                f"checkpoint sourceEventSeqs must be {expected_sources}; found "
+                f"{event.source_event_seqs}",
+            )
+        own_price = node_price(event)
+        if own_price >= prices:
+            raise LogViolation(
+                "G-g",
+                seq,
+                f"checkpoint priced {own_price} is not smaller than the {prices} it shadows",
+            )
+        before = self._open_before(change.start_index)
+        if before != 0 or span_delta != 0:
+            raise LogViolation(
+                "G-h",
+                seq,
+                f"shadowed span is not balanced: {before} call(s) open before it, "
+                f"{before + span_delta} after it; cut where no tool call is open",
+            )
+        if bracket.turn is not None and change.start_index != 0:
+            raise LogViolation(
+                "G-j",
+                seq,
+                f"automatic checkpoint replaces from surface index {change.start_index}; "
+                "automatic compaction is head-anchored",
+            )
+
+    def _open_before(self, index: int) -> int:
+        total = 0
+        for node in self.surface.nodes[:index]:
+            node_event = self.event_at(node)
+            assert node_event is not None
+            total += node_delta(node_event.type, node_event.data)
+        return total
+
+    def _check_claim(self, event: SessionEvent, change: SurfaceChange) -> None:
+        if change.kind != "replace" or self.claim is None:
+            return
+        op = parse_surface_op(event)
+        start, end, _tokens = self.claim
+        if op == "append" or (op.start, op.end) != (start, end):
+            raise LogViolation(
+                "M2",
+                event.seq,
+                f"replace at seq {event.seq} has no adjacent shadow price (armed claim covers "
+                f"{start}..{end})",
+            )
+
+    def _claim_of(self, event: SessionEvent) -> tuple[int, int, int] | None:
+        if event.type not in ("compaction/summary", "compaction/prune"):
+            return None
+        data = event.data
+        shadow = data.get("shadowedRange") if isinstance(data, dict) else None
+        if not isinstance(shadow, dict):
+            return None
+        return (shadow.get("start", -1), shadow.get("end", -1), data.get("shadowedTokenCount", 0))
+
+    def _check_chunk_citations(self, event: SessionEvent) -> None:
+        if event.type != "assistant/message" or not isinstance(event.source_event_seqs, list):
+            return
+        data = event.data if isinstance(event.data, dict) else {}
+        for cited in event.source_event_seqs:
+            chunk = self.event_at(cited)
+            chunk_data = chunk.data if chunk is not None and isinstance(chunk.data, dict) else {}
+            if (
+                chunk is None
+                or chunk.type != "assistant/chunk"
+                or chunk_data.get("turn") != data.get("turn")
+                or chunk_data.get("step") != data.get("step")
+            ):
+                raise LogViolation(
+                    "M3",
+                    event.seq,
+                    f"assistant/message cites seq {cited}, which is not an assistant/chunk of "
+                    f"turn {data.get('turn')} step {data.get('step')}",
+                )
+
+    def _check_pairing(self, event: SessionEvent, change: SurfaceChange) -> None:
+        if change.kind == "none":
+            return
+        delta = node_delta(event.type, event.data)
+        if change.kind == "append":
+            if self.open_total + delta < 0:
+                raise LogViolation(
+                    "TP3",
+                    event.seq,
+                    f"tool/result at surface seq {event.seq} has no matching tool-call "
+                    "(corrupt surface)",
+                )
+            self.open_total += delta
+            return
+        removed = 0
+        for node in change.shadowed:
+            node_event = self.event_at(node)
+            assert node_event is not None
+            removed += node_delta(node_event.type, node_event.data)
+        if removed == delta:
+            return
+        # The open count after the span shifts: re-verify the whole future surface once.
+        nodes = list(self.surface.nodes)
+        start = change.start_index
+        nodes[start : start + len(change.shadowed)] = [event.seq]
+        running = 0
+        for node in nodes:
+            node_event = event if node == event.seq else self.event_at(node)
+            assert node_event is not None
+            running += node_delta(node_event.type, node_event.data)
+            if running < 0:
+                raise LogViolation(
+                    "TP3",
+                    event.seq,
+                    f"after this replace, tool/result at surface seq {node} has no matching "
+                    "tool-call (corrupt surface)",
+                )
+        self.open_total = running
+
+
+def check_log(
+    events: Iterable[SessionEvent | Mapping[str, Any]],
+    *,
+    base_seq: int = 0,
+    allow_open_bracket: bool = False,
+) -> LogViolation | None:
+    """The first rule a whole log breaks, or None when it keeps them all."""
+    checker = LogChecker(base_seq)
+    try:
+        for event in events:
+            checker.feed(event)
+        checker.finish(allow_open_bracket)
+    except LogViolation as violation:
+        return violation
+    return None
+
+
+def assert_log_valid(
+    events: Iterable[SessionEvent | Mapping[str, Any]],
+    *,
+    base_seq: int = 0,
+    allow_open_bracket: bool = False,
+) -> None:
+    """Raise the first LogViolation of a log (a test helper for every engine-written log)."""
+    violation = check_log(events, base_seq=base_seq, allow_open_bracket=allow_open_bracket)
+    if violation is not None:
+        raise violation

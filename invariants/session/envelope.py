@@ -1,0 +1,128 @@
+"""The session log's event envelope: type, seq, time, lossless JSON data and the surface markers."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from pydantic import Field, StrictInt, field_validator
+
+from invariants.wire import WireModel
+
+MAX_SAFE_INTEGER = 2**53 - 1
+SURFACE_TYPES = frozenset({"user/message", "assistant/message", "tool/result"})
+
+
+def lossless_json_problem(value: object, path: str = "data") -> str | None:
+    """Why a value would not survive a JSON round trip unchanged, or None when it would."""
+    return _problem(value, path, set())
+
+
+def _problem(value: object, path: str, active: set[int]) -> str | None:
+    if value is None or isinstance(value, bool | str):
+        return None
+    if isinstance(value, int):
+        if abs(value) > MAX_SAFE_INTEGER:
+            return f"{path} is the integer {value}, beyond the JSON-safe range +-(2**53-1)"
+        return None
+    if isinstance(value, float):
+        if math.isnan(value) or math.isinf(value):
+            return f"{path} is {value}, which JSON cannot carry"
+        if value == 0.0 and math.copysign(1.0, value) < 0:
+            return f"{path} is -0.0, which JSON turns into 0"
+        return None
+    if isinstance(value, list | dict):
+        # Cycles would make a JSON encoder loop forever; only the current path matters.
+        if id(value) in active:
+            return f"{path} refers back to itself (a cycle)"
+        active.add(id(value))
+        try:
+            if isinstance(value, list):
+                for index, item in enumerate(value):
+                    problem = _problem(item, f"{path}[{index}]", active)
+                    if problem:
+                        return problem
+            else:
+                for key, item in value.items():
+                    if not isinstance(key, str):
+                        return f"{path} has the non-string key {key!r}"
+                    problem = _problem(item, f"{path}.{key}", active)
+                    if problem:
+                        return problem
+        finally:
+            active.discard(id(value))
+        return None
+    return f"{path} holds a {type(value).__name__}, which is not a JSON value"
+
+
+def json_copy(value: Any) -> Any:
+    """A detached deep copy of JSON data (lists and dicts rebuilt, scalars shared)."""
+    if isinstance(value, dict):
+        return {key: json_copy(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [json_copy(item) for item in value]
+    return value
+
+
+class SessionEvent(WireModel):
+    """One entry of the append-only session log; data stays raw JSON so plugin kinds survive."""
+
+    type: str = Field(min_length=1)
+    seq: StrictInt = Field(ge=0, le=MAX_SAFE_INTEGER)
+    time: StrictInt
+    data: Any
+    ignorable: bool | None = None
+    # Kept raw: their shape is judged by the surface rules S2-S4, which name the broken rule.
+    surface_op: Any = None
+    source_event_seqs: Any = None
+
+    @field_validator("data", "surface_op", "source_event_seqs", mode="before")
+    @classmethod
+    def _lossless(cls, value: Any) -> Any:
+        problem = lossless_json_problem(value)
+        if problem:
+            raise ValueError(f"expected lossless JSON; {problem}; send plain JSON values only")
+        return json_copy(value)
+
+    @field_validator("ignorable")
+    @classmethod
+    def _only_true(cls, value: bool | None) -> bool | None:
+        if value is False:
+            raise ValueError("expected ignorable to be true or absent; found false; omit the key")
+        return value
+
+    @classmethod
+    def trusted(
+        cls,
+        type: str,
+        seq: int,
+        time: int,
+        data: Any,
+        surface_op: Any = None,
+        source_event_seqs: Any = None,
+    ) -> SessionEvent:
+        """Build an event from data already known to be lossless JSON (bulk generation only)."""
+        return cls.model_construct(
+            type=type,
+            seq=seq,
+            time=time,
+            data=data,
+            ignorable=None,
+            surface_op=surface_op,
+            source_event_seqs=source_event_seqs,
+        )
+
+    @property
+    def is_surface_type(self) -> bool:
+        """Whether the type is one of the three that may sit on the surface."""
+        return self.type in SURFACE_TYPES
+
+    @property
+    def is_replacement(self) -> bool:
+        """Whether this event replaces surface nodes rather than appending one."""
+        return self.surface_op is not None and self.surface_op != "append"
+
+    @property
+    def is_append(self) -> bool:
+        """Whether this event was appended to the surface (a human transcript reads these)."""
+        return bool(self.surface_op == "append")

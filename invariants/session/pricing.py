@@ -1,0 +1,58 @@
+"""The fixed token heuristic: about four UTF-16 code units per token plus small overheads."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+
+def js_length(text: str) -> int:
+    """A string's length as JavaScript counts it (UTF-16 code units)."""
+    if text.isascii():
+        return len(text)
+    return len(text.encode("utf-16-le")) // 2
+
+
+def _quarter(text: str) -> int:
+    return -(-js_length(text) // 4)
+
+
+def js_json(value: Any) -> str:
+    """JSON text as JSON.stringify writes it (no spaces, non-ASCII kept)."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def estimate_block(block: Any) -> int:
+    """The price of one raw content block."""
+    kind = block.get("type") if isinstance(block, dict) else None
+    if kind in ("text", "reasoning") and isinstance(block.get("text"), str):
+        return _quarter(block["text"]) + 4
+    if kind == "tool-call" and isinstance(block.get("name"), str):
+        return _quarter(block["name"]) + _quarter(str(block.get("arguments", ""))) + 4
+    if kind == "tool-result" and isinstance(block.get("content"), list):
+        return estimate_blocks(block["content"]) + 4
+    return 4 + _quarter(js_json(block))
+
+
+def estimate_blocks(blocks: Sequence[Any]) -> int:
+    """The price of a list of raw content blocks."""
+    return sum(estimate_block(block) for block in blocks)
+
+
+def estimate_message(message: Any) -> int:
+    """The price of one raw message: its blocks plus four for the role."""
+    if not isinstance(message, dict):
+        return 0
+    content = message.get("content")
+    return (estimate_blocks(content) if isinstance(content, list) else 0) + 4
+
+
+def estimate_envelope(system: str | None, tools: Sequence[Any] | None) -> int:
+    """The price of the request envelope: system prompt and tool schemas."""
+    price = 0
+    if system:
+        price += _quarter(system) + 4
+    if tools:
+        price += _quarter(js_json(list(tools))) + 4
+    return price

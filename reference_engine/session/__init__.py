@@ -1,0 +1,165 @@
+"""The session reference engine (seed 002): log, surface, pairing, compaction transaction."""
+
+from reference_engine.session.command import (
+    COMMAND_TEXT,
+    NOTHING_TEXT,
+    USAGE_TEXT,
+    CommandOutcome,
+    run_compact_command,
+)
+from reference_engine.session.compactor import BasicCompactor, CapacityLookup, Mode
+from reference_engine.session.config import (
+    CompactionConfig,
+    CompactSpec,
+    ModelPolicy,
+    TargetPolicy,
+    load_config,
+    resolve_compact_spec,
+    resolve_target_policy,
+)
+from reference_engine.session.errors import (
+    AbortError,
+    ConfigError,
+    ManualCode,
+    ManualCompactionError,
+    NoOpenTurnError,
+    PressureNotRelievedError,
+    ReentrantAppendError,
+    RegionError,
+    SummaryError,
+    SurfaceChangedError,
+    TargetPressureConfigError,
+    render_error_chain,
+)
+from reference_engine.session.listeners import (
+    CONTEXT_WINDOW_EXCEEDED_CODE,
+    OverflowRecovery,
+    PreStepPressure,
+)
+from reference_engine.session.lock import (
+    EntryState,
+    assert_compaction_inactive,
+    inspect_entry_state,
+)
+from reference_engine.session.log import Session, StepClock
+from reference_engine.session.manual import (
+    IdleHost,
+    Maintenance,
+    MaintenanceHost,
+    MaintenanceUnavailable,
+    compact_now,
+)
+from reference_engine.session.meter import Measurement, PricedNode, TokenMeter
+from reference_engine.session.pairing import ToolPairing, balanced_after, balanced_before
+from reference_engine.session.pruner import (
+    PRUNE_MARKER,
+    PruneReport,
+    PrunerConfig,
+    load_pruner_config,
+    measure_content,
+    prune_content,
+    prune_session,
+)
+from reference_engine.session.repair import interrupted_turn_closers
+from reference_engine.session.routing import RoutedRequest, latest_route
+from reference_engine.session.selection import SurfaceRange, select_compactable_range
+from reference_engine.session.signal import AbortSignal
+from reference_engine.session.summariser import (
+    CLOSE_TAG,
+    OPEN_TAG,
+    FunctionSummariser,
+    SummarisationInput,
+    Summariser,
+    SummaryDraft,
+    TextSummariser,
+    frame_summary,
+    safe_summary,
+)
+from reference_engine.session.surface import Replacement, SurfaceFold, derive_messages, fold_surface
+from reference_engine.session.transaction import (
+    CompactionResult,
+    IdMinter,
+    TransactionOutcome,
+    TransactionParts,
+    run_transaction,
+)
+
+__all__ = [
+    "CLOSE_TAG",
+    "COMMAND_TEXT",
+    "CONTEXT_WINDOW_EXCEEDED_CODE",
+    "NOTHING_TEXT",
+    "OPEN_TAG",
+    "PRUNE_MARKER",
+    "USAGE_TEXT",
+    "AbortError",
+    "AbortSignal",
+    "BasicCompactor",
+    "CapacityLookup",
+    "CommandOutcome",
+    "CompactSpec",
+    "CompactionConfig",
+    "CompactionResult",
+    "ConfigError",
+    "EntryState",
+    "FunctionSummariser",
+    "IdMinter",
+    "IdleHost",
+    "Maintenance",
+    "MaintenanceHost",
+    "MaintenanceUnavailable",
+    "ManualCode",
+    "ManualCompactionError",
+    "Measurement",
+    "Mode",
+    "ModelPolicy",
+    "NoOpenTurnError",
+    "OverflowRecovery",
+    "PreStepPressure",
+    "PressureNotRelievedError",
+    "PricedNode",
+    "PruneReport",
+    "PrunerConfig",
+    "ReentrantAppendError",
+    "RegionError",
+    "Replacement",
+    "RoutedRequest",
+    "Session",
+    "StepClock",
+    "SummarisationInput",
+    "Summariser",
+    "SummaryDraft",
+    "SummaryError",
+    "SurfaceChangedError",
+    "SurfaceFold",
+    "SurfaceRange",
+    "TargetPolicy",
+    "TargetPressureConfigError",
+    "TextSummariser",
+    "TokenMeter",
+    "ToolPairing",
+    "TransactionOutcome",
+    "TransactionParts",
+    "assert_compaction_inactive",
+    "balanced_after",
+    "balanced_before",
+    "compact_now",
+    "derive_messages",
+    "fold_surface",
+    "frame_summary",
+    "inspect_entry_state",
+    "interrupted_turn_closers",
+    "latest_route",
+    "load_config",
+    "load_pruner_config",
+    "measure_content",
+    "prune_content",
+    "prune_session",
+    "render_error_chain",
+    "resolve_compact_spec",
+    "resolve_target_policy",
+    "run_compact_command",
+    "run_transaction",
+    "safe_summary",
+    "select_compactable_range",
+]
