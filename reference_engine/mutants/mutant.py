@@ -1,0 +1,27 @@
+"""A mutant: a deliberately broken compactor, and the invariant it must be caught by."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from invariants.catalogue import View
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """A broken compactor that breaks ``targets`` the way a real compactor plausibly would.
+
+    ``build`` returns a fresh backend for the view: for ``messages`` a callable from a list of
+    OpenAI chat dicts to a list of them; for ``snapshot`` a snapshot engine (see
+    ``reference_engine.mutants.snapshot``); for ``session`` a session engine.
+    ``max_witness`` bounds the size of its shrunk witness (events or messages).
+    """
+
+    name: str
+    view: View
+    targets: str
+    description: str
+    build: Callable[[], Any]
+    max_witness: int = 12
