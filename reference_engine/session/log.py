@@ -147,7 +147,11 @@ class Session:
         if surface_op is not None:
             raw["surfaceOp"] = surface_op
         if source_event_seqs is not None:
-            raw["sourceEventSeqs"] = list(source_event_seqs)
+            raw["sourceEventSeqs"] = (
+                list(source_event_seqs)
+                if isinstance(source_event_seqs, list | tuple)
+                else source_event_seqs
+            )
         if ignorable is not None:
             raw["ignorable"] = ignorable
         return self.append_event(raw)

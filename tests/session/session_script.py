@@ -165,3 +165,37 @@ class Script:
 def replay(session: Session) -> Session:
     """Rebuild a session from its log (the log already ends with its own events)."""
     return Session(session.id + "-replay", list(session.events))
+
+
+class RawLog:
+    """A hand-written log of raw JSON events, for feeding the checker directly."""
+
+    def __init__(self) -> None:
+        self.events: list[dict[str, Any]] = []
+
+    def add(self, kind: str, data: Any, **markers: Any) -> int:
+        """Append a raw event; markers are surfaceOp / sourceEventSeqs. Returns its seq."""
+        seq = len(self.events)
+        event: dict[str, Any] = {"type": kind, "seq": seq, "time": seq, "data": data}
+        event.update(markers)
+        self.events.append(event)
+        return seq
+
+    def start(self, turn: int | None, cid: str = "k", **extra: Any) -> int:
+        """compaction/start."""
+        return self.add("compaction/start", {"compactionId": cid, "turn": turn, **extra})
+
+    def end(self, turn: int | None, cid: str = "k", **extra: Any) -> int:
+        """compaction/end."""
+        return self.add("compaction/end", {"compactionId": cid, "turn": turn, **extra})
+
+    def turn(self, kind: str, number: int) -> int:
+        """turn/start or turn/end."""
+        data: dict[str, Any] = {"turn": number}
+        if kind == "end":
+            data["reason"] = {"kind": "completed"}
+        return self.add(f"turn/{kind}", data)
+
+    def user(self, body: str = "u" * 200) -> int:
+        """An appended user message."""
+        return self.add("user/message", user_data(f"m{len(self.events)}", body), surfaceOp="append")
