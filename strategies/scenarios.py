@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
-from typing import Final
+from typing import Final, TypeVar
 
 from hypothesis import strategies as st
 
@@ -31,6 +31,7 @@ STATUSES: Final[tuple[StepStatus, ...]] = (
     "blocked",
     "failed",
 )
+_T = TypeVar("_T")
 DEFAULT_MAX_TURNS: Final = 4
 DEFAULT_MAX_ACTIONS: Final = 5
 MAX_PARALLEL_CALLS: Final = 3
@@ -41,22 +42,66 @@ def sometimes(chance: int, out_of: int) -> st.SearchStrategy[bool]:
     return st.sampled_from((False,) * (out_of - chance) + (True,) * chance)
 
 
+class Digits:
+    """Reads several small choices out of one drawn integer, lowest digit first.
+
+    One draw per record instead of one per field keeps generation fast, and the integer still
+    shrinks toward zero: toward the first (shortest) entry of every pool and toward "no".
+    """
+
+    def __init__(self, value: int) -> None:
+        self.value = value
+
+    def take(self, base: int) -> int:
+        """The next digit in base ``base``."""
+        self.value, digit = divmod(self.value, base)
+        return digit
+
+    def pick(self, pool: tuple[_T, ...]) -> _T:
+        """An entry of a pool."""
+        return pool[self.take(len(pool))]
+
+    def chance(self, chance: int, out_of: int) -> bool:
+        """True for ``chance`` of the ``out_of`` digit values, never for digit 0."""
+        return self.take(out_of) >= out_of - chance
+
+
+# Hypothesis draws wide integers with a bias toward small ones: the low digits (about ten bits)
+# are fair, the high ones lean to zero. So flags sit in low digits, text choices above them.
+_WIDE = 2**24 - 1
+
+
 def _arguments(**values: str) -> str:
     return json.dumps(values, separators=(",", ":"))
 
 
-def _read(name: str, path: str, output: str, is_error: bool, error: str) -> ToolCallSpec:
-    return ToolCallSpec("", name, _arguments(path=path), error if is_error else output, is_error)
-
-
-def _edit(path: str, is_error: bool, error: str) -> ToolCallSpec:
-    output = error if is_error else f"wrote {path}"
-    return ToolCallSpec(
-        "", "edit_file", _arguments(path=path), output, is_error, kind="edit", path=path
-    )
-
-
-def _validate(command: str, passed: bool, summary: str, is_error: bool, error: str) -> ToolCallSpec:
+def _call(value: int) -> ToolCallSpec:
+    """A call before its identity is known; ``delay`` holds its raw timing digits for _Ids."""
+    digits = Digits(value)
+    kind = digits.take(3)
+    is_error = digits.chance(1, 4)
+    timing = digits.take(2 * 16)
+    error = digits.pick(words.ERRORS)
+    path = digits.pick(words.PATHS)
+    if kind == 0:
+        name = digits.pick(words.READ_TOOLS)
+        output = error if is_error else digits.pick(words.OUTPUTS)
+        return ToolCallSpec("", name, _arguments(path=path), output, is_error, delay=timing)
+    if kind == 1:
+        output = error if is_error else f"wrote {path}"
+        return ToolCallSpec(
+            "",
+            "edit_file",
+            _arguments(path=path),
+            output,
+            is_error,
+            kind="edit",
+            delay=timing,
+            path=path,
+        )
+    command = digits.pick(words.COMMANDS)
+    passed = digits.chance(1, 2)
+    summary = digits.pick(words.VALIDATION_SUMMARIES)
     record = ValidationRecord(command=command, passed=passed, summary=summary)
     output = error if is_error else f"{command}: {summary}"
     return ToolCallSpec(
@@ -66,46 +111,30 @@ def _validate(command: str, passed: bool, summary: str, is_error: bool, error: s
         output,
         is_error,
         kind="validate",
+        delay=timing,
         validation=record,
     )
 
 
-_errors = sometimes(1, 4)
-_error_texts = st.sampled_from(words.ERRORS)
-
-# A call before its identity and timing are known; the scenario assigns both.
-_calls: st.SearchStrategy[ToolCallSpec] = st.one_of(
-    st.builds(
-        _read,
-        st.sampled_from(words.READ_TOOLS),
-        st.sampled_from(words.PATHS),
-        st.sampled_from(words.OUTPUTS),
-        _errors,
-        _error_texts,
-    ),
-    st.builds(_edit, st.sampled_from(words.PATHS), _errors, _error_texts),
-    st.builds(
-        _validate,
-        st.sampled_from(words.COMMANDS),
-        st.booleans(),
-        st.sampled_from(words.VALIDATION_SUMMARIES),
-        _errors,
-        _error_texts,
-    ),
-)
-
 _batches: st.SearchStrategy[ToolBatch] = st.builds(
     ToolBatch,
     st.just(""),
-    st.lists(_calls, min_size=1, max_size=MAX_PARALLEL_CALLS).map(tuple),
+    st.lists(st.integers(0, _WIDE).map(_call), min_size=1, max_size=MAX_PARALLEL_CALLS).map(tuple),
 )
 
+
+def _plain_action(value: int) -> Action:
+    digits = Digits(value)
+    kind = digits.take(3)
+    if kind == 0:
+        return Say(digits.pick(words.ASSISTANT_TEXTS))
+    if kind == 1:
+        return FailAttempt(digits.pick(words.ATTEMPTS))
+    return ActivateSkill(*digits.pick(words.SKILLS))
+
+
 _actions: st.SearchStrategy[Action] = st.one_of(
-    st.builds(Say, st.sampled_from(words.ASSISTANT_TEXTS)),
-    _batches,
-    _batches,
-    st.builds(FailAttempt, st.sampled_from(words.ATTEMPTS)),
-    st.sampled_from(words.SKILLS).map(lambda skill: ActivateSkill(*skill)),
+    st.integers(0, 3 * 5 - 1).map(_plain_action), _batches
 )
 
 
@@ -116,29 +145,40 @@ class _Ids:
         self.calls = 0
         self.batches = 0
 
-    def batch(self, batch: ToolBatch, delays: list[int]) -> ToolBatch:
+    def batch(self, batch: ToolBatch, later: int) -> ToolBatch:
+        """The batch with ids, each call's result due after at most ``later`` more actions."""
         self.batches += 1
         calls = []
-        for call, delay in zip(batch.calls, delays, strict=True):
+        for call in batch.calls:
             self.calls += 1
+            timing = Digits(call.delay)
+            late = timing.chance(1, 2) and later > 0
+            delay = 1 + timing.take(16) % later if late else 0
             calls.append(replace(call, call_id=f"call_{self.calls}", delay=delay))
         return ToolBatch(f"batch_{self.batches}", tuple(calls))
 
 
 @st.composite
 def _scenario(draw: st.DrawFn, max_turns: int, max_actions: int) -> Scenario:
+    header = Digits(draw(st.integers(0, _WIDE)))
+    turn_count = 1 + header.take(max_turns)
+    has_pending_batch = header.chance(1, 5)
+    over_threshold = not header.chance(1, 4)
+    stale_lock = header.chance(2, 3)
+    initial_count = header.take(4)
+    criteria_count = header.take(4)
     # Texts are taken in rotation from their pools, so that texts never repeat within a run.
-    rotation = draw(st.integers(0, len(words.CONSTRAINTS) - 1))
-    goal = draw(st.sampled_from(words.GOALS))
-    statuses = draw(st.lists(st.sampled_from(STATUSES), min_size=1, max_size=4))
+    rotation = header.take(len(words.CONSTRAINTS))
+    goal = header.pick(words.GOALS)
+    satisfied = header.take(8)
     criteria = tuple(
         AcceptanceCriterion(
             id=f"ac{index + 1}",
             description=words.CRITERIA[(rotation + index) % len(words.CRITERIA)],
-            satisfied=satisfied,
-            evidence=(words.EVIDENCE[index % len(words.EVIDENCE)],) if satisfied else (),
+            satisfied=bool(satisfied >> index & 1),
+            evidence=(words.EVIDENCE[index],) if satisfied >> index & 1 else (),
         )
-        for index, satisfied in enumerate(draw(st.lists(st.booleans(), max_size=3)))
+        for index in range(min(criteria_count, 3))
     )
     constraint_count = 0
 
@@ -148,20 +188,24 @@ def _scenario(draw: st.DrawFn, max_turns: int, max_actions: int) -> Scenario:
         constraint_count += 1
         return Constraint(f"c{constraint_count}", text, supersedes)
 
-    initial = tuple(new_constraint(None) for _ in range(draw(st.integers(0, 3))))
+    initial = tuple(new_constraint(None) for _ in range(initial_count))
     current = [constraint.id for constraint in initial]
-    turn_count = draw(st.integers(1, max_turns))
     action_lists: list[list[Action]] = []
     turns: list[Turn] = []
     questions = 0
     for index in range(turn_count):
+        traits = Digits(draw(st.integers(0, 5 * 4 * 5 * 5 * 5 - 1)))
+        compacted = traits.chance(1, 5)
+        restarted = traits.chance(1, 4)
+        asks = traits.chance(1, 4)
+        user_text = traits.pick(words.USER_TEXTS)
+        answer_text = traits.pick(words.ANSWERS)
         changes: list[Constraint] = []
         if index > 0:
-            for is_update, target in draw(
-                st.lists(st.tuples(st.booleans(), st.integers(0, 3)), max_size=2)
-            ):
+            for change in draw(st.lists(st.integers(0, 7), max_size=2)):
                 if constraint_count >= len(words.CONSTRAINTS):
                     break
+                is_update, target = divmod(change, 4)
                 replaced = current[target % len(current)] if is_update and current else None
                 constraint = new_constraint(replaced)
                 if replaced is not None:
@@ -169,67 +213,61 @@ def _scenario(draw: st.DrawFn, max_turns: int, max_actions: int) -> Scenario:
                 current.append(constraint.id)
                 changes.append(constraint)
         action_lists.append(draw(st.lists(_actions, max_size=max_actions)))
-        asks = draw(sometimes(1, 4))
         question = words.QUESTIONS[(rotation + questions) % len(words.QUESTIONS)] if asks else None
         questions += asks
-        answer = None
-        if index > 0 and turns[-1].question is not None:
-            answer = draw(st.sampled_from(words.ANSWERS))
+        answered = index > 0 and turns[-1].question is not None
         turns.append(
             Turn(
-                user_text=draw(st.sampled_from(words.USER_TEXTS)),
+                user_text=user_text,
                 constraint_changes=tuple(changes),
                 question=question,
-                answer=answer,
-                compacted_before=index > 0 and draw(sometimes(1, 5)),
-                restarted_before=index > 0 and draw(sometimes(1, 6)),
+                answer=answer_text if answered else None,
+                compacted_before=index > 0 and compacted,
+                restarted_before=index > 0 and restarted,
             )
         )
     # Place the step events: a start for every step that left "pending", a completion after it.
     insertions: list[list[tuple[int, int, Action]]] = [[] for _ in range(turn_count)]
-    order = 0
     steps: list[PlanStep] = []
-    for index, status in enumerate(statuses):
+    step_values = draw(st.lists(st.integers(0, _WIDE), min_size=1, max_size=4))
+    for index, value in enumerate(step_values):
+        digits = Digits(value)
+        status = digits.pick(STATUSES)
         step_id = f"s{index + 1}"
         evidence: tuple[str, ...] = ()
         if status != "pending":
-            start_turn = draw(st.integers(0, turn_count - 1))
-            start_at = draw(st.integers(0, len(action_lists[start_turn])))
-            insertions[start_turn].append((start_at, order, StartStep(step_id)))
-            order += 1
+            start_turn = digits.take(turn_count)
+            start_at = digits.take(len(action_lists[start_turn]) + 1)
+            insertions[start_turn].append((start_at, 2 * index, StartStep(step_id)))
             if status == "completed":
-                evidence = (draw(st.sampled_from(words.EVIDENCE)),)
-                end_turn = draw(st.integers(start_turn, turn_count - 1))
+                evidence = (digits.pick(words.EVIDENCE),)
+                end_turn = start_turn + digits.take(turn_count - start_turn)
                 low = start_at if end_turn == start_turn else 0
-                end_at = draw(st.integers(low, len(action_lists[end_turn])))
-                insertions[end_turn].append((end_at, order, CompleteStep(step_id, evidence)))
-                order += 1
+                end_at = low + digits.take(len(action_lists[end_turn]) + 1 - low)
+                insertions[end_turn].append(
+                    (end_at, 2 * index + 1, CompleteStep(step_id, evidence))
+                )
         title = words.STEP_TITLES[index % len(words.STEP_TITLES)]
         steps.append(PlanStep(id=step_id, title=title, status=status, evidence=evidence))
     ids = _Ids()
     for index, actions in enumerate(action_lists):
+        inserts = sorted(insertions[index], key=lambda item: (item[0], item[1]))
         merged: list[Action] = []
-        pending_inserts = sorted(insertions[index], key=lambda item: (item[0], item[1]))
         cursor = 0
         for position in range(len(actions) + 1):
-            while cursor < len(pending_inserts) and pending_inserts[cursor][0] == position:
-                merged.append(pending_inserts[cursor][2])
+            while cursor < len(inserts) and inserts[cursor][0] == position:
+                merged.append(inserts[cursor][2])
                 cursor += 1
             if position < len(actions):
                 merged.append(actions[position])
-        final: list[Action] = []
-        for position, action in enumerate(merged):
-            if isinstance(action, ToolBatch):
-                # A result arrives after at most the remaining actions of its turn.
-                later = len(merged) - 1 - position
-                delays = [draw(st.integers(0, later)) for _ in action.calls]
-                action = ids.batch(action, delays)
-            final.append(action)
+        final = [
+            ids.batch(action, len(merged) - 1 - position)
+            if isinstance(action, ToolBatch)
+            else action
+            for position, action in enumerate(merged)
+        ]
         turns[index] = replace(turns[index], actions=tuple(final))
-    pending_batch = None
-    if draw(sometimes(1, 5)):
-        trailing = draw(_batches)
-        pending_batch = ids.batch(trailing, [0] * len(trailing.calls))
+    pending_batch = ids.batch(draw(_batches), 0) if has_pending_batch else None
     restarted = any(turn.restarted_before for turn in turns)
     return Scenario(
         run_id=f"run-{rotation}",
@@ -238,8 +276,8 @@ def _scenario(draw: st.DrawFn, max_turns: int, max_actions: int) -> Scenario:
         plan=TaskPlan(steps=tuple(steps), acceptance_criteria=criteria),
         turns=tuple(turns),
         pending_batch=pending_batch,
-        stale_lock=restarted and draw(sometimes(1, 2)),
-        over_threshold=draw(st.sampled_from((True, True, True, False))),
+        stale_lock=restarted and stale_lock,
+        over_threshold=over_threshold,
     )
 
 

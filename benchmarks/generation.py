@@ -1,0 +1,57 @@
+"""Generated histories per second, per view, at default size: `python benchmarks/generation.py`."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Callable
+from typing import Any
+
+from hypothesis import HealthCheck, Phase, given, seed, settings
+from hypothesis import strategies as st
+
+from strategies import message_histories, scenarios, snapshot_histories
+
+VIEWS: dict[str, Callable[[], st.SearchStrategy[Any]]] = {
+    "scenario": scenarios,
+    "snapshot": snapshot_histories,
+    "messages": message_histories,
+}
+
+
+def rate(strategy: st.SearchStrategy[Any], count: int) -> tuple[int, float]:
+    """How many examples Hypothesis generated, and how many per second (generation only)."""
+    drawn = 0
+
+    @seed(0)
+    @settings(
+        max_examples=count,
+        database=None,
+        phases=(Phase.generate,),
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(strategy)
+    def consume(example: Any) -> None:
+        nonlocal drawn
+        drawn += 1
+
+    start = time.perf_counter()
+    consume()
+    elapsed = time.perf_counter() - start
+    return drawn, drawn / elapsed
+
+
+def main() -> None:
+    """Print one line per view: examples drawn and histories per second."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--examples", type=int, default=1000)
+    parser.add_argument("--views", nargs="*", default=list(VIEWS))
+    options = parser.parse_args()
+    for name in options.views:
+        drawn, per_second = rate(VIEWS[name](), options.examples)
+        print(f"{name:<9} {drawn:>6} histories  {per_second:8.1f} per second")
+
+
+if __name__ == "__main__":
+    main()

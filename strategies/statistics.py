@@ -1,0 +1,170 @@
+"""Feature statistics of generated scenarios, so that vacuous generation shows."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Final
+
+from hypothesis import HealthCheck, Phase, given, seed, settings
+from hypothesis import strategies as st
+
+from strategies.scenario import Scenario, ToolBatch
+from strategies.scenarios import STATUSES, scenarios
+
+# Every feature the generator promises, in the order a report lists them.
+FEATURES: Final[tuple[str, ...]] = (
+    "several_user_turns",
+    "constraints",
+    "superseded_constraint",
+    "acceptance_criteria",
+    *(f"step_{status}" for status in STATUSES),
+    "turn_without_tool_calls",
+    "single_tool_call",
+    "parallel_tool_calls",
+    "immediate_result",
+    "late_result",
+    "parallel_late_result",
+    "pending_batch",
+    "failed_tool_result",
+    "file_edit",
+    "validation",
+    "failed_attempt",
+    "skill_activation",
+    "answered_question",
+    "pending_question",
+    "earlier_compaction",
+    "restart",
+    "stale_lock",
+)
+
+
+def scenario_features(scenario: Scenario) -> frozenset[str]:
+    """The features of the generator's promise that one scenario exhibits."""
+    found: set[str] = set()
+    truth = scenario.truth
+    if len(scenario.turns) > 1:
+        found.add("several_user_turns")
+    if scenario.constraints or any(turn.constraint_changes for turn in scenario.turns):
+        found.add("constraints")
+    if truth.superseded_constraints:
+        found.add("superseded_constraint")
+    if scenario.plan.acceptance_criteria:
+        found.add("acceptance_criteria")
+    found.update(f"step_{step.status}" for step in scenario.plan.steps)
+    for turn in scenario.turns:
+        if not any(isinstance(action, ToolBatch) for action in turn.actions):
+            found.add("turn_without_tool_calls")
+        if turn.compacted_before:
+            found.add("earlier_compaction")
+        if turn.restarted_before:
+            found.add("restart")
+        if turn.answer is not None:
+            found.add("answered_question")
+    late = set(truth.late_call_ids)
+    for batch in scenario.batches():
+        found.add("parallel_tool_calls" if len(batch.calls) > 1 else "single_tool_call")
+        for call in batch.calls:
+            if call.is_error:
+                found.add("failed_tool_result")
+            if call.edited_path is not None:
+                found.add("file_edit")
+            if call.recorded_validation is not None:
+                found.add("validation")
+            if call.call_id in late and len(batch.calls) > 1:
+                found.add("parallel_late_result")
+    if set(truth.completed_call_ids) - late:
+        found.add("immediate_result")
+    if late:
+        found.add("late_result")
+    if scenario.pending_batch is not None:
+        found.add("pending_batch")
+    if truth.failed_attempts:
+        found.add("failed_attempt")
+    if truth.active_skills:
+        found.add("skill_activation")
+    if truth.pending_question is not None:
+        found.add("pending_question")
+    if scenario.stale_lock:
+        found.add("stale_lock")
+    return frozenset(found)
+
+
+@dataclass(frozen=True)
+class FeatureStatistics:
+    """How often each feature and each size occurred among ``draws`` scenarios."""
+
+    draws: int
+    features: dict[str, int]
+    sizes: dict[str, Counter[int]] = field(default_factory=dict)
+
+    def share(self, feature: str) -> float:
+        """The fraction of scenarios that exhibit a feature."""
+        return self.features.get(feature, 0) / self.draws if self.draws else 0.0
+
+    def rare(self, threshold: float) -> list[str]:
+        """Features seen in fewer than ``threshold`` of the scenarios."""
+        return [feature for feature in FEATURES if self.share(feature) < threshold]
+
+
+def _sizes(scenario: Scenario) -> dict[str, list[int]]:
+    calls_per_turn = []
+    calls_per_batch = []
+    for turn in scenario.turns:
+        batches = [action for action in turn.actions if isinstance(action, ToolBatch)]
+        calls_per_turn.append(sum(len(batch.calls) for batch in batches))
+        calls_per_batch += [len(batch.calls) for batch in batches]
+    return {
+        "turns": [len(scenario.turns)],
+        "actions_per_turn": [len(turn.actions) for turn in scenario.turns],
+        "tool_calls_per_turn": calls_per_turn,
+        "tool_calls_per_batch": calls_per_batch,
+        "plan_steps": [len(scenario.plan.steps)],
+        "size_estimate": [scenario.event_count_estimate()],
+    }
+
+
+def feature_statistics(
+    draws: int = 300,
+    *,
+    strategy: st.SearchStrategy[Scenario] | None = None,
+    random_seed: int = 0,
+) -> FeatureStatistics:
+    """Draw scenarios the way a test would (default settings) and count their features."""
+    features: Counter[str] = Counter()
+    sizes: dict[str, Counter[int]] = {}
+    count = 0
+
+    @seed(random_seed)
+    @settings(
+        max_examples=draws,
+        database=None,
+        phases=(Phase.generate,),
+        deadline=None,
+        suppress_health_check=(HealthCheck.differing_executors,),
+    )
+    @given(strategy or scenarios())
+    def observe(scenario: Scenario) -> None:
+        nonlocal count
+        count += 1
+        features.update(scenario_features(scenario))
+        for name, values in _sizes(scenario).items():
+            sizes.setdefault(name, Counter()).update(values)
+
+    observe()
+    return FeatureStatistics(count, dict(features), sizes)
+
+
+def format_statistics(statistics: FeatureStatistics) -> list[str]:
+    """The statistics as text lines: feature shares, then each size distribution."""
+    lines = [f"{statistics.draws} scenarios"]
+    width = max(len(feature) for feature in FEATURES)
+    for feature in FEATURES:
+        share = statistics.share(feature)
+        lines.append(f"  {feature:<{width}}  {share:6.1%}  {'#' * round(share * 40)}")
+    for name, counter in statistics.sizes.items():
+        total = sum(counter.values())
+        mean = sum(value * times for value, times in counter.items()) / total if total else 0.0
+        spread = "  ".join(f"{value}:{times}" for value, times in sorted(counter.items()))
+        lines.append(f"{name}: mean {mean:.2f}  [{spread}]")
+    return lines
