@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from invariants.session import checkpoint_source, derive_event_message
+from invariants.session import PairingError, checkpoint_source, derive_event_message
 from reference_engine.session.errors import (
     ManualCompactionError,
     NoOpenTurnError,
@@ -258,11 +258,16 @@ def _check_stability(
             raise SurfaceChangedError("session surface changed during summarization")
         return
     positions = _span_positions(session, span)
-    if (
-        positions is None
-        or not parts.pairing.balanced_before(session, span.start)
-        or not parts.pairing.balanced_after(session, span.end)
-    ):
+    try:
+        balanced = positions is not None and (
+            parts.pairing.balanced_before(session, span.start)
+            and parts.pairing.balanced_after(session, span.end)
+        )
+    except PairingError as error:
+        raise SurfaceChangedError(
+            "the selected span is no longer a valid replacement target; select again"
+        ) from error
+    if positions is None or not balanced:
         raise SurfaceChangedError(
             "the selected span is no longer a valid replacement target; select again"
         )
