@@ -178,6 +178,7 @@ def message_histories(
     scenario_strategy: st.SearchStrategy[Scenario] | None = None,
 ) -> st.SearchStrategy[Projected[MessageHistory]]:
     """Scenarios projected into the messages view."""
-    return (scenario_strategy or scenarios()).map(
+    chosen = scenarios() if scenario_strategy is None else scenario_strategy
+    return chosen.map(
         lambda scenario: Projected(scenario, project_messages(scenario))
     )

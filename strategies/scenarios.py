@@ -159,9 +159,11 @@ class _Ids:
 
 
 @st.composite
-def _scenario(draw: st.DrawFn, max_turns: int, max_actions: int) -> Scenario:
+def _scenario(
+    draw: st.DrawFn, min_turns: int, max_turns: int, max_actions: int, with_tool_call: bool
+) -> Scenario:
     header = Digits(draw(st.integers(0, _WIDE)))
-    turn_count = 1 + header.take(max_turns)
+    turn_count = min_turns + header.take(max_turns - min_turns + 1)
     has_pending_batch = header.chance(1, 5)
     over_threshold = not header.chance(1, 4)
     stale_lock = header.chance(2, 3)
@@ -212,7 +214,10 @@ def _scenario(draw: st.DrawFn, max_turns: int, max_actions: int) -> Scenario:
                     current.remove(replaced)
                 current.append(constraint.id)
                 changes.append(constraint)
-        action_lists.append(draw(st.lists(_actions, max_size=max_actions)))
+        actions = draw(st.lists(_actions, max_size=max_actions))
+        if index == turn_count - 1 and with_tool_call:
+            actions.insert(0, draw(_batches))
+        action_lists.append(actions)
         question = words.QUESTIONS[(rotation + questions) % len(words.QUESTIONS)] if asks else None
         questions += asks
         answered = index > 0 and turns[-1].question is not None
@@ -282,12 +287,20 @@ def _scenario(draw: st.DrawFn, max_turns: int, max_actions: int) -> Scenario:
 
 
 def scenarios(
-    *, max_turns: int = DEFAULT_MAX_TURNS, max_actions: int = DEFAULT_MAX_ACTIONS
+    *,
+    min_turns: int = 1,
+    max_turns: int = DEFAULT_MAX_TURNS,
+    max_actions: int = DEFAULT_MAX_ACTIONS,
+    with_tool_call: bool = False,
 ) -> st.SearchStrategy[Scenario]:
-    """Agent runs of at most ``max_turns`` user turns of at most ``max_actions`` actions each."""
-    if max_turns < 1 or max_actions < 0:
+    """Agent runs of ``min_turns`` to ``max_turns`` user turns of at most ``max_actions`` actions.
+
+    ``with_tool_call`` opens the last turn with a tool batch, so that every run has a call and
+    its result that no earlier compaction folded (corruption strategies need one to break).
+    """
+    if not 1 <= min_turns <= max_turns or max_actions < 0:
         raise ValueError(
-            f"scenarios() needs max_turns >= 1 and max_actions >= 0, got {max_turns} and "
-            f"{max_actions}; pass a positive number of turns"
+            f"scenarios() needs 1 <= min_turns <= max_turns and max_actions >= 0; got "
+            f"min_turns={min_turns}, max_turns={max_turns}, max_actions={max_actions}"
         )
-    return _scenario(max_turns, max_actions)
+    return _scenario(min_turns, max_turns, max_actions, with_tool_call)

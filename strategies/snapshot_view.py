@@ -295,6 +295,7 @@ def snapshot_histories(
     scenario_strategy: st.SearchStrategy[Scenario] | None = None,
 ) -> st.SearchStrategy[Projected[SnapshotHistory]]:
     """Scenarios projected into the snapshot view."""
-    return (scenario_strategy or scenarios()).map(
+    chosen = scenarios() if scenario_strategy is None else scenario_strategy
+    return chosen.map(
         lambda scenario: Projected(scenario, project_snapshot(scenario))
     )

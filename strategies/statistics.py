@@ -143,7 +143,7 @@ def feature_statistics(
         deadline=None,
         suppress_health_check=(HealthCheck.differing_executors,),
     )
-    @given(strategy or scenarios())
+    @given(scenarios() if strategy is None else strategy)
     def observe(scenario: Scenario) -> None:
         nonlocal count
         count += 1

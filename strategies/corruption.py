@@ -1,0 +1,143 @@
+"""Corruption strategies: valid histories broken in one named way, for negative tests."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Generic, Literal, TypeVar
+
+from hypothesis import strategies as st
+
+from invariants import AgentEvent
+from strategies.messages_view import MessageHistory, message_histories
+from strategies.projected import Projected
+from strategies.scenarios import scenarios
+from strategies.snapshot_view import SnapshotHistory, snapshot_histories
+
+Corruption = Literal[
+    "orphan_result",
+    "dangling_call",
+    "reordered_events",
+    "duplicated_event",
+    "sequence_gap",
+    "bad_replace_range",
+    "bracket_crosses_turn",
+]
+EVENT_CORRUPTIONS: tuple[Corruption, ...] = (
+    "orphan_result",
+    "dangling_call",
+    "reordered_events",
+    "duplicated_event",
+)
+MESSAGE_CORRUPTIONS: tuple[Corruption, ...] = EVENT_CORRUPTIONS
+
+Data = TypeVar("Data")
+View = TypeVar("View")
+
+
+@dataclass(frozen=True)
+class Corrupted(Generic[View, Data]):
+    """A valid history, and its data broken in one way that ``kind`` names."""
+
+    kind: Corruption
+    original: Projected[View]
+    data: Data
+    detail: str
+
+
+def _material() -> st.SearchStrategy[Any]:
+    # Two turns and one tool call guarantee something to drop, move or repeat.
+    return scenarios(min_turns=2, with_tool_call=True)
+
+
+def _resequence(events: list[AgentEvent]) -> tuple[AgentEvent, ...]:
+    """Renumber events 1.. so that only the intended corruption remains."""
+    return tuple(
+        event.model_copy(update={"sequence": index, "event_id": f"ev-{index}"})
+        for index, event in enumerate(events, start=1)
+    )
+
+
+def _answered(events: tuple[AgentEvent, ...]) -> list[str]:
+    results = {event.text("callId") for event in events if event.type == "tool_result"}
+    return [
+        event.text("callId")
+        for event in events
+        if event.type == "tool_call" and event.text("callId") in results
+    ]
+
+
+@st.composite
+def _corrupt_events(
+    draw: st.DrawFn, projected: Projected[SnapshotHistory], kind: Corruption
+) -> Corrupted[SnapshotHistory, tuple[AgentEvent, ...]]:
+    events = projected.view.events
+    answered = _answered(events)
+    call_id = draw(st.sampled_from(answered))
+    if kind == "orphan_result":
+        kept = [e for e in events if not (e.type == "tool_call" and e.text("callId") == call_id)]
+        return Corrupted(kind, projected, _resequence(kept), f"dropped the call {call_id!r}")
+    if kind == "dangling_call":
+        kept = [e for e in events if not (e.type == "tool_result" and e.text("callId") == call_id)]
+        return Corrupted(kind, projected, _resequence(kept), f"dropped the result {call_id!r}")
+    if kind == "reordered_events":
+        first = draw(st.integers(0, len(events) - 2))
+        second = draw(st.integers(first + 1, len(events) - 1))
+        swapped = list(events)
+        swapped[first], swapped[second] = swapped[second], swapped[first]
+        detail = f"swapped {events[first].event_id!r} and {events[second].event_id!r}"
+        return Corrupted(kind, projected, tuple(swapped), detail)
+    index = draw(st.integers(0, len(events) - 1))
+    repeated = (*events[: index + 1], events[index], *events[index + 1 :])
+    return Corrupted(kind, projected, repeated, f"repeated {events[index].event_id!r}")
+
+
+def corrupted_snapshot_histories(
+    kinds: tuple[Corruption, ...] = EVENT_CORRUPTIONS,
+) -> st.SearchStrategy[Corrupted[SnapshotHistory, tuple[AgentEvent, ...]]]:
+    """Snapshot-view event logs broken in one of ``kinds``."""
+    return st.tuples(snapshot_histories(_material()), st.sampled_from(kinds)).flatmap(
+        lambda pair: _corrupt_events(*pair)
+    )
+
+
+@st.composite
+def _corrupt_messages(
+    draw: st.DrawFn, projected: Projected[MessageHistory], kind: Corruption
+) -> Corrupted[MessageHistory, list[dict[str, Any]]]:
+    messages = projected.view.as_dicts()
+    results = [i for i, message in enumerate(messages) if message["role"] == "tool"]
+    at = draw(st.sampled_from(results))
+    call_id = messages[at]["tool_call_id"]
+    home = next(
+        i
+        for i, message in enumerate(messages)
+        if any(call["id"] == call_id for call in message.get("tool_calls") or ())
+    )
+    if kind == "orphan_result":
+        calls = [call for call in messages[home]["tool_calls"] if call["id"] != call_id]
+        broken = [dict(message) for message in messages]
+        if calls:
+            broken[home]["tool_calls"] = calls
+        else:
+            del broken[home]
+        return Corrupted(kind, projected, broken, f"dropped the call {call_id!r}")
+    if kind == "dangling_call":
+        broken = messages[:at] + messages[at + 1 :]
+        return Corrupted(kind, projected, broken, f"dropped the result {call_id!r}")
+    if kind == "reordered_events":
+        moved = messages[:at] + messages[at + 1 :]
+        target = draw(st.integers(0, home))
+        moved.insert(target, messages[at])
+        detail = f"moved the result {call_id!r} to {target}, before its call at {home}"
+        return Corrupted(kind, projected, moved, detail)
+    repeated = [*messages[: at + 1], messages[at], *messages[at + 1 :]]
+    return Corrupted(kind, projected, repeated, f"repeated the result {call_id!r}")
+
+
+def corrupted_message_histories(
+    kinds: tuple[Corruption, ...] = MESSAGE_CORRUPTIONS,
+) -> st.SearchStrategy[Corrupted[MessageHistory, list[dict[str, Any]]]]:
+    """Chat message lists (OpenAI dicts) broken in one of ``kinds``."""
+    return st.tuples(message_histories(_material()), st.sampled_from(kinds)).flatmap(
+        lambda pair: _corrupt_messages(*pair)
+    )
