@@ -179,6 +179,4 @@ def message_histories(
 ) -> st.SearchStrategy[Projected[MessageHistory]]:
     """Scenarios projected into the messages view."""
     chosen = scenarios() if scenario_strategy is None else scenario_strategy
-    return chosen.map(
-        lambda scenario: Projected(scenario, project_messages(scenario))
-    )
+    return chosen.map(lambda scenario: Projected(scenario, project_messages(scenario)))

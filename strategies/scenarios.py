@@ -123,6 +123,11 @@ _batches: st.SearchStrategy[ToolBatch] = st.builds(
 )
 
 
+def batches() -> st.SearchStrategy[ToolBatch]:
+    """Tool batches of one to three calls, before ids and timing are assigned."""
+    return _batches
+
+
 def _plain_action(value: int) -> Action:
     digits = Digits(value)
     kind = digits.take(3)

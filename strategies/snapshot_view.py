@@ -296,6 +296,4 @@ def snapshot_histories(
 ) -> st.SearchStrategy[Projected[SnapshotHistory]]:
     """Scenarios projected into the snapshot view."""
     chosen = scenarios() if scenario_strategy is None else scenario_strategy
-    return chosen.map(
-        lambda scenario: Projected(scenario, project_snapshot(scenario))
-    )
+    return chosen.map(lambda scenario: Projected(scenario, project_snapshot(scenario)))
