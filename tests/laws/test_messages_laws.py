@@ -1,0 +1,447 @@
+"""Hand-written histories that keep and that break each messages-view law."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import pytest
+
+from invariants.catalogue import catalogue, select
+from invariants.facts import Budget, Facts
+from invariants.laws.messages import message_size
+from invariants.messages import parse_messages
+from invariants.verdict import Finding
+
+Message = dict[str, Any]
+
+SYSTEM_TEXT = "You are a coding agent.\nConstraints:\n- [c1] Use Python 3.11"
+GOAL_TEXT = "Goal: Fix the login bug\n\nStart with the failing test."
+UPDATE_TEXT = "Go on.\n\nNew constraints:\n- [c2] Use Python 3.12 (replaces [c1] Use Python 3.11)"
+
+
+def system(text: str = SYSTEM_TEXT) -> Message:
+    return {"role": "system", "content": text}
+
+
+def user(text: str) -> Message:
+    return {"role": "user", "content": text}
+
+
+def assistant(text: str) -> Message:
+    return {"role": "assistant", "content": text}
+
+
+def calls(*specs: tuple[str, str, dict[str, str]]) -> Message:
+    return {
+        "role": "assistant",
+        "tool_calls": [
+            {
+                "id": call_id,
+                "type": "function",
+                "function": {"name": name, "arguments": json.dumps(args)},
+            }
+            for call_id, name, args in specs
+        ],
+    }
+
+
+def result(call_id: str, text: str) -> Message:
+    return {"role": "tool", "tool_call_id": call_id, "content": text}
+
+
+HISTORY: list[Message] = [
+    system(),
+    user(GOAL_TEXT),
+    calls(
+        ("call_1", "read_file", {"path": "src/auth/login.py"}),
+        ("call_2", "grep", {"pattern": "login"}),
+    ),
+    result("call_1", "def login(user): ..."),
+    result("call_2", "3 matches"),
+    assistant("Starting step s2."),
+    calls(("call_3", "edit_file", {"path": "app.py"})),
+    result("call_3", "wrote app.py"),
+    user(UPDATE_TEXT),
+    assistant("Done."),
+]
+
+SUMMARY = user(
+    "Summary of 6 earlier messages:\n"
+    '- assistant called read_file {"path": "src/auth/login.py"} and grep\n'
+    "- assistant: Starting step s2.\n"
+    '- assistant called edit_file {"path": "app.py"}: wrote app.py'
+)
+
+FACTS = Facts(
+    goal="Fix the login bug",
+    constraints=("Use Python 3.12",),
+    superseded_constraints=("Use Python 3.11",),
+    must_keep=("app.py", "s2"),
+)
+
+GOOD: list[Message] = [HISTORY[0], HISTORY[1], SUMMARY, HISTORY[8], HISTORY[9]]
+
+
+def check(law: str, before: list[Message], after: list[Message], facts: Facts = FACTS) -> Finding:
+    (found,) = select("messages", [law])
+    return found.check(parse_messages(before), parse_messages(after), facts)
+
+
+def only_violation(finding: Finding) -> tuple[str, tuple[Any, ...]]:
+    assert finding.exercised
+    assert len(finding.violations) == 1, finding.violations
+    (violation,) = finding.violations
+    assert violation.invariant == finding.invariant
+    return violation.because, violation.witness
+
+
+def test_catalogue_lists_every_messages_law() -> None:
+    assert [law.id for law in catalogue("messages")] == [
+        "tool_pairing",
+        "goal_preserved",
+        "constraints_preserved",
+        "recent_tail_preserved",
+        "order_preserved",
+        "facts_preserved",
+        "non_empty",
+        "user_turn_present",
+        "budget_respected",
+    ]
+
+
+@pytest.mark.parametrize("law", [law.id for law in catalogue("messages")])
+def test_a_faithful_compaction_keeps_every_law(law: str) -> None:
+    facts = FACTS.model_copy(update={"budget": Budget(limit=5, counter="messages")})
+    finding = check(law, HISTORY, GOOD, facts)
+    assert finding.holds, finding.violations
+    assert finding.exercised
+
+
+@pytest.mark.parametrize("law", [law.id for law in catalogue("messages")])
+def test_the_identity_keeps_every_law(law: str) -> None:
+    assert check(law, HISTORY, HISTORY).holds
+
+
+@pytest.mark.parametrize("law", [law.id for law in catalogue("messages")])
+def test_a_check_does_not_mutate_its_input(law: str) -> None:
+    before, after = parse_messages(HISTORY), parse_messages(GOOD)
+    snapshot = (before, after)
+    (found,) = select("messages", [law])
+    found.check(before, after, FACTS)
+    assert (before, after) == snapshot
+
+
+# tool_pairing
+
+
+def test_pairing_flags_a_result_whose_call_was_dropped() -> None:
+    after = [HISTORY[0], HISTORY[1], HISTORY[4], HISTORY[8], HISTORY[9]]
+    because, witness = only_violation(check("tool_pairing", HISTORY, after))
+    assert because == (
+        "tool result call_2 at output index 2 has no call before it; its call was in the input "
+        "at index 2 and is not in the output"
+    )
+    assert witness == (HISTORY[2], HISTORY[4])
+
+
+def test_pairing_flags_a_call_that_lost_its_result() -> None:
+    after = [*HISTORY[:4], *HISTORY[5:]]
+    because, witness = only_violation(check("tool_pairing", HISTORY, after))
+    assert because == (
+        "tool call call_2 at output index 2 lost its result: the result was in the input at "
+        "index 4 and is not in the output"
+    )
+    assert witness[1] == HISTORY[4]
+
+
+def test_pairing_flags_a_result_moved_before_its_call() -> None:
+    after = [HISTORY[0], HISTORY[1], HISTORY[7], HISTORY[6], HISTORY[9]]
+    because, _ = only_violation(check("tool_pairing", HISTORY, after))
+    assert because == (
+        "tool result call_3 at output index 2 has no call before it; its call is at output "
+        "index 3, after it"
+    )
+
+
+def test_pairing_flags_a_cut_between_parallel_results() -> None:
+    after = [HISTORY[0], HISTORY[1], SUMMARY, HISTORY[4], *HISTORY[5:]]
+    because, _ = only_violation(check("tool_pairing", HISTORY, after))
+    assert because.startswith("tool result call_2 at output index 3 has no call before it")
+
+
+def test_pairing_allows_a_pending_call_without_result() -> None:
+    before = [*HISTORY, calls(("call_9", "run_command", {"command": "pytest"}))]
+    finding = check("tool_pairing", before, [before[0], before[1], SUMMARY, before[-1]])
+    assert finding.holds
+    assert finding.exercised
+
+
+def test_pairing_is_not_exercised_without_tool_calls() -> None:
+    before = [system(), user(GOAL_TEXT), assistant("Done.")]
+    finding = check("tool_pairing", before, before)
+    assert finding.holds
+    assert not finding.exercised
+
+
+# goal_preserved
+
+
+def test_goal_survives_inside_a_summary() -> None:
+    after = [HISTORY[0], user("Summary:\n" + GOAL_TEXT + "\nmore"), HISTORY[9]]
+    assert check("goal_preserved", HISTORY, after).holds
+
+
+def test_goal_lost_when_the_first_user_message_is_cut() -> None:
+    after = [HISTORY[0], user("Summary: Goal: Fix the login bug"), HISTORY[9]]
+    because, witness = only_violation(check("goal_preserved", HISTORY, after))
+    assert because == (
+        "the first user message (input index 1) does not survive: no output message is it or "
+        "contains its text"
+    )
+    assert witness == (HISTORY[1],)
+    finding = check("goal_preserved", HISTORY, after)
+    assert finding.violations[0].diff is not None
+
+
+def test_goal_is_not_exercised_without_a_user_message() -> None:
+    before = [system(), assistant("Done.")]
+    assert not check("goal_preserved", before, before).exercised
+
+
+# constraints_preserved
+
+
+def test_constraints_flag_a_demoted_system_prompt() -> None:
+    after = [user("Summary:\n" + SYSTEM_TEXT), *HISTORY[1:]]
+    because, witness = only_violation(check("constraints_preserved", HISTORY, after))
+    assert because == (
+        "the system message at input index 0 is not a system message in the output: its text "
+        "was demoted into the user message at output index 0"
+    )
+    assert witness == (HISTORY[0], after[0])
+
+
+def test_constraints_flag_a_missing_system_prompt() -> None:
+    because, witness = only_violation(check("constraints_preserved", HISTORY, HISTORY[1:]))
+    assert because == "the system message at input index 0 is missing from the output"
+    assert witness == (HISTORY[0],)
+
+
+def test_constraints_accept_a_system_prompt_extended_by_a_summary() -> None:
+    after = [system(SYSTEM_TEXT + "\n\nSummary: nothing yet"), *HISTORY[1:]]
+    assert check("constraints_preserved", HISTORY, after).holds
+
+
+def test_constraints_flag_a_lost_current_constraint() -> None:
+    after = [HISTORY[0], HISTORY[1], SUMMARY, HISTORY[9]]
+    finding = check("constraints_preserved", HISTORY, after)
+    lost, stale = finding.violations
+    assert lost.because == (
+        "current constraint 'Use Python 3.12' (input index 8) is missing from the output"
+    )
+    assert lost.witness == (HISTORY[8],)
+    # Without the update, the kept system prompt reads as current again.
+    assert stale.because.startswith("superseded constraint 'Use Python 3.11' is asserted as")
+
+
+def test_constraints_flag_a_stale_constraint_reasserted() -> None:
+    stale = user("Summary:\nConstraint: Use Python 3.12\nConstraint: Use Python 3.11")
+    after = [HISTORY[0], HISTORY[1], stale, HISTORY[9]]
+    because, witness = only_violation(check("constraints_preserved", HISTORY, after))
+    assert because == (
+        "superseded constraint 'Use Python 3.11' is asserted as current by the user message at "
+        "output index 2, though the input had replaced it (input index 8)"
+    )
+    assert witness == (stale, HISTORY[8])
+
+
+def test_constraints_accept_a_summary_that_records_the_replacement() -> None:
+    summary = user("Summary:\n- [c2] Use Python 3.12 (replaces [c1] Use Python 3.11)")
+    after = [HISTORY[0], HISTORY[1], summary, HISTORY[9]]
+    assert check("constraints_preserved", HISTORY, after).holds
+
+
+def test_constraints_do_not_blame_a_stale_value_the_input_still_asserted() -> None:
+    # An earlier compaction dropped the update: keeping the prompt as it is invents nothing.
+    before = [HISTORY[0], HISTORY[1], HISTORY[9]]
+    finding = check("constraints_preserved", before, before)
+    assert finding.holds
+    assert finding.exercised
+
+
+# recent_tail_preserved
+
+
+def test_tail_flags_a_dropped_last_message() -> None:
+    because, witness = only_violation(check("recent_tail_preserved", HISTORY, HISTORY[:-1]))
+    assert because == (
+        "the last input message (assistant message, input index 9) is not the last output "
+        "message; it is not in the output"
+    )
+    assert witness == (HISTORY[9], HISTORY[8])
+
+
+def test_tail_flags_a_last_message_moved_up() -> None:
+    after = [*HISTORY[:8], HISTORY[9], HISTORY[8]]
+    because, _ = only_violation(check("recent_tail_preserved", HISTORY, after))
+    assert because.endswith("; it is at output index 8")
+
+
+def test_tail_lets_a_pending_call_go_but_not_move() -> None:
+    pending = calls(("call_9", "run_command", {"command": "pytest"}))
+    before = [*HISTORY, pending]
+    dropped = check("recent_tail_preserved", before, HISTORY)
+    assert dropped.holds
+    assert not dropped.exercised
+    moved = check("recent_tail_preserved", before, [*HISTORY[:9], before[-1], HISTORY[9]])
+    because, _ = only_violation(moved)
+    assert because.startswith("the last input message (assistant call call_9, input index 10)")
+
+
+# order_preserved
+
+
+def test_order_flags_swapped_messages() -> None:
+    after = [HISTORY[0], HISTORY[1], SUMMARY, HISTORY[9], HISTORY[8]]
+    because, witness = only_violation(check("order_preserved", HISTORY, after))
+    assert because == (
+        "the assistant message at output index 3 is out of its input order or repeated; it was "
+        "at input index 9, on the wrong side of the user message at output index 4 "
+        "(input index 8)"
+    )
+    assert witness == (HISTORY[9], HISTORY[8])
+
+
+def test_order_flags_a_changed_tool_result() -> None:
+    changed = result("call_3", "wrote app")
+    after = [*HISTORY[:7], changed, *HISTORY[8:]]
+    finding = check("order_preserved", HISTORY, after)
+    because, witness = only_violation(finding)
+    assert (
+        because == "the tool result call_3 at output index 7 changed its content from input index 7"
+    )
+    assert witness == (HISTORY[7], changed)
+    assert finding.violations[0].diff is not None
+
+
+def test_order_flags_two_summaries() -> None:
+    after = [HISTORY[0], HISTORY[1], SUMMARY, HISTORY[8], user("Another summary"), HISTORY[9]]
+    because, witness = only_violation(check("order_preserved", HISTORY, after))
+    assert because.startswith("2 output messages (indices 2, 4) are not in the input")
+    assert len(witness) == 2
+
+
+def test_order_flags_a_summary_over_a_broken_span() -> None:
+    after = [HISTORY[0], HISTORY[1], SUMMARY, HISTORY[5], HISTORY[8], HISTORY[9]]
+    because, _ = only_violation(check("order_preserved", HISTORY, after))
+    assert because == (
+        "the summary at output index 2 replaces input messages 2..7, which are not contiguous: "
+        "the assistant message at input index 5 inside them is kept at output index 3"
+    )
+
+
+def test_order_flags_a_summary_out_of_place() -> None:
+    after = [SUMMARY, HISTORY[0], HISTORY[1], HISTORY[8], HISTORY[9]]
+    because, _ = only_violation(check("order_preserved", HISTORY, after))
+    assert because == (
+        "the summary at output index 0 does not sit where the input messages 2..7 it replaces were"
+    )
+
+
+def test_order_matches_repeated_messages_around_the_summary() -> None:
+    before = [system(), user("Go on."), assistant("Done."), user("x"), assistant("Done.")]
+    after = [before[0], before[1], user("Summary of two messages"), before[4]]
+    finding = check("order_preserved", before, after)
+    assert finding.holds
+    assert finding.exercised
+
+
+def test_order_allows_pure_trimming() -> None:
+    after = [HISTORY[0], *HISTORY[8:]]
+    assert check("order_preserved", HISTORY, after).holds
+
+
+# facts_preserved
+
+
+def test_facts_flag_a_lost_changed_file() -> None:
+    summary = user("Summary: read login.py, started step s2, edited a file")
+    after = [HISTORY[0], HISTORY[1], summary, HISTORY[8], HISTORY[9]]
+    because, witness = only_violation(check("facts_preserved", HISTORY, after))
+    assert because == (
+        "must-keep identifier 'app.py' (first at input index 6) appears nowhere in the output"
+    )
+    assert witness == (HISTORY[6],)
+
+
+def test_facts_only_demand_what_the_input_had() -> None:
+    facts = FACTS.model_copy(update={"must_keep": ("never/mentioned.py",)})
+    finding = check("facts_preserved", HISTORY, GOOD, facts)
+    assert finding.holds
+    assert not finding.exercised
+
+
+# non_empty, user_turn_present
+
+
+def test_non_empty_flags_an_empty_output() -> None:
+    because, witness = only_violation(check("non_empty", HISTORY, []))
+    assert because == (
+        "the output is empty although the input had 10 messages, the last a assistant message "
+        "at index 9"
+    )
+    assert witness == (HISTORY[9],)
+
+
+def test_user_turn_flags_an_output_without_users() -> None:
+    after = [HISTORY[0], HISTORY[9]]
+    because, witness = only_violation(check("user_turn_present", HISTORY, after))
+    assert because == (
+        "no user message remains in the 2 output messages; the input had 2, the first at index 1"
+    )
+    assert witness == (HISTORY[1],)
+
+
+# budget_respected
+
+
+def test_budget_is_not_exercised_without_a_budget() -> None:
+    finding = check("budget_respected", HISTORY, HISTORY)
+    assert finding.holds
+    assert not finding.exercised
+
+
+def test_budget_flags_too_many_messages() -> None:
+    facts = FACTS.model_copy(update={"budget": Budget(limit=4, counter="messages")})
+    finding = check("budget_respected", HISTORY, GOOD, facts)
+    because, witness = only_violation(finding)
+    assert because.startswith("the output measures 5 messages against a budget of 4")
+    assert len(witness) == 5
+
+
+def test_message_size_counts_tool_call_arguments() -> None:
+    messages = parse_messages([user("abcd"), calls(("c", "edit_file", {"path": "a"}))])
+    arguments = len(json.dumps({"path": "a"}))
+    assert message_size(messages, "messages") == 2
+    assert message_size(messages, "characters") == 4 + arguments
+    assert message_size(messages, "approx_tokens") == -(-(4 + arguments) // 4)
+
+
+def test_laws_stay_linear_on_a_long_history() -> None:
+    body: list[Message] = []
+    for index in range(6000):
+        body += [
+            calls((f"call_{index}", "read_file", {"path": f"f{index}.py"})),
+            result(f"call_{index}", "ok"),
+            assistant("Done."),
+        ]
+    before = [system(), user(GOAL_TEXT), *body, user(UPDATE_TEXT)]
+    after = [before[0], before[1], SUMMARY, *before[-3000:]]
+    parsed_before, parsed_after = parse_messages(before), parse_messages(after)
+    facts = FACTS.model_copy(update={"budget": Budget(limit=10**9)})
+    started = time.perf_counter()
+    for law in catalogue("messages"):
+        law.check(parsed_before, parsed_after, facts)
+    assert time.perf_counter() - started < 2.0
