@@ -10,12 +10,13 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
-from strategies import message_histories, scenarios, snapshot_histories
+from strategies import message_histories, scenarios, session_histories, snapshot_histories
 
 VIEWS: dict[str, Callable[[], st.SearchStrategy[Any]]] = {
     "scenario": scenarios,
     "snapshot": snapshot_histories,
     "messages": message_histories,
+    "session": session_histories,
 }
 
 

@@ -1,9 +1,24 @@
 """Hypothesis strategies: one scenario generator, projected into every view."""
 
+from strategies.corruption import (
+    Corrupted,
+    Corruption,
+    corrupted_message_histories,
+    corrupted_session_histories,
+    corrupted_snapshot_histories,
+)
 from strategies.messages_view import MessageHistory, message_histories, project_messages
 from strategies.projected import Projected
+from strategies.rounds import (
+    CompactionBackend,
+    Round,
+    RoundCheck,
+    RoundResult,
+    compaction_rounds,
+)
 from strategies.scenario import GroundTruth, Scenario
 from strategies.scenarios import scenarios
+from strategies.session_view import SessionHistory, project_session, session_histories
 from strategies.snapshot_view import SnapshotHistory, project_snapshot, snapshot_histories
 from strategies.statistics import (
     FEATURES,
@@ -15,18 +30,31 @@ from strategies.statistics import (
 
 __all__ = [
     "FEATURES",
+    "CompactionBackend",
+    "Corrupted",
+    "Corruption",
     "FeatureStatistics",
     "GroundTruth",
     "MessageHistory",
     "Projected",
+    "Round",
+    "RoundCheck",
+    "RoundResult",
     "Scenario",
+    "SessionHistory",
     "SnapshotHistory",
+    "compaction_rounds",
+    "corrupted_message_histories",
+    "corrupted_session_histories",
+    "corrupted_snapshot_histories",
     "feature_statistics",
     "format_statistics",
     "message_histories",
     "project_messages",
+    "project_session",
     "project_snapshot",
     "scenario_features",
     "scenarios",
+    "session_histories",
     "snapshot_histories",
 ]

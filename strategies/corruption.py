@@ -8,9 +8,11 @@ from typing import Any, Generic, Literal, TypeVar
 from hypothesis import strategies as st
 
 from invariants import AgentEvent
+from invariants.session import SessionEvent
 from strategies.messages_view import MessageHistory, message_histories
 from strategies.projected import Projected
 from strategies.scenarios import scenarios
+from strategies.session_view import SessionHistory, session_histories
 from strategies.snapshot_view import SnapshotHistory, snapshot_histories
 
 Corruption = Literal[
@@ -140,4 +142,94 @@ def corrupted_message_histories(
     """Chat message lists (OpenAI dicts) broken in one of ``kinds``."""
     return st.tuples(message_histories(_material()), st.sampled_from(kinds)).flatmap(
         lambda pair: _corrupt_messages(*pair)
+    )
+
+
+SESSION_CORRUPTIONS: tuple[Corruption, ...] = (
+    "orphan_result",
+    "duplicated_event",
+    "sequence_gap",
+    "bad_replace_range",
+    "bracket_crosses_turn",
+)
+
+
+def _session_event(kind: str, seq: int, data: Any, **extra: Any) -> SessionEvent:
+    return SessionEvent.from_json_data(
+        {"type": kind, "seq": seq, "time": _LATE_TIME + seq, "data": data, **extra}
+    )
+
+
+_LATE_TIME = 1_767_225_700_000
+
+
+@st.composite
+def _corrupt_session(
+    draw: st.DrawFn, projected: Projected[SessionHistory], kind: Corruption
+) -> Corrupted[SessionHistory, tuple[SessionEvent, ...]]:
+    events = list(projected.view.events)
+    end = len(events)
+    if kind == "orphan_result":
+        results = {e.data["message"]["source"]["callId"] for e in events if e.type == "tool/result"}
+        calls = [
+            i for i, e in enumerate(events) if e.type == "tool/call" and e.data["callId"] in results
+        ]
+        at = draw(st.sampled_from(calls))
+        call = events[at]
+        events[at] = call.model_copy(update={"data": {**call.data, "callId": "call_elsewhere"}})
+        detail = f"renamed the call {call.data['callId']!r} at seq {at}: its result is an orphan"
+        return Corrupted(kind, projected, tuple(events), detail)
+    if kind == "duplicated_event":
+        at = draw(st.integers(0, end - 1))
+        events.insert(at + 1, events[at])
+        return Corrupted(kind, projected, tuple(events), f"repeated seq {at}")
+    if kind == "sequence_gap":
+        at = draw(st.integers(1, end - 1))
+        gapped = [e.model_copy(update={"seq": e.seq + 1}) if e.seq >= at else e for e in events]
+        return Corrupted(kind, projected, tuple(gapped), f"no event has seq {at}")
+    if kind == "bad_replace_range":
+        start = end + draw(st.integers(0, 5))
+        checkpoint = {
+            "id": "msg-bad",
+            "role": "user",
+            "content": [{"type": "text", "text": "."}],
+            "source": {"kind": "user"},
+        }
+        events.append(
+            _session_event(
+                "user/message",
+                end,
+                checkpoint,
+                surfaceOp={"op": "replace", "start": start, "end": 0},
+                sourceEventSeqs=[0],
+            )
+        )
+        return Corrupted(
+            kind, projected, tuple(events), f"replace from seq {start}, not on the surface"
+        )
+    open_turn = projected.view.open_turn
+    if open_turn is None:
+        turn = sum(e.type == "turn/start" for e in events) + 1
+        events.append(_session_event("compaction/start", end, {"compactionId": "x", "turn": None}))
+        events.append(_session_event("turn/start", end + 1, {"turn": turn}))
+        detail = f"a standalone bracket open across turn/start {turn}"
+    else:
+        mark = {"compactionId": "x", "turn": open_turn}
+        events.append(_session_event("compaction/start", end, mark))
+        events.append(_session_event("step/end", end + 1, {"turn": open_turn, "step": 1}))
+        events.append(
+            _session_event(
+                "turn/end", end + 2, {"turn": open_turn, "reason": {"kind": "completed"}}
+            )
+        )
+        detail = f"a bracket of turn {open_turn} open across its turn/end"
+    return Corrupted(kind, projected, tuple(events), detail)
+
+
+def corrupted_session_histories(
+    kinds: tuple[Corruption, ...] = SESSION_CORRUPTIONS,
+) -> st.SearchStrategy[Corrupted[SessionHistory, tuple[SessionEvent, ...]]]:
+    """Session logs broken in one of ``kinds``."""
+    return st.tuples(session_histories(_material()), st.sampled_from(kinds)).flatmap(
+        lambda pair: _corrupt_session(*pair)
     )

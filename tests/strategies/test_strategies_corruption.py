@@ -7,13 +7,16 @@ from typing import Any
 from hypothesis import given, settings
 
 from invariants import AgentEvent
+from invariants.session import SessionEvent, check_log
 from reference_engine.snapshot import HistoryError, check_history
 from strategies.corruption import (
     Corrupted,
     corrupted_message_histories,
+    corrupted_session_histories,
     corrupted_snapshot_histories,
 )
 from strategies.messages_view import MessageHistory
+from strategies.session_view import SessionHistory
 from strategies.snapshot_view import SnapshotHistory
 from tests.strategies.provider_oracle import event_rejections, provider_rejections
 
@@ -49,3 +52,12 @@ def test_every_message_corruption_is_refused_by_the_provider_oracle(
     pending = bool(corrupted.original.view.pending_call_ids)
     assert provider_rejections(corrupted.original.view.as_dicts(), allow_pending=pending) == []
     assert provider_rejections(corrupted.data, allow_pending=pending), corrupted.detail
+
+
+@settings(max_examples=200, deadline=None)
+@given(corrupted_session_histories())
+def test_every_session_corruption_is_caught_by_the_log_checker(
+    corrupted: Corrupted[SessionHistory, tuple[SessionEvent, ...]],
+) -> None:
+    assert check_log(corrupted.original.view.events) is None
+    assert check_log(corrupted.data) is not None, corrupted.detail

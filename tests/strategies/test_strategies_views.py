@@ -5,6 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 
 from invariants import AgentState, CompactorInput
+from invariants.session import check_log
 from reference_engine.snapshot import (
     Mode,
     ReferenceCompactor,
@@ -14,6 +15,7 @@ from reference_engine.snapshot import (
 )
 from strategies.messages_view import MessageHistory, message_histories
 from strategies.projected import Projected
+from strategies.session_view import SessionHistory, session_histories
 from strategies.snapshot_view import SnapshotHistory, snapshot_histories
 from tests.strategies.provider_oracle import event_rejections, provider_rejections
 
@@ -85,3 +87,20 @@ def test_every_message_list_is_one_a_provider_accepts(
     assert projected.scenario.goal in first_user["content"]
     initial = projected.scenario.constraints
     assert all(constraint.text in dicts[0]["content"] for constraint in initial)
+
+
+@settings(max_examples=250, deadline=None)
+@given(session_histories())
+def test_every_session_log_passes_the_log_checker(projected: Projected[SessionHistory]) -> None:
+    history = projected.view
+    assert check_log(history.events) is None
+    scenario = projected.scenario
+    kinds = [event.type for event in history.events]
+    assert kinds.count("turn/start") == len(scenario.turns)
+    restarts = sum(turn.restarted_before for turn in scenario.turns)
+    assert kinds.count("session/end-seed") == restarts
+    compactions = sum(turn.compacted_before for turn in scenario.turns)
+    assert kinds.count("compaction/summary") + history.skipped_compactions == compactions
+    # A stale lock is a start left by the earlier lifecycle: one more start than ends.
+    assert kinds.count("compaction/start") - kinds.count("compaction/end") == scenario.stale_lock
+    assert (history.open_turn is not None) == bool(projected.truth.pending_call_ids)

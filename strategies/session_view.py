@@ -1,0 +1,286 @@
+"""The session view of a scenario: an append-only session log with a surface (seed 002)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Final
+
+from hypothesis import strategies as st
+
+from invariants.session import SessionEvent, checkpoint_source, estimate_message
+from strategies.projected import Projected
+from strategies.scenario import (
+    Action,
+    ActivateSkill,
+    CompleteStep,
+    FailAttempt,
+    Ledger,
+    Say,
+    Scenario,
+    StartStep,
+    ToolBatch,
+    ToolCallSpec,
+    Turn,
+    Visitor,
+    walk,
+)
+from strategies.scenarios import scenarios
+
+_PROVIDER: Final = "openai"
+_MODEL: Final = "gpt-test"
+_START_TIME: Final = 1_767_225_600_000
+
+
+@dataclass(frozen=True)
+class SessionHistory:
+    """A session log, where its live lifecycle starts, and what the projection left out.
+
+    ``open_turn`` is the turn a trailing pending batch keeps open; ``skipped_compactions``
+    counts earlier compactions of the scenario that this view could not show because no
+    checkpoint could be smaller than the history it would replace (rule G-g).
+    """
+
+    events: tuple[SessionEvent, ...]
+    first_live_seq: int = 0
+    open_turn: int | None = None
+    skipped_compactions: int = 0
+
+    def as_dicts(self) -> list[dict[str, Any]]:
+        """The log as JSON-shaped events."""
+        return [event.to_json_data() for event in self.events]
+
+
+def _text(text: str) -> list[dict[str, Any]]:
+    return [{"type": "text", "text": text}]
+
+
+class SessionRecorder(Visitor):
+    """Writes the session log of a run as it is walked: one step per turn, manual compactions."""
+
+    def __init__(self, scenario: Scenario) -> None:
+        self.ledger = Ledger(scenario)
+        self.events: list[SessionEvent] = []
+        self.nodes: list[int] = []
+        self.turn_number = 0
+        self.first_live_seq = 0
+        self.compactions = 0
+        self.skipped = 0
+        self.open_turn: int | None = None
+        restarts = [index for index, turn in enumerate(scenario.turns) if turn.restarted_before]
+        self.stale_at = restarts[-1] if restarts and scenario.stale_lock else None
+        self.turn_index = 0
+
+    def emit(
+        self,
+        kind: str,
+        data: Any,
+        surface_op: Any = None,
+        sources: list[int] | None = None,
+    ) -> SessionEvent:
+        """Append one event with the next seq; a surface append also grows the surface."""
+        seq = len(self.events)
+        raw: dict[str, Any] = {"type": kind, "seq": seq, "time": _START_TIME + seq, "data": data}
+        if surface_op is not None:
+            raw["surfaceOp"] = surface_op
+        if sources is not None:
+            raw["sourceEventSeqs"] = sources
+        event = SessionEvent.from_json_data(raw)
+        self.events.append(event)
+        if surface_op == "append":
+            self.nodes.append(seq)
+        return event
+
+    def _assistant(self, content: list[dict[str, Any]]) -> None:
+        seq = len(self.events)
+        message = {
+            "id": f"msg-{seq}",
+            "role": "assistant",
+            "content": content,
+            "source": {"kind": "model", "provider": _PROVIDER, "model": _MODEL},
+        }
+        data = {"turn": self.turn_number, "step": 1, "message": message}
+        self.emit("assistant/message", data, "append")
+
+    def restart(self, stale_lock: bool) -> None:
+        if self.stale_at == self.turn_index:
+            # The earlier lifecycle crashed mid-compaction: its start stays, made stale below.
+            self.emit("compaction/start", {"compactionId": "compaction-crashed", "turn": None})
+        self.emit("session/end-seed", {})
+        self.first_live_seq = len(self.events)
+
+    def compaction(self) -> None:
+        nodes = list(self.nodes)
+        shadowed_price = sum(estimate_message(self._message_of(seq)) for seq in nodes)
+        truth = self.ledger.truth()
+        candidates = [
+            f"Summary. Goal: {truth.goal}. Constraints: {'; '.join(truth.constraints)}.",
+            f"Goal: {truth.goal}",
+            ".",
+        ]
+        summary = next(
+            (
+                text
+                for text in candidates
+                if estimate_message(self._user(text, {"kind": "user"})) < shadowed_price
+            ),
+            None,
+        )
+        if summary is None or not nodes:
+            self.skipped += 1
+            return
+        self.compactions += 1
+        compaction_id = f"compaction-{self.compactions}"
+        start = self.emit("compaction/start", {"compactionId": compaction_id, "turn": None})
+        shadow_range = {"start": nodes[0], "end": nodes[-1]}
+        summary_event = self.emit(
+            "compaction/summary",
+            {
+                "compactionId": compaction_id,
+                "summary": _text(summary),
+                "shadowedRange": shadow_range,
+                "shadowedSeqs": nodes,
+                "shadowedTokenCount": shadowed_price,
+                "provider": _PROVIDER,
+                "model": _MODEL,
+            },
+        )
+        checkpoint = self._user(summary, checkpoint_source(compaction_id))
+        self.emit(
+            "user/message",
+            checkpoint,
+            {"op": "replace", **shadow_range},
+            [start.seq, summary_event.seq, *nodes],
+        )
+        self.nodes = [len(self.events) - 1]
+        self.emit("compaction/end", {"compactionId": compaction_id, "turn": None})
+
+    def _message_of(self, seq: int) -> dict[str, Any]:
+        event = self.events[seq]
+        message: dict[str, Any] = (
+            event.data if event.type == "user/message" else event.data["message"]
+        )
+        return message
+
+    def _user(self, text: str, source: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "id": f"msg-{len(self.events)}",
+            "role": "user",
+            "content": _text(text),
+            "source": source,
+        }
+
+    def turn(self, index: int, turn: Turn, answered: str | None) -> None:
+        self.ledger.turn(index, turn, answered)
+        parts = [f"Goal: {self.ledger.scenario.goal}"] if index == 0 else []
+        if answered is not None:
+            parts.append(f"Answer to {answered!r}: {turn.answer}")
+        parts.append(turn.user_text)
+        constraints = (*self.ledger.scenario.constraints, *turn.constraint_changes)
+        for constraint in constraints if index == 0 else turn.constraint_changes:
+            replaced = (
+                f" (replaces [{constraint.supersedes}])"
+                if constraint.supersedes is not None
+                else ""
+            )
+            parts.append(f"Constraint [{constraint.id}]: {constraint.text}{replaced}")
+        self.emit("user/message", self._user("\n".join(parts), {"kind": "user"}), "append")
+        self.turn_number += 1
+        self.open_turn = self.turn_number
+        self.emit("turn/start", {"turn": self.turn_number})
+        self.emit("step/start", {"turn": self.turn_number, "step": 1})
+
+    def action(self, action: Action) -> None:
+        self.ledger.action(action)
+        if isinstance(action, ToolBatch):
+            self.batch(action)
+            return
+        if isinstance(action, Say):
+            text = action.text
+        elif isinstance(action, StartStep):
+            text = f"Starting step {action.step_id}."
+        elif isinstance(action, CompleteStep):
+            text = f"Step {action.step_id} is complete: {'; '.join(action.evidence)}."
+        elif isinstance(action, FailAttempt):
+            text = f"That did not work: {action.text}."
+        elif isinstance(action, ActivateSkill):
+            text = f"Activating the {action.name} skill."
+        self._assistant(_text(text))
+
+    def batch(self, batch: ToolBatch) -> None:
+        """The assistant message carrying the calls, then one tool/call event per call."""
+        self._assistant(
+            [
+                {
+                    "type": "tool-call",
+                    "id": call.call_id,
+                    "name": call.name,
+                    "arguments": call.arguments,
+                }
+                for call in batch.calls
+            ]
+        )
+        for call in batch.calls:
+            self.emit(
+                "tool/call",
+                {
+                    "turn": self.turn_number,
+                    "step": 1,
+                    "callId": call.call_id,
+                    "name": call.name,
+                    "arguments": call.arguments,
+                },
+            )
+
+    def result(self, call: ToolCallSpec, late: bool) -> None:
+        self.ledger.result(call, late)
+        block = {
+            "type": "tool-result",
+            "toolCallId": call.call_id,
+            "isError": call.is_error,
+            "content": _text(call.output),
+        }
+        message = {
+            "id": f"msg-{len(self.events)}",
+            "role": "user",
+            "content": [block],
+            "source": {"kind": "tool", "callId": call.call_id},
+        }
+        self.emit(
+            "tool/result", {"turn": self.turn_number, "step": 1, "message": message}, "append"
+        )
+
+    def question(self, question: str) -> None:
+        self.ledger.question(question)
+        self._assistant(_text(question))
+
+    def pending(self, batch: ToolBatch) -> None:
+        self.ledger.pending(batch)
+        self.batch(batch)
+
+    def turn_end(self, index: int, turn: Turn, last: bool) -> None:
+        self.ledger.turn_end(index, turn, last)
+        self.turn_index = index + 1
+        if last and self.ledger.pending_calls:
+            return
+        self.emit("step/end", {"turn": self.turn_number, "step": 1})
+        self.emit("turn/end", {"turn": self.turn_number, "reason": {"kind": "completed"}})
+        self.open_turn = None
+
+    def history(self) -> SessionHistory:
+        """The session view as it stands."""
+        return SessionHistory(tuple(self.events), self.first_live_seq, self.open_turn, self.skipped)
+
+
+def project_session(scenario: Scenario) -> SessionHistory:
+    """The session view of a scenario."""
+    recorder = SessionRecorder(scenario)
+    walk(scenario, recorder)
+    return recorder.history()
+
+
+def session_histories(
+    scenario_strategy: st.SearchStrategy[Scenario] | None = None,
+) -> st.SearchStrategy[Projected[SessionHistory]]:
+    """Scenarios projected into the session view."""
+    chosen = scenarios() if scenario_strategy is None else scenario_strategy
+    return chosen.map(lambda scenario: Projected(scenario, project_session(scenario)))
