@@ -29,7 +29,7 @@ def _history_error(events: tuple[AgentEvent, ...]) -> str | None:
     return None
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(corrupted_snapshot_histories())
 def test_every_event_corruption_is_detected(
     corrupted: Corrupted[SnapshotHistory, tuple[AgentEvent, ...]],
@@ -44,7 +44,7 @@ def test_every_event_corruption_is_detected(
         assert _history_error(corrupted.data) is not None, corrupted.detail
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(corrupted_message_histories())
 def test_every_message_corruption_is_refused_by_the_provider_oracle(
     corrupted: Corrupted[MessageHistory, list[dict[str, Any]]],
@@ -54,7 +54,7 @@ def test_every_message_corruption_is_refused_by_the_provider_oracle(
     assert provider_rejections(corrupted.data, allow_pending=pending), corrupted.detail
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(corrupted_session_histories())
 def test_every_session_corruption_is_caught_by_the_log_checker(
     corrupted: Corrupted[SessionHistory, tuple[SessionEvent, ...]],
