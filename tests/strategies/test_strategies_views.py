@@ -19,6 +19,7 @@ from strategies.session_view import SessionHistory, session_histories
 from strategies.snapshot_view import SnapshotHistory, snapshot_histories
 from tests.strategies.provider_oracle import event_rejections, provider_rejections
 
+
 @settings(max_examples=200, deadline=None)
 @given(snapshot_histories())
 def test_snapshot_projection_is_valid_input(projected: Projected[SnapshotHistory]) -> None:
