@@ -10,7 +10,7 @@ from invariants.session.envelope import (
     json_copy,
     lossless_json_problem,
 )
-from invariants.session.errors import LogViolation, PairingError, SessionError
+from invariants.session.errors import LogViolationError, PairingError, SessionError
 from invariants.session.kinds import (
     AssistantTurnMessage,
     CompactionMark,
@@ -80,7 +80,7 @@ __all__ = [
     "EventLookup",
     "ImageBlock",
     "LogChecker",
-    "LogViolation",
+    "LogViolationError",
     "MessageSource",
     "OpenBracket",
     "OtherBlock",
@@ -128,4 +128,5 @@ __all__ = [
     "node_price",
     "parse_surface_op",
     "raw_event_message",
+    "result_call_id",
 ]

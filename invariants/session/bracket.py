@@ -1,4 +1,4 @@
-"""The compaction bracket grammar (rules C1-C7): start, summary, checkpoint, end, owned by a turn."""
+"""The compaction bracket grammar (rules C1-C7): start, summary, checkpoint, end, and owner."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from invariants.session.envelope import SessionEvent
-from invariants.session.errors import LogViolation
+from invariants.session.errors import LogViolationError
 from invariants.session.messages import is_compact_checkpoint_source
 
 
@@ -32,7 +32,7 @@ class OpenBracket:
     summary_seq: int | None = None
     checkpoint_seq: int | None = None
     # C7: a turn crossing is only judged once we know whether the bracket closes in this lifecycle.
-    deferred_crossing: LogViolation | None = None
+    deferred_crossing: LogViolationError | None = None
 
 
 def _owner_text(turn: int | None) -> str:
@@ -63,7 +63,7 @@ class BracketTracker:
         kind = event.type
         if kind in ("turn/start", "turn/end"):
             if self.open is not None and self.open.deferred_crossing is None:
-                violation = LogViolation(
+                violation = LogViolationError(
                     "C1",
                     event.seq,
                     f"{kind} cannot cross an open {_owner_text(self.open.turn)}; close the "
@@ -87,7 +87,7 @@ class BracketTracker:
         kind, data = event.type, event.data
         if kind in ("turn/start", "turn/end"):
             if self.open is not None and self.open.deferred_crossing is None:
-                self.open.deferred_crossing = LogViolation(
+                self.open.deferred_crossing = LogViolationError(
                     "C1",
                     event.seq,
                     f"{kind} cannot cross an open {_owner_text(self.open.turn)}; the bracket was "
@@ -113,7 +113,7 @@ class BracketTracker:
     def _ids(self, event: SessionEvent, data: dict[str, Any], id_key: str = "compactionId") -> None:
         compaction_id = data.get(id_key, ABSENT)
         if not isinstance(compaction_id, str) or not compaction_id:
-            raise LogViolation(
+            raise LogViolationError(
                 _rule(event.type, "a"),
                 event.seq,
                 f"{_subject(event)} compactionId must be a non-empty string; found "
@@ -121,7 +121,7 @@ class BracketTracker:
             )
         command = data.get("sourceCommandId", ABSENT)
         if command is not ABSENT and (not isinstance(command, str) or not command):
-            raise LogViolation(
+            raise LogViolationError(
                 _rule(
                     event.type, "b" if event.type in ("compaction/start", "user/message") else "a"
                 ),
@@ -134,7 +134,7 @@ class BracketTracker:
         subject = _subject(event)
         if owner is None:
             if self.open_turn is not None:
-                raise LogViolation(
+                raise LogViolationError(
                     rule,
                     event.seq,
                     f"{subject} is standalone but turn {self.open_turn} is open; "
@@ -142,24 +142,24 @@ class BracketTracker:
                 )
             return
         if type(owner) is not int:
-            raise LogViolation(
+            raise LogViolationError(
                 rule, event.seq, f"{subject} turn must be an integer or null; found {owner!r}"
             )
         if self.open_turn is None:
-            raise LogViolation(
+            raise LogViolationError(
                 rule,
                 event.seq,
                 f"{subject} for turn {owner} appended outside any open turn; "
                 "numbered compaction must sit inside its turn",
             )
         if self.open_turn != owner:
-            raise LogViolation(
+            raise LogViolationError(
                 rule, event.seq, f"{subject} names turn {owner} but open turn is {self.open_turn}"
             )
 
     def _require_open(self, event: SessionEvent, rule: str) -> OpenBracket:
         if self.open is None:
-            raise LogViolation(
+            raise LogViolationError(
                 rule,
                 event.seq,
                 f"{_subject(event)} has no matching compaction/start; start a compaction first",
@@ -172,7 +172,7 @@ class BracketTracker:
         assert self.open is not None
         compaction_id = data.get("compactionId")
         if compaction_id != self.open.compaction_id:
-            raise LogViolation(
+            raise LogViolationError(
                 id_rule,
                 event.seq,
                 f"{_subject(event)} id {compaction_id} does not match compaction/start id "
@@ -180,7 +180,7 @@ class BracketTracker:
             )
         command = data.get("sourceCommandId", ABSENT)
         if command != self.open.source_command_id:
-            raise LogViolation(
+            raise LogViolationError(
                 cmd_rule,
                 event.seq,
                 f"{_subject(event)} sourceCommandId {command!r} does not match compaction/start "
@@ -192,7 +192,7 @@ class BracketTracker:
         self._ids(event, data)
         if self.open is not None:
             owner = "standalone compaction" if self.open.turn is None else f"turn {self.open.turn}"
-            raise LogViolation(
+            raise LogViolationError(
                 "C2c",
                 event.seq,
                 f"compaction/start while {owner} is still compacting; end it before starting "
@@ -207,12 +207,12 @@ class BracketTracker:
         self._match(event, data, "C3c", "C3d")
         self._owner_rule(event, "C3e", bracket.turn)
         if bracket.summarized:
-            raise LogViolation(
+            raise LogViolationError(
                 "C3f", event.seq, "compaction/summary repeated within one compaction"
             )
         seqs = data.get("shadowedSeqs")
         if not isinstance(seqs, list) or not seqs:
-            raise LogViolation(
+            raise LogViolationError(
                 "C3g", event.seq, f"shadowedSeqs must be a non-empty list; found {seqs!r}"
             )
         shadow_range = data.get("shadowedRange")
@@ -221,7 +221,7 @@ class BracketTracker:
             or shadow_range.get("start") != seqs[0]
             or shadow_range.get("end") != seqs[-1]
         ):
-            raise LogViolation(
+            raise LogViolationError(
                 "C3h",
                 event.seq,
                 f"shadowedRange must match the first and last shadowedSeqs; found range "
@@ -229,7 +229,7 @@ class BracketTracker:
             )
         count = data.get("shadowedTokenCount")
         if type(count) is not int or count < 0:
-            raise LogViolation(
+            raise LogViolationError(
                 "C3i",
                 event.seq,
                 f"shadowedTokenCount must be a non-negative integer; found {count!r}",
@@ -242,7 +242,7 @@ class BracketTracker:
         self._match(event, data, "C4c", "C4d")
         turn = data.get("turn", ABSENT)
         if turn != bracket.turn or (turn is not None and type(turn) is not int):
-            raise LogViolation(
+            raise LogViolationError(
                 "C4e",
                 event.seq,
                 f"compaction/end owner {turn!r} does not match compaction/start owner "
@@ -250,7 +250,7 @@ class BracketTracker:
             )
         self._owner_rule(event, "C4f", bracket.turn)
         if "error" not in data and not bracket.summarized:
-            raise LogViolation(
+            raise LogViolationError(
                 "C4g",
                 event.seq,
                 "successful compaction/end requires one compaction/summary; add the summary or "
@@ -266,7 +266,7 @@ class BracketTracker:
 
 def _data(event: SessionEvent) -> dict[str, Any]:
     if not isinstance(event.data, dict):
-        raise LogViolation(
+        raise LogViolationError(
             "E2", event.seq, f"{event.type} data must be an object; found {event.data!r}"
         )
     return event.data

@@ -10,7 +10,7 @@ from pydantic import ValidationError
 from invariants.session.bracket import BracketTracker, OpenBracket, is_checkpoint
 from invariants.session.enclosure import Enclosure
 from invariants.session.envelope import SessionEvent
-from invariants.session.errors import LogViolation
+from invariants.session.errors import LogViolationError
 from invariants.session.messages import raw_event_message
 from invariants.session.pairing import node_delta
 from invariants.session.pricing import estimate_message
@@ -53,15 +53,18 @@ class LogChecker:
             self._check_checkpoint(event, change, bracket)
         else:
             self.brackets.check(event)
-        if event.type == "compaction/end" and bracket is not None:
-            if not (isinstance(event.data, dict) and "error" in event.data):
-                if bracket.checkpoint_seq is None:
-                    raise LogViolation(
-                        "G-b",
-                        event.seq,
-                        "a successful compaction/end needs a checkpoint after the summary; "
-                        "close with an error when no checkpoint was written",
-                    )
+        if (
+            event.type == "compaction/end"
+            and bracket is not None
+            and not (isinstance(event.data, dict) and "error" in event.data)
+            and bracket.checkpoint_seq is None
+        ):
+            raise LogViolationError(
+                "G-b",
+                event.seq,
+                "a successful compaction/end needs a checkpoint after the summary; "
+                "close with an error when no checkpoint was written",
+            )
         self._check_claim(event, change)
         self._check_chunk_citations(event)
         self._check_pairing(event, change)
@@ -76,7 +79,7 @@ class LogChecker:
     def finish(self, allow_open_bracket: bool = False) -> None:
         """Judge the end of the log: a live unmatched start is a lock left behind."""
         if self.pending_prune is not None:
-            raise LogViolation(
+            raise LogViolationError(
                 "G-i",
                 self.pending_prune.seq,
                 "compaction/prune is the last event; its tool/result rewrite never followed",
@@ -87,7 +90,7 @@ class LogChecker:
         if bracket.deferred_crossing is not None:
             raise bracket.deferred_crossing
         if not allow_open_bracket:
-            raise LogViolation(
+            raise LogViolationError(
                 "G-k",
                 None,
                 f"compaction/start at seq {bracket.start_seq} is unmatched after the last "
@@ -99,7 +102,7 @@ class LogChecker:
             return SessionEvent.from_json_data(dict(raw))
         except ValidationError as error:
             seq = raw.get("seq")
-            raise LogViolation(
+            raise LogViolationError(
                 "E1",
                 seq if type(seq) is int else None,
                 f"expected a valid event envelope; found {error.error_count()} problem(s): "
@@ -120,7 +123,7 @@ class LogChecker:
             or shadow.get("end") != target
             or data.get("shadowedSeqs") != [target]
         ):
-            raise LogViolation(
+            raise LogViolationError(
                 "G-i",
                 event.seq,
                 f"compaction/prune at seq {prune.seq} must be followed by a tool/result replacing "
@@ -129,7 +132,7 @@ class LogChecker:
         original = self.event_at(target) if type(target) is int else None
         price = node_price(original) if original else None
         if data.get("shadowedTokenCount") != price:
-            raise LogViolation(
+            raise LogViolationError(
                 "G-i",
                 event.seq,
                 f"compaction/prune at seq {prune.seq} claims {data.get('shadowedTokenCount')} "
@@ -141,11 +144,11 @@ class LogChecker:
     ) -> None:
         seq = event.seq
         if not bracket.summarized or bracket.summary_seq is None:
-            raise LogViolation(
+            raise LogViolationError(
                 "G-a", seq, "checkpoint written before compaction/summary; summarise first"
             )
         if bracket.checkpoint_seq is not None:
-            raise LogViolation(
+            raise LogViolationError(
                 "G-a",
                 seq,
                 f"second checkpoint in one bracket (first at seq {bracket.checkpoint_seq})",
@@ -160,7 +163,7 @@ class LogChecker:
             or op == "append"
             or ({"start": op.start, "end": op.end} != shadow_range)
         ):
-            raise LogViolation(
+            raise LogViolationError(
                 "G-c",
                 seq,
                 f"checkpoint must immediately follow compaction/summary (seq "
@@ -169,7 +172,7 @@ class LogChecker:
             )
         shadowed = list(change.shadowed)
         if summary.get("shadowedSeqs") != shadowed:
-            raise LogViolation(
+            raise LogViolationError(
                 "G-d",
                 seq,
                 f"summary.shadowedSeqs {summary.get('shadowedSeqs')} differ from the nodes the "
@@ -183,7 +186,7 @@ class LogChecker:
             prices += node_price(node_event)
             span_delta += node_delta(node_event.type, node_event.data)
         if summary.get("shadowedTokenCount") != prices:
-            raise LogViolation(
+            raise LogViolationError(
                 "G-e",
                 seq,
                 f"shadowedTokenCount {summary.get('shadowedTokenCount')} differs from the "
@@ -191,7 +194,7 @@ class LogChecker:
             )
         expected_sources = [bracket.start_seq, bracket.summary_seq, *shadowed]
         if event.source_event_seqs != expected_sources:
-            raise LogViolation(
+            raise LogViolationError(
                 "G-f",
                 seq,
                 f"checkpoint sourceEventSeqs must be {expected_sources}; found "
@@ -199,21 +202,21 @@ class LogChecker:
             )
         own_price = node_price(event)
         if own_price >= prices:
-            raise LogViolation(
+            raise LogViolationError(
                 "G-g",
                 seq,
                 f"checkpoint priced {own_price} is not smaller than the {prices} it shadows",
             )
         before = self._open_before(change.start_index)
         if before != 0 or span_delta != 0:
-            raise LogViolation(
+            raise LogViolationError(
                 "G-h",
                 seq,
                 f"shadowed span is not balanced: {before} call(s) open before it, "
                 f"{before + span_delta} after it; cut where no tool call is open",
             )
         if bracket.turn is not None and change.start_index != 0:
-            raise LogViolation(
+            raise LogViolationError(
                 "G-j",
                 seq,
                 f"automatic checkpoint replaces from surface index {change.start_index}; "
@@ -234,7 +237,7 @@ class LogChecker:
         op = parse_surface_op(event)
         start, end, _tokens = self.claim
         if op == "append" or (op.start, op.end) != (start, end):
-            raise LogViolation(
+            raise LogViolationError(
                 "M2",
                 event.seq,
                 f"replace at seq {event.seq} has no adjacent shadow price (armed claim covers "
@@ -263,7 +266,7 @@ class LogChecker:
                 or chunk_data.get("turn") != data.get("turn")
                 or chunk_data.get("step") != data.get("step")
             ):
-                raise LogViolation(
+                raise LogViolationError(
                     "M3",
                     event.seq,
                     f"assistant/message cites seq {cited}, which is not an assistant/chunk of "
@@ -276,7 +279,7 @@ class LogChecker:
         delta = node_delta(event.type, event.data)
         if change.kind == "append":
             if self.open_total + delta < 0:
-                raise LogViolation(
+                raise LogViolationError(
                     "TP3",
                     event.seq,
                     f"tool/result at surface seq {event.seq} has no matching tool-call "
@@ -301,7 +304,7 @@ class LogChecker:
             assert node_event is not None
             running += node_delta(node_event.type, node_event.data)
             if running < 0:
-                raise LogViolation(
+                raise LogViolationError(
                     "TP3",
                     event.seq,
                     f"after this replace, tool/result at surface seq {node} has no matching "
@@ -315,14 +318,14 @@ def check_log(
     *,
     base_seq: int = 0,
     allow_open_bracket: bool = False,
-) -> LogViolation | None:
+) -> LogViolationError | None:
     """The first rule a whole log breaks, or None when it keeps them all."""
     checker = LogChecker(base_seq)
     try:
         for event in events:
             checker.feed(event)
         checker.finish(allow_open_bracket)
-    except LogViolation as violation:
+    except LogViolationError as violation:
         return violation
     return None
 
@@ -333,7 +336,7 @@ def assert_log_valid(
     base_seq: int = 0,
     allow_open_bracket: bool = False,
 ) -> None:
-    """Raise the first LogViolation of a log (a test helper for every engine-written log)."""
+    """Raise the first LogViolationError of a log (a test helper for every engine-written log)."""
     violation = check_log(events, base_seq=base_seq, allow_open_bracket=allow_open_bracket)
     if violation is not None:
         raise violation

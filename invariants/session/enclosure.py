@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from invariants.session.envelope import SessionEvent
-from invariants.session.errors import LogViolation
+from invariants.session.errors import LogViolationError
 
 TURN_SCOPED_TYPES = frozenset({"todo/write", "request/header", "request/context"})
 
@@ -40,8 +40,8 @@ class Enclosure:
         self.next_step = 1
         self.pending_calls: list[str] = []
 
-    def _fail(self, rule: str, event: SessionEvent, message: str) -> LogViolation:
-        return LogViolation(rule, event.seq, message)
+    def _fail(self, rule: str, event: SessionEvent, message: str) -> LogViolationError:
+        return LogViolationError(rule, event.seq, message)
 
     def _require_step(self, event: SessionEvent) -> None:
         turn, step = _int(event.data, "turn"), _int(event.data, "step")

@@ -1,4 +1,4 @@
-"""The session view's exception hierarchy: every error names the rule, what was expected and found."""
+"""The session view's exception hierarchy: errors name the rule, what was expected and found."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ class SessionError(Exception):
     """Base of every error raised by the session log models, checker and reference engine."""
 
 
-class LogViolation(SessionError):
+class LogViolationError(SessionError):
     """A session log breaks a numbered rule of the session spec (S, SI, C, G, M, TP or E)."""
 
     def __init__(self, rule: str, seq: int | None, message: str) -> None:

@@ -25,7 +25,7 @@ def node_delta(event_type: str, data: object) -> int:
 
 
 class PairingFold:
-    """Balanced cuts over a surface prefix; extend() is atomic, so a corrupt tail changes nothing."""
+    """Balanced cuts over a surface prefix; extend() is atomic: a corrupt tail changes nothing."""
 
     def __init__(self) -> None:
         self.cut_balanced: list[bool] = [True]

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from invariants.session.envelope import MAX_SAFE_INTEGER, SURFACE_TYPES, SessionEvent
-from invariants.session.errors import LogViolation
+from invariants.session.errors import LogViolationError
 
 EventLookup = Callable[[int], SessionEvent | None]
 
@@ -47,7 +47,7 @@ def parse_surface_op(event: SessionEvent) -> Literal["append"] | ReplaceRange:
         and _safe_non_negative(op["end"])
     ):
         return ReplaceRange(op["start"], op["end"])
-    raise LogViolation(
+    raise LogViolationError(
         "S3",
         event.seq,
         f"expected surfaceOp 'append' or exactly {{op:'replace', start, end}} with non-negative "
@@ -86,7 +86,7 @@ class SurfaceTracker:
         """Validate a candidate event (S1-S7, in the spec's order) without changing anything."""
         seq = event.seq
         if seq != self.next_seq:
-            raise LogViolation(
+            raise LogViolationError(
                 "S1",
                 seq,
                 f"seq {seq} is not contiguous; expected {self.next_seq}; "
@@ -94,7 +94,7 @@ class SurfaceTracker:
             )
         if event.type not in SURFACE_TYPES:
             if event.surface_op is not None or event.source_event_seqs is not None:
-                raise LogViolation(
+                raise LogViolationError(
                     "S2",
                     seq,
                     f"expected no surfaceOp or sourceEventSeqs on log-only type {event.type}; "
@@ -103,7 +103,7 @@ class SurfaceTracker:
                 )
             return SurfaceChange(seq, "none")
         if event.surface_op is None:
-            raise LogViolation(
+            raise LogViolationError(
                 "S2",
                 seq,
                 f"expected surfaceOp on surface type {event.type}; found none; "
@@ -114,16 +114,16 @@ class SurfaceTracker:
         if isinstance(op, ReplaceRange):
             found_start = self.index.get(op.start)
             if found_start is None:
-                raise LogViolation(
+                raise LogViolationError(
                     "S5", seq, f"start seq {op.start} not found in surface; replace visible nodes"
                 )
             found_end = self.index.get(op.end)
             if found_end is None:
-                raise LogViolation(
+                raise LogViolationError(
                     "S5", seq, f"end seq {op.end} not found in surface; replace visible nodes"
                 )
             if found_start > found_end:
-                raise LogViolation(
+                raise LogViolationError(
                     "S5",
                     seq,
                     f"start seq {op.start} (index {found_start}) is after end seq {op.end} "
@@ -137,7 +137,7 @@ class SurfaceTracker:
         cited = set(sources or ())
         missing = [node for node in shadowed if node not in cited]
         if missing:
-            raise LogViolation(
+            raise LogViolationError(
                 "S6",
                 seq,
                 f"replace sourceEventSeqs must cite every shadowed node; missing "
@@ -153,11 +153,11 @@ class SurfaceTracker:
         if sources is None:
             return None
         if not isinstance(sources, list):
-            raise LogViolation(
+            raise LogViolationError(
                 "S4", seq, f"expected sourceEventSeqs to be an array; found {sources!r}"
             )
         if not sources and event.type != "assistant/message":
-            raise LogViolation(
+            raise LogViolationError(
                 "S4",
                 seq,
                 f"expected a non-empty sourceEventSeqs on {event.type}; found []; "
@@ -166,17 +166,17 @@ class SurfaceTracker:
         seen: set[int] = set()
         for value in sources:
             if not _safe_non_negative(value):
-                raise LogViolation(
+                raise LogViolationError(
                     "S4",
                     seq,
                     f"expected sourceEventSeqs to hold non-negative integers; found {value!r}",
                 )
             if value in seen:
-                raise LogViolation(
+                raise LogViolationError(
                     "S4", seq, f"sourceEventSeqs repeats {value}; cite each event once"
                 )
             if value >= seq:
-                raise LogViolation(
+                raise LogViolationError(
                     "S4",
                     seq,
                     f"sourceEventSeqs cites {value}, which is not earlier than seq {seq}; "
@@ -190,7 +190,7 @@ class SurfaceTracker:
     ) -> None:
         seq = event.seq
         if len(shadowed) != 1:
-            raise LogViolation(
+            raise LogViolationError(
                 "S7",
                 seq,
                 f"a tool/result replacement must shadow exactly one node; found {len(shadowed)}",
@@ -198,14 +198,14 @@ class SurfaceTracker:
         original = event_at(shadowed[0])
         if original is None or original.type != "tool/result":
             found = original.type if original else "no event"
-            raise LogViolation(
+            raise LogViolationError(
                 "S7",
                 seq,
                 f"a tool/result replacement must shadow a tool/result; found {found} at "
                 f"seq {shadowed[0]}",
             )
         if _without_result_content(original.data) != _without_result_content(event.data):
-            raise LogViolation(
+            raise LogViolationError(
                 "S7",
                 seq,
                 f"a tool/result replacement may change only content of seq {shadowed[0]}; "

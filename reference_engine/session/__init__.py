@@ -46,15 +46,15 @@ from reference_engine.session.manual import (
     IdleHost,
     Maintenance,
     MaintenanceHost,
-    MaintenanceUnavailable,
+    MaintenanceUnavailableError,
     compact_now,
 )
 from reference_engine.session.meter import Measurement, PricedNode, TokenMeter
 from reference_engine.session.pairing import ToolPairing, balanced_after, balanced_before
 from reference_engine.session.pruner import (
     PRUNE_MARKER,
-    PruneReport,
     PrunerConfig,
+    PruneReport,
     load_pruner_config,
     measure_content,
     prune_content,
@@ -107,7 +107,7 @@ __all__ = [
     "IdleHost",
     "Maintenance",
     "MaintenanceHost",
-    "MaintenanceUnavailable",
+    "MaintenanceUnavailableError",
     "ManualCode",
     "ManualCompactionError",
     "Measurement",

@@ -1,4 +1,4 @@
-"""The durable compaction lock: the unmatched compaction/start itself, read by one backwards scan."""
+"""The durable compaction lock: the unmatched compaction/start, found by one backwards scan."""
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ from pydantic import ValidationError
 from invariants.session import (
     BracketTracker,
     Enclosure,
-    LogViolation,
+    LogViolationError,
     SessionEvent,
     SessionMessage,
     SurfaceChange,
@@ -175,7 +175,7 @@ class Session:
             return SessionEvent.from_json_data(dict(raw))
         except ValidationError as error:
             seq = raw.get("seq")
-            raise LogViolation(
+            raise LogViolationError(
                 "E1",
                 seq if type(seq) is int else None,
                 f"expected a valid event envelope; found: {error.errors()[0]['msg']} at "

@@ -16,7 +16,7 @@ from reference_engine.session.signal import AbortSignal
 from reference_engine.session.transaction import CompactionResult, run_transaction
 
 
-class MaintenanceUnavailable(SessionError):
+class MaintenanceUnavailableError(SessionError):
     """The agent cannot run maintenance now (it is active, or a waking prompt has priority)."""
 
 
@@ -55,7 +55,7 @@ class IdleHost:
     def run_maintenance(self) -> Maintenance:
         """Admit when idle; otherwise refuse."""
         if not self.idle:
-            raise MaintenanceUnavailable("agent is not idle; maintenance cannot be admitted")
+            raise MaintenanceUnavailableError("agent is not idle; maintenance cannot be admitted")
         self.admissions += 1
         self.idle = False
 

@@ -7,7 +7,7 @@ from typing import Any
 from weakref import WeakKeyDictionary
 
 from invariants.session import (
-    LogViolation,
+    LogViolationError,
     SessionEvent,
     estimate_envelope,
     estimate_message,
@@ -120,7 +120,7 @@ class TokenMeter:
         elif claim is not None:
             op = event.surface_op
             if (op["start"], op["end"]) != claim[:2]:
-                raise LogViolation(
+                raise LogViolationError(
                     "M2",
                     event.seq,
                     f"token surface: replace at seq {event.seq} has no adjacent shadow price "

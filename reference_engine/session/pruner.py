@@ -1,4 +1,4 @@
-"""The tool-result pruner: cut the middle out of oversized tool results, one metered rewrite each."""
+"""The tool-result pruner: cut the middle out of oversized tool results, one rewrite each."""
 
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ from invariants.session import Enclosure, SessionEvent
 
 
 def interrupted_turn_closers(events: Sequence[SessionEvent]) -> list[dict[str, Any]]:
-    """Error results for pending calls, then step/end, then turn/end(interrupted); never compaction."""
+    """Error results for pending calls, step/end, then turn/end(interrupted); no compaction."""
     if not events:
         return []
     enclosure = Enclosure()

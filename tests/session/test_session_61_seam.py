@@ -22,7 +22,8 @@ def test_markers_are_log_only_and_ordered() -> None:
     head = session.surface_nodes[0]
     result = BasicCompactor().compact_region(session, head, head)
     start = session.event_at(result.start_seq)
-    assert start is not None and start.surface_op is None
+    assert start is not None
+    assert start.surface_op is None
     assert result.start_seq < result.summary_seq < result.end_seq
     assert result.shadowed_seqs == (head,)
     assert (result.shadowed_range.start, result.shadowed_range.end) == (head, head)

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from invariants.session import LogViolation, check_log, checkpoint_source
+from invariants.session import LogViolationError, check_log, checkpoint_source
 from reference_engine.session import Session
 from tests.session.session_script import RawLog, user_data
 
@@ -94,7 +94,9 @@ def test_closed_standalone_bracket_containing_a_turn_fails_on_replay() -> None:
     log.turn("end", 1)
     log.end(None, error="x")
     log.add("session/end-seed", {})
-    with pytest.raises(LogViolation, match="turn/start cannot cross an open standalone compaction"):
+    with pytest.raises(
+        LogViolationError, match="turn/start cannot cross an open standalone compaction"
+    ):
         Session("s", log.events)
     assert rule_of(log) == "C1"
 
@@ -112,7 +114,7 @@ def test_open_numbered_trace_rebuilt_on_load_can_be_closed() -> None:
 def test_live_session_tracks_events_from_any_appender() -> None:
     session = Session("s")
     session.append("compaction/start", {"compactionId": "a", "turn": None})
-    with pytest.raises(LogViolation) as caught:
+    with pytest.raises(LogViolationError) as caught:
         session.append("compaction/start", {"compactionId": "b", "turn": None})
     assert caught.value.rule == "C2c"
     assert "while standalone compaction is still compacting" in str(caught.value)
@@ -120,17 +122,17 @@ def test_live_session_tracks_events_from_any_appender() -> None:
 
 def test_numbered_compaction_outside_or_for_another_turn_is_rejected() -> None:
     session = Session("s")
-    with pytest.raises(LogViolation, match="for turn 1 appended outside any open turn"):
+    with pytest.raises(LogViolationError, match="for turn 1 appended outside any open turn"):
         session.append("compaction/start", {"compactionId": "a", "turn": 1})
     session.append("turn/start", {"turn": 1})
-    with pytest.raises(LogViolation, match="names turn 2 but open turn is 1"):
+    with pytest.raises(LogViolationError, match="names turn 2 but open turn is 1"):
         session.append("compaction/start", {"compactionId": "a", "turn": 2})
 
 
 def test_standalone_inside_a_turn_is_rejected() -> None:
     session = Session("s")
     session.append("turn/start", {"turn": 1})
-    with pytest.raises(LogViolation, match="is standalone but turn 1 is open") as caught:
+    with pytest.raises(LogViolationError, match="is standalone but turn 1 is open") as caught:
         session.append("compaction/start", {"compactionId": "a", "turn": None})
     assert caught.value.rule == "C2d"
 
@@ -139,7 +141,7 @@ def test_nested_start_inside_a_turn_names_the_turn_owner() -> None:
     session = Session("s")
     session.append("turn/start", {"turn": 1})
     session.append("compaction/start", {"compactionId": "a", "turn": 1})
-    with pytest.raises(LogViolation, match="while turn 1 is still compacting"):
+    with pytest.raises(LogViolationError, match="while turn 1 is still compacting"):
         session.append("compaction/start", {"compactionId": "b", "turn": 1})
 
 
@@ -148,7 +150,7 @@ def test_unenclosed_numbered_event_fails_replay() -> None:
     log.turn("start", 1)
     log.turn("end", 1)
     log.start(1)
-    with pytest.raises(LogViolation) as caught:
+    with pytest.raises(LogViolationError) as caught:
         Session("s", log.events)
     assert caught.value.rule == "C2d"
 
@@ -161,7 +163,7 @@ def test_turn_boundaries_cannot_cross_a_live_bracket(owner: int | None) -> None:
     session.append("compaction/start", {"compactionId": "a", "turn": owner})
     kind = "turn/end" if owner else "turn/start"
     data: dict[str, Any] = {"turn": 1, "reason": {"kind": "completed"}} if owner else {"turn": 1}
-    with pytest.raises(LogViolation) as caught:
+    with pytest.raises(LogViolationError) as caught:
         session.append(kind, data)
     assert caught.value.rule == "C1"
     session.append("compaction/end", {"compactionId": "a", "turn": owner, "error": "x"})

@@ -155,7 +155,8 @@ def test_below_threshold_nothing_above_it_the_head_is_compacted() -> None:
     )
     assert result is not None
     assert result.shadowed_range.start == 0
-    assert len(result.shadowed_seqs) > 2 and len(session.surface_nodes) < 8
+    assert len(result.shadowed_seqs) > 2
+    assert len(session.surface_nodes) < 8
     script.check()
 
 
@@ -223,7 +224,8 @@ def test_pruning_alone_can_clear_pressure() -> None:
         pruner=load_pruner_config({"threshold_chars": 500, "head_chars": 100, "tail_chars": 100}),
     )
     assert compactor.compact_if_needed(script.session, "pressure") is None
-    assert text.calls == [] and script.session.replace_generation == 1
+    assert text.calls == []
+    assert script.session.replace_generation == 1
     script.check()
 
 
@@ -243,7 +245,8 @@ def test_summariser_sees_the_pruned_surface() -> None:
         for block in message.content
     ]
     flat = " ".join(getattr(inner, "text", "") for blocks in seen for inner in blocks)
-    assert PRUNE_MARKER.strip() in flat and "B" * 1000 not in flat
+    assert PRUNE_MARKER.strip() in flat
+    assert "B" * 1000 not in flat
 
 
 def test_region_checkpoint_is_framed_and_replayable() -> None:
@@ -259,10 +262,12 @@ def test_region_checkpoint_is_framed_and_replayable() -> None:
 
     compactor = BasicCompactor(summariser=FunctionSummariser(run))
     result = compactor.compact_region(session, nodes[0], nodes[3])
-    assert result.shadowed_seqs == nodes[:4] and result.shadowed_token_count > 0
+    assert result.shadowed_seqs == nodes[:4]
+    assert result.shadowed_token_count > 0
     summary = session.event_at(result.summary_seq)
     assert summary is not None
-    assert summary.data["maxTokens"] == 99 and "llmStreamCall" not in summary.data
+    assert summary.data["maxTokens"] == 99
+    assert "llmStreamCall" not in summary.data
     head = session.derive_messages()[0]
     assert OPEN_TAG in head.content[0].text  # type: ignore[union-attr]
     assert head.content[-1].text == CLOSE_TAG  # type: ignore[union-attr]
@@ -431,7 +436,8 @@ def test_pre_step_listener_warns_once_per_target_and_keeps_going() -> None:
     hook = PreStepPressure(BasicCompactor())
     hook.on_pre_step(script.session)
     hook.on_pre_step(script.session)
-    assert len(hook.warnings) == 1 and "prov" in hook.warnings[0]
+    assert len(hook.warnings) == 1
+    assert "prov" in hook.warnings[0]
 
 
 def test_overflow_retries_only_after_a_replacement_and_honours_the_cap() -> None:
@@ -449,7 +455,8 @@ def test_overflow_retries_only_after_a_replacement_and_honours_the_cap() -> None
     # The cap (1) is used up: no more compaction calls, the error goes downstream once.
     calls = recovery.compact_calls
     assert recovery.on_request_error(script.session, CONTEXT, None, next_handler) == "delegated"
-    assert recovery.compact_calls == calls and downstream == ["next", "next"]
+    assert recovery.compact_calls == calls
+    assert downstream == ["next", "next"]
     script.check()
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from invariants.session import LogViolation, SessionEvent
+from invariants.session import LogViolationError, SessionEvent
 from reference_engine.session import (
     AbortSignal,
     BasicCompactor,
@@ -68,7 +68,8 @@ def test_standalone_commit_shape_and_one_flush() -> None:
     session = script.session
     start = session.event_at(result.start_seq)
     end = session.event_at(result.end_seq)
-    assert start is not None and end is not None
+    assert start is not None
+    assert end is not None
     assert start.data == {
         "compactionId": result.compaction_id,
         "sourceCommandId": "cmd-1",
@@ -77,10 +78,12 @@ def test_standalone_commit_shape_and_one_flush() -> None:
     assert end.data == start.data
     summary = session.event_at(result.summary_seq)
     checkpoint = session.event_at(result.checkpoint_seq)
-    assert summary is not None and checkpoint is not None
+    assert summary is not None
+    assert checkpoint is not None
     assert summary.data["sourceCommandId"] == "cmd-1"
     assert checkpoint.data["source"]["sourceCommandId"] == "cmd-1"
-    assert host.flushes == 1 and host.releases == 1
+    assert host.flushes == 1
+    assert host.releases == 1
     assert not any(e.type == "turn/start" and e.seq > result.start_seq for e in session.events)
     assert session.surface_nodes[0] == result.checkpoint_seq
     assert end.time - start.time > 0
@@ -139,7 +142,9 @@ def test_summariser_failure_is_summary_code_surface_unchanged_and_released() -> 
     assert_unchanged(session, before)
     assert family(session) == ["compaction/start", "compaction/end"]
     assert last_end(session)["error"] == "model down"
-    assert host.releases == 1 and host.flushes == 1 and host.idle
+    assert host.releases == 1
+    assert host.flushes == 1
+    assert host.idle
     script.check()
 
 
@@ -148,7 +153,8 @@ def test_nothing_to_compact_returns_none_without_markers() -> None:
     script.user("only one")
     host = IdleHost()
     assert compact_now(BasicCompactor(), script.session, host) is None
-    assert family(script.session) == [] and host.releases == 1
+    assert family(script.session) == []
+    assert host.releases == 1
 
 
 def test_live_unmatched_bracket_is_busy() -> None:
@@ -157,7 +163,8 @@ def test_live_unmatched_bracket_is_busy() -> None:
     text = TextSummariser()
     with pytest.raises(ManualCompactionError, match="compaction lock is already active") as caught:
         compact_now(BasicCompactor(summariser=text), script.session, IdleHost())
-    assert caught.value.code == "busy" and text.calls == []
+    assert caught.value.code == "busy"
+    assert text.calls == []
 
 
 def test_stale_bracket_before_a_later_end_seed_is_ignored() -> None:
@@ -197,7 +204,8 @@ def test_open_turn_is_busy() -> None:
 
 def _rival_replace(session: Session, start: int, end: int) -> None:
     first, last = session.surface_position(start), session.surface_position(end)
-    assert first is not None and last is not None
+    assert first is not None
+    assert last is not None
     session.append(
         "user/message",
         user_data("rival", "r"),
@@ -222,7 +230,8 @@ def test_span_replaced_during_summarisation_is_changed(where: str) -> None:
     expected = "selected span" if where == "head" else "span changed during summarization"
     assert expected in str(caught.value.__cause__)
     assert family(session) == ["compaction/start", "compaction/end"]
-    assert host.flushes == 1 and host.releases == 1
+    assert host.flushes == 1
+    assert host.releases == 1
     assert session.replace_generation == 1
     script.check()
 
@@ -284,12 +293,14 @@ def test_failing_success_close_is_commit_leaves_orphan_and_blocks() -> None:
         compact_now(BasicCompactor(), session, host)
     assert caught.value.code == "commit"
     assert "boundary rejected" in str(caught.value.__cause__)
-    assert host.flushes == 0 and host.releases == 1
+    assert host.flushes == 0
+    assert host.releases == 1
     assert family(session) == ["compaction/start", "compaction/summary"]
     text = TextSummariser()
     with pytest.raises(ManualCompactionError) as again:
         compact_now(BasicCompactor(summariser=text), session, IdleHost())
-    assert again.value.code == "busy" and text.calls == []
+    assert again.value.code == "busy"
+    assert text.calls == []
     script.check(allow_open_bracket=True)
 
 
@@ -303,7 +314,8 @@ def test_failing_error_close_is_commit_with_only_a_start() -> None:
         compact_now(compactor, session, host)
     assert caught.value.code == "commit"
     assert family(session) == ["compaction/start"]
-    assert host.flushes == 0 and host.releases == 1
+    assert host.flushes == 0
+    assert host.releases == 1
 
 
 def test_span_prices_changed_is_changed() -> None:
@@ -318,7 +330,7 @@ def test_span_prices_changed_is_changed() -> None:
         calls["n"] += 1
         return original(s, seq) + (1 if calls["n"] > 2 * len(s.surface_nodes) else 0)
 
-    compactor.meter.price_of = drifting  # type: ignore[method-assign]
+    compactor.meter.price_of = drifting  # type: ignore[method-assign,assignment]
     with pytest.raises(ManualCompactionError) as caught:
         compact_now(compactor, session, IdleHost())
     assert caught.value.code == "changed"
@@ -376,7 +388,8 @@ def test_pre_aborted_signal_throws_the_exact_reason_with_no_side_effects(case: s
     with pytest.raises(KeyError) as caught:
         compact_now(compactor, script.session, host, signal=signal)
     assert caught.value is reason
-    assert host.admissions == 0 and compactor.meter.measure_calls == 0
+    assert host.admissions == 0
+    assert compactor.meter.measure_calls == 0
     assert len(script.session.events) == before
 
 
@@ -395,7 +408,8 @@ def test_caller_abort_during_a_failing_summary_throws_the_reason_after_flush() -
     with pytest.raises(KeyError) as caught:
         compact_now(compactor, script.session, host, signal=signal)
     assert caught.value is reason
-    assert host.flushes == 1 and host.releases == 1
+    assert host.flushes == 1
+    assert host.releases == 1
     assert family(script.session) == ["compaction/start", "compaction/end"]
     assert "summariser says no" in last_end(script.session)["error"]
 
@@ -411,7 +425,8 @@ def test_agent_maintenance_abort_is_cancelled_with_its_reason() -> None:
 
     with pytest.raises(ManualCompactionError) as caught:
         compact_now(BasicCompactor(summariser=summariser(abort)), script.session, host)
-    assert caught.value.code == "cancelled" and caught.value.__cause__ is reason
+    assert caught.value.code == "cancelled"
+    assert caught.value.__cause__ is reason
 
 
 def test_abort_after_summarisation_writes_no_summary() -> None:
@@ -468,11 +483,12 @@ def test_automatic_region_is_excluded_during_a_manual_run_and_vice_versa() -> No
             seen.append(str(error))
 
     compact_now(BasicCompactor(summariser=summariser(nested)), session, IdleHost())
-    assert seen and "compaction lock is already active" in seen[0]
+    assert seen
+    assert "compaction lock is already active" in seen[0]
     replayed = replay(session)
     assert replayed.derive_messages() == session.derive_messages()
 
 
 def test_guard_rejections_are_log_violations_or_runtime_errors_only() -> None:
-    with pytest.raises(LogViolation):
+    with pytest.raises(LogViolationError):
         Session("s").append("compaction/end", {"compactionId": "x", "turn": None})

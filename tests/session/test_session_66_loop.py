@@ -38,7 +38,8 @@ def test_pressure_runs_between_a_finished_tool_step_and_the_next_step() -> None:
     for seq in starts:
         before = [e.type for e in events[:seq] if e.type in ("step/start", "step/end")]
         after = next(e.type for e in events[seq:] if e.type in ("step/start", "step/end"))
-        assert before[-1] == "step/end" and after == "step/start"
+        assert before[-1] == "step/end"
+        assert after == "step/start"
     ends = [e for e in events if e.type == "turn/end"]
     assert all(e.data["reason"]["kind"] == "completed" for e in ends)
     script.check()
@@ -61,9 +62,11 @@ def test_every_checkpoint_on_the_surface_is_balanced_on_both_sides() -> None:
         for seq in session.surface_nodes
         if is_checkpoint(session.event_at(seq))  # type: ignore[arg-type]
     ]
-    assert len(checkpoints) == 1 and checkpoints[0] == session.surface_nodes[0]
+    assert len(checkpoints) == 1
+    assert checkpoints[0] == session.surface_nodes[0]
     for seq in checkpoints:
-        assert pairing.balanced_before(session, seq) and pairing.balanced_after(session, seq)
+        assert pairing.balanced_before(session, seq)
+        assert pairing.balanced_after(session, seq)
 
 
 def test_overflow_recovery_compacts_inside_the_same_step_of_the_turn() -> None:
@@ -83,7 +86,8 @@ def test_overflow_recovery_compacts_inside_the_same_step_of_the_turn() -> None:
     assert [e.type for e in family] == ["compaction/start", "compaction/summary", "compaction/end"]
     assert family[0].data["turn"] == family[-1].data["turn"] == 3
     step_starts = [e for e in events if e.type == "step/start" and e.data["turn"] == 3]
-    assert len(step_starts) == 1 and step_starts[0].seq < family[0].seq
+    assert len(step_starts) == 1
+    assert step_starts[0].seq < family[0].seq
     texts = [getattr(m.content[0], "text", "") for m in script.session.derive_messages()]
     assert not any(t.startswith("question 0") for t in texts)
     script.check()

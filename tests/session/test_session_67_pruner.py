@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from invariants.session import LogViolation, assert_log_valid, estimate_message
+from invariants.session import LogViolationError, assert_log_valid, estimate_message
 from reference_engine.session import (
     PRUNE_MARKER,
     ConfigError,
@@ -116,7 +116,7 @@ def test_pruning_outside_a_turn_is_rejected_inside_it_works() -> None:
     script = _script_with_results(300)
     script.end_turn()
     config = PrunerConfig(threshold_chars=100, head_chars=10, tail_chars=10)
-    with pytest.raises(LogViolation, match="outside any open turn"):
+    with pytest.raises(LogViolationError, match="outside any open turn"):
         prune_session(script.session, config)
     script.begin_turn()
     # The failed rewrite left its metering event behind; a fresh pass still works in a turn.

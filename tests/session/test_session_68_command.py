@@ -32,9 +32,11 @@ def compacted_script() -> Script:
 def test_success_text_points_at_the_summary() -> None:
     script = compacted_script()
     outcome = run_compact_command(BasicCompactor(), script.session, IdleHost(), "cmd-1")
-    assert outcome.text.startswith("Compacted ") and "history items (~" in outcome.text
+    assert outcome.text.startswith("Compacted ")
+    assert "history items (~" in outcome.text
     summary = script.session.event_at(outcome.source_event_seq or -1)
-    assert summary is not None and summary.type == "compaction/summary"
+    assert summary is not None
+    assert summary.type == "compaction/summary"
     assert summary.data["sourceCommandId"] == "cmd-1"
     assert all(
         e.surface_op is None for e in script.session.events if e.type.startswith("compaction/")
