@@ -1,0 +1,20 @@
+"""The reference message compactor for the messages view (OpenAI chat dicts in and out)."""
+
+from reference_engine.messages.compactor import (
+    DEFAULT_MAX_MESSAGES,
+    ReferenceMessages,
+    head_end,
+    reference_messages,
+)
+from reference_engine.messages.cut import safe_cuts
+from reference_engine.messages.summary import summarise, summary_lines
+
+__all__ = [
+    "DEFAULT_MAX_MESSAGES",
+    "ReferenceMessages",
+    "head_end",
+    "reference_messages",
+    "safe_cuts",
+    "summarise",
+    "summary_lines",
+]
