@@ -1,9 +1,21 @@
 """The vocabulary of compaction (pydantic models) and the laws a compactor must keep."""
 
 from invariants.canonical import canonical_json, canonically_equal, sha256_hex
+from invariants.catalogue import (
+    VIEWS,
+    Invariant,
+    UnknownInvariantError,
+    View,
+    catalogue,
+    invariant,
+    run_checks,
+    select,
+)
+from invariants.compaction import SnapshotAfter, SnapshotBefore
 from invariants.compactor import CompactorInput
 from invariants.context import ContextSource, ContextUsage
 from invariants.events import REQUIRED_PAYLOAD, AgentEvent, EventType
+from invariants.facts import Budget, Facts
 from invariants.messages import (
     AssistantMessage,
     ChatMessage,
@@ -28,15 +40,18 @@ from invariants.snapshot import (
     SourceEventRange,
 )
 from invariants.state import ActiveSkill, AgentState, PendingUserInput, RunStatus, SkillState
+from invariants.verdict import Finding, Violation, value_diff
 from invariants.wire import WireModel
 
 __all__ = [
     "REQUIRED_PAYLOAD",
+    "VIEWS",
     "AcceptanceCriterion",
     "ActiveSkill",
     "AgentEvent",
     "AgentState",
     "AssistantMessage",
+    "Budget",
     "ChatMessage",
     "CompactionSnapshot",
     "CompactionState",
@@ -46,12 +61,17 @@ __all__ = [
     "ContextUsage",
     "Decision",
     "EventType",
+    "Facts",
+    "Finding",
     "FunctionCall",
+    "Invariant",
     "PendingUserInput",
     "PendingWork",
     "PlanStep",
     "RunStatus",
     "SkillState",
+    "SnapshotAfter",
+    "SnapshotBefore",
     "SnapshotDraft",
     "SourceEventRange",
     "StepStatus",
@@ -60,13 +80,21 @@ __all__ = [
     "TextPart",
     "ToolCall",
     "ToolMessage",
+    "UnknownInvariantError",
     "UserMessage",
     "ValidationRecord",
+    "View",
+    "Violation",
     "WireModel",
     "canonical_json",
     "canonically_equal",
+    "catalogue",
     "content_text",
     "dump_messages",
+    "invariant",
     "parse_messages",
+    "run_checks",
+    "select",
     "sha256_hex",
+    "value_diff",
 ]

@@ -72,11 +72,7 @@ def select(
             f"unknown invariant(s) for the {view} view: {', '.join(unknown)}; "
             f"known: {', '.join(sorted(known))}"
         )
-    return [
-        law
-        for law in laws
-        if (wanted is None or law.id in wanted) and law.id not in unwanted
-    ]
+    return [law for law in laws if (wanted is None or law.id in wanted) and law.id not in unwanted]
 
 
 def run_checks(laws: Sequence[Invariant], before: Any, after: Any, facts: Facts) -> list[Finding]:

@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from invariants.plan import TaskPlan, ValidationRecord
+from invariants.state import AgentState
 
 Counter = Literal["messages", "characters", "approx_tokens"]
 
@@ -48,3 +49,19 @@ class Facts(BaseModel):
         if self.plan is None:
             return ()
         return tuple(step.id for step in self.plan.steps if step.status != "completed")
+
+    @classmethod
+    def of_state(cls, state: AgentState, superseded: tuple[str, ...] = ()) -> Facts:
+        """The facts an authoritative state asserts (it cannot know superseded values itself)."""
+        question = state.pending_user_input.question if state.pending_user_input else None
+        return cls(
+            goal=state.task,
+            constraints=state.constraints,
+            superseded_constraints=superseded,
+            plan=state.plan,
+            changed_files=state.changed_files,
+            failed_attempts=state.failed_attempts,
+            validations=state.validations,
+            active_skills=tuple(state.skills.active_skills),
+            pending_question=question,
+        )

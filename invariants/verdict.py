@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any
 
 from deepdiff import DeepDiff
@@ -49,10 +51,58 @@ class Finding:
         return not self.violations
 
 
+_MAX_DIFF_SITES = 5
+
+
+def _differing(expected: Any, actual: Any, path: str) -> Iterator[tuple[str, Any, Any]]:
+    """The smallest subtrees where two JSON values differ, with their deepdiff paths."""
+    if isinstance(expected, dict) and isinstance(actual, dict):
+        for key in dict.fromkeys([*expected, *actual]):
+            left, right = expected.get(key, _ABSENT), actual.get(key, _ABSENT)
+            if left == right:
+                continue
+            if left is _ABSENT or right is _ABSENT:
+                # Keep deepdiff's own "item added/removed" wording, on a one-key dict.
+                yield (
+                    path,
+                    {} if left is _ABSENT else {key: left},
+                    {} if right is _ABSENT else {key: right},
+                )
+            else:
+                yield from _differing(left, right, f"{path}[{key!r}]")
+    elif (
+        isinstance(expected, list)
+        and isinstance(actual, list)
+        and len(expected) == len(actual)
+    ):
+        for index, (left, right) in enumerate(zip(expected, actual, strict=True)):
+            if left != right:
+                yield from _differing(left, right, f"{path}[{index}]")
+    else:
+        yield path, expected, actual
+
+
+_ABSENT = object()
+
+
 def value_diff(expected: Any, actual: Any) -> dict[str, Any] | None:
-    """A JSON-safe deepdiff of two JSON-shaped values, or None when they are equal."""
-    difference = DeepDiff(expected, actual, ignore_order=False, verbose_level=2)
-    if not difference:
+    """A JSON-safe deepdiff of two JSON-shaped values, or None when they are equal.
+
+    deepdiff runs only on the few subtrees that differ (at most five), so that a diff of a
+    long history stays cheap; its paths are rewritten to start from the whole value.
+    """
+    if expected == actual:
         return None
-    data: dict[str, Any] = json.loads(difference.to_json())
-    return data
+    merged: dict[str, Any] = {}
+    for path, left, right in islice(_differing(expected, actual, "root"), _MAX_DIFF_SITES):
+        difference = DeepDiff(left, right, ignore_order=False, verbose_level=2)
+        for kind, entries in json.loads(difference.to_json()).items():
+            if isinstance(entries, dict):
+                bucket = merged.setdefault(kind, {})
+                for where, detail in entries.items():
+                    bucket[path + where.removeprefix("root")] = detail
+            else:
+                merged.setdefault(kind, []).extend(
+                    path + str(where).removeprefix("root") for where in entries
+                )
+    return merged or None

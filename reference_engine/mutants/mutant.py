@@ -16,7 +16,7 @@ class Mutant:
     ``build`` returns a fresh backend for the view: for ``messages`` a callable from a list of
     OpenAI chat dicts to a list of them; for ``snapshot`` a snapshot engine (see
     ``reference_engine.mutants.snapshot``); for ``session`` a session engine.
-    ``max_witness`` bounds the size of its shrunk witness (events or messages).
+    ``max_witness`` bounds the size of its shrunk history (events or messages).
     """
 
     name: str

@@ -7,10 +7,12 @@ from reference_engine.snapshot.engine import (
     EngineConfig,
     OutcomeKind,
     compactor_input,
+    context_chars,
     maybe_compact,
 )
 from reference_engine.snapshot.history import HistoryError, ToolPairs, check_history
 from reference_engine.snapshot.mode import Mode
+from reference_engine.snapshot.pipeline import SnapshotPipeline
 from reference_engine.snapshot.rules import (
     ALL_RULES,
     RULE_STATEMENTS,
@@ -22,6 +24,7 @@ from reference_engine.snapshot.rules import (
 from reference_engine.snapshot.sealing import checksum_matches, checksum_of, seal
 from reference_engine.snapshot.tail import (
     CompactedContext,
+    assembled_chars,
     context_sources,
     corrected_boundary,
     literal_boundary,
@@ -46,11 +49,14 @@ __all__ = [
     "ReferenceCompactor",
     "RuleFailure",
     "RuleId",
+    "SnapshotPipeline",
     "ToolPairs",
+    "assembled_chars",
     "check_history",
     "checksum_matches",
     "checksum_of",
     "compactor_input",
+    "context_chars",
     "context_sources",
     "corrected_boundary",
     "is_safe_boundary",

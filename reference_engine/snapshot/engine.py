@@ -25,6 +25,7 @@ from reference_engine.snapshot.rules import RuleFailure, validate
 from reference_engine.snapshot.sealing import checksum_matches, seal
 from reference_engine.snapshot.tail import (
     CompactedContext,
+    assembled_chars,
     context_sources,
     event_source,
     project,
@@ -105,7 +106,7 @@ def compactor_input(state: AgentState, events: Sequence[AgentEvent], mode: Mode)
     )
 
 
-def _context_size(state: AgentState, events: Sequence[AgentEvent], config: EngineConfig) -> int:
+def context_chars(state: AgentState, events: Sequence[AgentEvent], config: EngineConfig) -> int:
     """Characters of the context the model would see now, before this compaction."""
     snapshots = state.compaction.snapshots
     if not snapshots:
@@ -178,8 +179,8 @@ def maybe_compact(
     snapshot = seal(draft, source_range, config.clock())
     failures.extend(validate(snapshot, state, events, verify_checksum=corrected))
     context = project(snapshot, events, config.raw_tail_size, config.mode, config.max_raw_tail)
-    size_before = _context_size(state, events, config)
-    size_after = sum(len(source.content) for source in context_sources(context))
+    size_before = context_chars(state, events, config)
+    size_after = assembled_chars(context)
     orphans = tuple(tail_orphans(context.raw_tail))
     if corrected and not failures and size_after >= size_before:
         failures.append(

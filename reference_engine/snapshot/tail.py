@@ -151,3 +151,8 @@ def context_sources(context: CompactedContext) -> list[ContextSource]:
 def tail_orphans(raw_tail: Sequence[AgentEvent]) -> list[str]:
     """Call ids whose result is in the tail but whose call is not."""
     return ToolPairs.of(raw_tail).orphan_results(0)
+
+
+def assembled_chars(context: CompactedContext) -> int:
+    """Characters of every context source: the size the progress rule compares."""
+    return sum(len(source.content) for source in context_sources(context))
