@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, TypeAdapter
 
+from compactcheck.report import Report
 from invariants import (
     AgentEvent,
     AgentState,
@@ -33,6 +34,7 @@ MODELS: dict[str, type[BaseModel] | TypeAdapter[Any]] = {
     "context-usage": ContextUsage,
     "context-source": ContextSource,
     "chat-messages": CHAT_MESSAGES,
+    "report": Report,
 }
 
 

@@ -1,0 +1,103 @@
+"""The JSON report: the single source of truth that every other format is rendered from."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
+
+Verdict = Literal["pass", "violation", "skipped", "errored", "unknown"]
+VERDICTS: tuple[Verdict, ...] = ("pass", "violation", "skipped", "errored", "unknown")
+SCHEMA_VERSION = 1
+
+EXIT_PASS = 0
+EXIT_VIOLATION = 1
+EXIT_USAGE = 2
+EXIT_INCONCLUSIVE = 3
+
+
+class _ReportModel(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Counterexample(_ReportModel):
+    """The minimal history on which an invariant broke, and why."""
+
+    round: int = Field(description="the compaction round (1 = first) in which it broke")
+    because: str = Field(description="one sentence naming the events or messages involved")
+    witness: list[JsonValue] = Field(description="only the events or messages behind it")
+    diff: dict[str, JsonValue] | None = Field(
+        default=None, description="deepdiff where values differ"
+    )
+    input: JsonValue = Field(description="what the backend was handed in that round")
+    output: JsonValue = Field(default=None, description="what the backend answered")
+    history_size: int = Field(description="events or messages in the shrunk history")
+    corpus_file: str | None = Field(default=None, description="the crash corpus entry")
+    reproduced: Literal["deterministic", "flaky", "not_checked"] = "not_checked"
+
+
+class InvariantResult(_ReportModel):
+    """One invariant on one target."""
+
+    invariant: str
+    statement: str
+    verdict: Verdict
+    examples: int = Field(description="histories generated and run")
+    exercised: int = Field(description="compactions that actually exercised the invariant")
+    compactions: int = Field(default=0, description="compactions judged (all rounds)")
+    errored: int = Field(default=0, description="backend calls that errored")
+    skipped: int = Field(default=0, description="backend calls that declined")
+    because: str | None = None
+    counterexample: Counterexample | None = None
+
+
+class Implementation(_ReportModel):
+    """What a target says about itself (from the protocol handshake, or built in)."""
+
+    name: str
+    version: str = ""
+    language: str = "python"
+    views: list[str] = Field(default_factory=list)
+
+
+class TargetReport(_ReportModel):
+    """Every invariant of one view on one target."""
+
+    target: str
+    view: str
+    implementation: Implementation | None = None
+    results: list[InvariantResult]
+    errors: list[str] = Field(default_factory=list, description="target-level problems")
+    stderr: str = Field(default="", description="the tail of a subprocess's stderr")
+    seconds: float = 0.0
+
+
+class Report(_ReportModel):
+    """A run of compactcheck over one or more targets."""
+
+    schema_version: int = SCHEMA_VERSION
+    toolkit_version: str
+    seed: int
+    profile: str
+    max_examples: int
+    rounds: int = Field(description="most compaction rounds per history")
+    complete: bool = Field(description="false when the run was interrupted")
+    started_at: str
+    targets: list[TargetReport]
+
+    def verdicts(self) -> list[Verdict]:
+        """Every verdict in the report."""
+        return [result.verdict for target in self.targets for result in target.results]
+
+    def exit_code(self) -> int:
+        """0 every result passed; 1 a violation; 3 inconclusive (errors, skips, unknowns)."""
+        verdicts = self.verdicts()
+        if "violation" in verdicts:
+            return EXIT_VIOLATION
+        if not verdicts or any(verdict != "pass" for verdict in verdicts):
+            return EXIT_INCONCLUSIVE
+        return EXIT_PASS
+
+    def to_json_data(self) -> dict[str, Any]:
+        """The report as JSON data."""
+        return self.model_dump(mode="json")
