@@ -9,6 +9,13 @@ from typing import Any
 
 from pydantic import BaseModel, TypeAdapter
 
+from compactcheck.protocol import (
+    ANY_COMPACT_REQUEST,
+    AnyCompactResponse,
+    StartRequest,
+    StartResponse,
+    StopRequest,
+)
 from compactcheck.report import Report
 from invariants import (
     AgentEvent,
@@ -35,6 +42,11 @@ MODELS: dict[str, type[BaseModel] | TypeAdapter[Any]] = {
     "context-source": ContextSource,
     "chat-messages": CHAT_MESSAGES,
     "report": Report,
+    "protocol-start-request": StartRequest,
+    "protocol-start-response": StartResponse,
+    "protocol-compact-request": ANY_COMPACT_REQUEST,
+    "protocol-compact-response": AnyCompactResponse,
+    "protocol-stop-request": StopRequest,
 }
 
 
