@@ -90,11 +90,15 @@ class Report(_ReportModel):
         return [result.verdict for target in self.targets for result in target.results]
 
     def exit_code(self) -> int:
-        """0 every result passed; 1 a violation; 3 inconclusive (errors, skips, unknowns)."""
+        """1 on any violation; 3 inconclusive; 0 when every applicable law passed.
+
+        Inconclusive: an errored or unknown verdict remains, or nothing passed at all. A law
+        skipped as not applicable (say, a budget law with no declared budget) does not count.
+        """
         verdicts = self.verdicts()
         if "violation" in verdicts:
             return EXIT_VIOLATION
-        if not verdicts or any(verdict != "pass" for verdict in verdicts):
+        if "pass" not in verdicts or "errored" in verdicts or "unknown" in verdicts:
             return EXIT_INCONCLUSIVE
         return EXIT_PASS
 

@@ -79,10 +79,13 @@ class SnapshotPipeline:
         source = SourceEventRange.model_validate({"from": low, "to": high})
         snapshot = self.sealer(draft, source, self.config.clock())
         tail = self.select_tail(snapshot, events)
+        # A compactor behind JSON (another process, a plain callable) reports the data it was
+        # handed as it looked afterwards, so that in-place edits of that data are caught too.
+        seen = getattr(self.compactor, "last_seen", None)
         after = SnapshotAfter(
             snapshot=snapshot,
             raw_tail=tail,
-            handed=handed.to_json_data(),
+            handed=seen if isinstance(seen, dict) else handed.to_json_data(),
             state_data=state.to_json_data(),
             context_chars=assembled_chars(CompactedContext(snapshot, tail)),
         )

@@ -1,0 +1,69 @@
+"""A conformance run: several targets, each on every view it handles, into one report."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+
+from compactcheck.report import Report, TargetReport
+from compactcheck.runner import Progress, RunConfig, run_target
+from compactcheck.targets import Target, TargetError, resolve
+from invariants import View
+
+
+def open_targets(
+    names: Sequence[str], config: RunConfig, view: View | None, timeout: float
+) -> list[Target]:
+    """Resolve every connectable first, so that a typo fails before any fuzzing starts."""
+    targets: list[Target] = []
+    try:
+        for name in names:
+            target = resolve(name, view=view, timeout=timeout, budget=config.budget)
+            if view is not None and view not in target.views:
+                raise TargetError(
+                    f"{name}: handles the {', '.join(target.views)} view(s), not {view}"
+                )
+            targets.append(target)
+    except BaseException:
+        for target in targets:
+            target.close()
+        raise
+    return targets
+
+
+def conformance(
+    targets: Sequence[Target],
+    config: RunConfig,
+    *,
+    view: View | None = None,
+    progress: Progress | None = None,
+    partial: list[TargetReport] | None = None,
+) -> Report:
+    """Fuzz every target on every view it handles (or the one asked for).
+
+    ``partial`` collects each target report as soon as it is done, so that an interrupted run
+    can still write what it has.
+    """
+    started = datetime.now(UTC).isoformat(timespec="seconds")
+    done: list[TargetReport] = partial if partial is not None else []
+    for target in targets:
+        for target_view in target.views:
+            if view is None or target_view == view:
+                done.append(run_target(target, target_view, config, progress))
+    return report_of(done, config, started, complete=True)
+
+
+def report_of(
+    done: Sequence[TargetReport], config: RunConfig, started: str, *, complete: bool
+) -> Report:
+    """The report of what has been run so far."""
+    return Report(
+        toolkit_version=config.toolkit_version,
+        seed=config.seed,
+        profile=config.profile,
+        max_examples=config.max_examples,
+        rounds=config.rounds,
+        complete=complete,
+        started_at=started,
+        targets=list(done),
+    )

@@ -1,0 +1,289 @@
+"""Per-view drivers: generate multi-round cases, run a target on them, re-run one round."""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, replace
+from typing import Any, Literal, Protocol
+
+from hypothesis import strategies as st
+from pydantic import ValidationError
+
+from compactcheck.backend import Answer, Backend
+from invariants import (
+    AgentEvent,
+    AgentState,
+    Budget,
+    CompactorInput,
+    Facts,
+    Finding,
+    Invariant,
+    SnapshotDraft,
+    View,
+    dump_messages,
+    parse_messages,
+)
+from reference_engine.snapshot import SnapshotPipeline, is_safe_boundary
+from strategies import Projected, Scenario, project_messages, project_snapshot, scenarios
+from strategies.messages_facts import messages_facts
+
+Status = Literal["compacted", "declined", "skipped", "errored", "unsafe"]
+
+
+@dataclass(frozen=True)
+class Case:
+    """A scenario and where its rounds end: round r sees the first ``cuts[r]`` turns."""
+
+    scenario: Scenario
+    cuts: tuple[int, ...]
+
+    def prefix(self, round_index: int) -> Scenario:
+        """The scenario as it stands at the end of one round (0-based)."""
+        turns = self.cuts[round_index]
+        last = round_index == len(self.cuts) - 1
+        if last:
+            return self.scenario
+        return replace(self.scenario, turns=self.scenario.turns[:turns], pending_batch=None)
+
+
+@st.composite
+def cases(draw: st.DrawFn, rounds: int) -> Case:
+    """A scenario cut into one to ``rounds`` compaction rounds at turn boundaries."""
+    scenario = draw(scenarios())
+    turns = len(scenario.turns)
+    count = draw(st.integers(1, max(1, min(rounds, turns))))
+    inner = (
+        sorted(draw(st.sets(st.integers(1, turns - 1), min_size=count - 1, max_size=count - 1)))
+        if count > 1
+        else []
+    )
+    if count > 1:
+        # Earlier compactions inside later rounds would rewrite what an earlier round saw;
+        # the chained rounds are the compactions under test there.
+        first = inner[0]
+        turns_fixed = tuple(
+            turn if index < first else replace(turn, compacted_before=False)
+            for index, turn in enumerate(scenario.turns)
+        )
+        scenario = replace(scenario, turns=turns_fixed)
+    return Case(scenario, (*inner, turns))
+
+
+@dataclass
+class RoundOutcome:
+    """One round of a case: what went in, what came out, and the facts to judge it by."""
+
+    round: int
+    status: Status
+    facts: Facts | None = None
+    before: Any = None
+    after: Any = None
+    input: Any = None
+    output: Any = None
+    reason: str = ""
+    timed_out: bool = False
+
+    @property
+    def judged(self) -> bool:
+        """Whether the laws apply to this round."""
+        return self.status == "compacted"
+
+    def judge(self, law: Invariant) -> Finding:
+        """One law's finding on this round (only for a compacted round)."""
+        if self.facts is None or not self.judged:
+            raise ValueError(f"round {self.round} was {self.status}; there is nothing to judge")
+        return law.check(self.before, self.after, self.facts)
+
+
+class Driver(Protocol):
+    """Runs one target on cases of one view."""
+
+    view: View
+
+    def run(self, case: Case) -> list[RoundOutcome]:
+        """Every round of a case, in order."""
+        ...
+
+    def replay(self, entry: dict[str, Any]) -> RoundOutcome:
+        """Re-run one recorded round (a crash corpus entry's ``input`` and ``facts``)."""
+        ...
+
+
+def _answer_problem(answer: Answer) -> RoundOutcome | None:
+    if answer.kind == "skipped":
+        return RoundOutcome(0, "skipped", reason=answer.reason)
+    if answer.kind == "errored":
+        return RoundOutcome(0, "errored", reason=answer.reason, timed_out=answer.timed_out)
+    return None
+
+
+class MessagesDriver:
+    """The messages view: the compacted output plus the next turns is the next round's input."""
+
+    view: View = "messages"
+
+    def __init__(self, backend: Backend, budget: Budget | None = None) -> None:
+        self.backend = backend
+        self.budget = budget
+
+    def _one(self, index: int, messages: list[dict[str, Any]], facts: Facts) -> RoundOutcome:
+        before = parse_messages(messages)
+        handed = copy.deepcopy(messages)
+        answer = self.backend.compact("messages", {"messages": handed})
+        recorded = {"messages": messages}
+        problem = _answer_problem(answer)
+        if problem is not None:
+            problem.round, problem.facts, problem.input = index, facts, recorded
+            return problem
+        assert answer.result is not None
+        output = answer.result.get("messages")
+        try:
+            after = parse_messages(output)
+        except ValidationError as error:
+            first = error.errors()[0]
+            where = ".".join(str(part) for part in first["loc"])
+            return RoundOutcome(
+                index,
+                "errored",
+                facts,
+                input=recorded,
+                output=output,
+                reason=f"the answer is not a valid chat message list: {where}: {first['msg']}",
+            )
+        return RoundOutcome(
+            index, "compacted", facts, before, after, recorded, {"messages": output}
+        )
+
+    def run(self, case: Case) -> list[RoundOutcome]:
+        """Compact after each round's turns; feed the output forward."""
+        outcomes: list[RoundOutcome] = []
+        carried: list[dict[str, Any]] = []
+        seen = 0
+        for index in range(len(case.cuts)):
+            prefix = case.prefix(index)
+            history = project_messages(prefix)
+            new = dump_messages(history.messages[seen:])
+            seen = len(history.messages)
+            facts = messages_facts(Projected(prefix, history), self.budget)
+            outcome = self._one(index + 1, [*carried, *new], facts)
+            outcomes.append(outcome)
+            if outcome.status != "compacted":
+                break
+            carried = dump_messages(outcome.after)
+        return outcomes
+
+    def replay(self, entry: dict[str, Any]) -> RoundOutcome:
+        """Re-run a recorded round."""
+        return self._one(
+            entry["round"], entry["input"]["messages"], Facts.model_validate(entry["facts"])
+        )
+
+
+class BackendFaultError(Exception):
+    """A backend behind JSON answered skipped or errored."""
+
+    def __init__(self, answer: Answer) -> None:
+        super().__init__(answer.reason)
+        self.answer = answer
+
+
+class BackendCompactor:
+    """A snapshot compactor that asks a backend over the protocol's JSON shapes."""
+
+    def __init__(self, backend: Backend) -> None:
+        self.backend = backend
+        self.last_seen: dict[str, Any] | None = None
+
+    def compact(self, compactor_input: CompactorInput) -> SnapshotDraft:
+        """Hand the input over as JSON; the draft comes back as JSON."""
+        payload = {"compactorInput": compactor_input.to_json_data()}
+        answer = self.backend.compact("snapshot", payload)
+        seen = getattr(self.backend, "last_input", None)
+        self.last_seen = seen if isinstance(seen, dict) else None
+        if answer.kind != "result" or answer.result is None:
+            raise BackendFaultError(answer)
+        try:
+            return SnapshotDraft.from_json_data(answer.result.get("draft"))
+        except ValidationError as error:
+            first = error.errors()[0]
+            where = ".".join(str(part) for part in first["loc"])
+            raise BackendFaultError(
+                Answer.error(f"the answer is not a valid snapshot draft: {where}: {first['msg']}")
+            ) from error
+
+
+class SnapshotDriver:
+    """The snapshot view: each round compacts the run so far, carrying compaction state."""
+
+    view: View = "snapshot"
+
+    def __init__(self, pipeline: SnapshotPipeline) -> None:
+        self.pipeline = pipeline
+
+    def _one(
+        self,
+        index: int,
+        state: AgentState,
+        events: tuple[AgentEvent, ...],
+        facts: Facts,
+        pending: int,
+    ) -> tuple[RoundOutcome, AgentState | None]:
+        recorded = {"state": state.to_json_data(), "events": [e.to_json_data() for e in events]}
+        if not is_safe_boundary(state.status, pending, 0):
+            return RoundOutcome(index, "unsafe", facts, input=recorded), None
+        working_state = copy.deepcopy(state)
+        working_events = copy.deepcopy(events)
+        try:
+            done = self.pipeline.compact(working_state, working_events)
+        except BackendFaultError as fault:
+            status: Status = "skipped" if fault.answer.kind == "skipped" else "errored"
+            return RoundOutcome(
+                index,
+                status,
+                facts,
+                input=recorded,
+                reason=fault.answer.reason,
+                timed_out=fault.answer.timed_out,
+            ), None
+        if done is None:
+            return RoundOutcome(
+                index, "declined", facts, input=recorded, reason="the context would not shrink"
+            ), None
+        before, after, carried = done
+        output = {
+            "snapshot": after.snapshot.to_json_data(),
+            "rawTail": [e.to_json_data() for e in after.raw_tail],
+        }
+        return RoundOutcome(index, "compacted", facts, before, after, recorded, output), carried
+
+    def run(self, case: Case) -> list[RoundOutcome]:
+        """Compact after each round's turns, carrying the compaction state forward."""
+        outcomes: list[RoundOutcome] = []
+        carried: AgentState | None = None
+        for index in range(len(case.cuts)):
+            prefix = case.prefix(index)
+            history = project_snapshot(prefix)
+            state = history.state
+            if carried is not None:
+                state = state.model_copy(update={"compaction": carried.compaction})
+            facts = Facts.of_state(state, superseded=prefix.truth.superseded_constraints)
+            outcome, next_state = self._one(
+                index + 1, state, history.events, facts, history.pending_tool_calls
+            )
+            outcomes.append(outcome)
+            if outcome.status in ("errored", "skipped"):
+                break
+            # A declined or unsafe round leaves the state as it was; the run goes on.
+            if next_state is not None:
+                carried = next_state
+        return outcomes
+
+    def replay(self, entry: dict[str, Any]) -> RoundOutcome:
+        """Re-run a recorded round."""
+        recorded = entry["input"]
+        state = AgentState.from_json_data(recorded["state"])
+        events = tuple(AgentEvent.from_json_data(e) for e in recorded["events"])
+        outcome, _ = self._one(
+            entry["round"], state, events, Facts.model_validate(entry["facts"]), 0
+        )
+        return outcome
