@@ -1,0 +1,42 @@
+"""What every renderer takes from a report in the same way: header fields, violations, counts."""
+
+from __future__ import annotations
+
+from compactcheck.report import VERDICTS, Counterexample, InvariantResult, Report, TargetReport
+
+Violation = tuple[TargetReport, InvariantResult, Counterexample]
+
+
+def header_fields(report: Report) -> list[tuple[str, str]]:
+    """The run's identity, in the order every header shows it."""
+    return [
+        ("seed", str(report.seed)),
+        ("profile", report.profile),
+        ("toolkit", report.toolkit_version),
+        ("max examples", str(report.max_examples)),
+        ("rounds", str(report.rounds)),
+        ("started", report.started_at),
+    ]
+
+
+def violations(report: Report) -> list[tuple[int, Violation]]:
+    """Violations that carry a counterexample, numbered from 1 in report order."""
+    found = [
+        (target, result, result.counterexample)
+        for target in report.targets
+        for result in target.results
+        if result.verdict == "violation" and result.counterexample is not None
+    ]
+    return list(enumerate(found, start=1))
+
+
+def problems(report: Report) -> list[TargetReport]:
+    """Targets with target-level errors or captured stderr."""
+    return [target for target in report.targets if target.errors or target.stderr]
+
+
+def counts_line(report: Report) -> str:
+    """For example "3 pass, 1 violation" (verdicts that occur, in the model's order)."""
+    verdicts = report.verdicts()
+    parts = [f"{verdicts.count(v)} {v}" for v in VERDICTS if v in verdicts]
+    return ", ".join(parts) if parts else "no results"
