@@ -2,3 +2,4 @@
 
 from invariants.laws import snapshot  # noqa: F401
 from invariants.laws import messages  # noqa: F401
+from invariants.laws import session  # noqa: F401
