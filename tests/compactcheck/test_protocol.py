@@ -2,19 +2,37 @@
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
+import subprocess
 import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
+from hypothesis import HealthCheck, given, settings
 
 from compactcheck.backend import Answer
 from compactcheck.protocol import ProtocolError
+from compactcheck.schemas import shipped
 from compactcheck.subprocess_backend import CommandBackend, HarnessStartError
+from invariants.catalogue import catalogue, run_checks
+from invariants.messages import parse_messages
+from strategies.messages_facts import messages_facts
+from strategies.messages_view import MessageHistory, message_histories
+from strategies.projected import Projected
+from strategies.scenarios import scenarios
 
 FAULTY = Path(__file__).parent / "harnesses" / "faulty.py"
+EXAMPLES = Path(__file__).parents[2] / "examples"
+NODE_HARNESS = EXAMPLES / "node-harness" / "harness.js"
+PYTHON_HARNESS = EXAMPLES / "python-harness" / "harness.py"
+NODE = shutil.which("node")
+needs_node = pytest.mark.skipif(NODE is None, reason="Node.js is not installed")
 
 
 def say(text: str) -> dict[str, Any]:
@@ -215,3 +233,175 @@ def test_command_lines_are_split_never_run_by_a_shell() -> None:
 def test_a_request_that_breaks_the_protocol_is_a_toolkit_error(backend: CommandBackend) -> None:
     with pytest.raises(ProtocolError, match="messages-view compact request"):
         backend.compact("messages", {"messages": [{"role": "robot"}]})
+
+
+# -- the example harnesses ---------------------------------------------------------------------
+
+HISTORY: list[dict[str, Any]] = [
+    {"role": "system", "content": "You are a coding agent.\nConstraints:\n- [c1] Use 3.11"},
+    {"role": "user", "content": "Goal: fix the login bug"},
+    {
+        "role": "assistant",
+        "content": "Reading first.\nThen editing.",
+        "tool_calls": [
+            {
+                "id": "call_1",
+                "type": "function",
+                "function": {"name": "read_file", "arguments": '{"path": "src/login.py"}'},
+            },
+            {
+                "id": "call_2",
+                "type": "function",
+                "function": {"name": "read_file", "arguments": '{"path": "tests/test_login.py"}'},
+            },
+        ],
+    },
+    {"role": "tool", "tool_call_id": "call_1", "content": "def login(user):\n    ..."},
+    {"role": "tool", "tool_call_id": "call_2", "content": "def test_login():\n    ..."},
+    {"role": "user", "content": "Go on.\n- [c2] Use 3.12 (replaces [c1] Use 3.11)"},
+    {"role": "assistant", "content": "Edited src/login.py."},
+    {"role": "user", "content": "Run the tests."},
+    {"role": "assistant", "content": "All green."},
+]
+
+
+def request_lines(*requests: dict[str, Any]) -> str:
+    return "".join(json.dumps(request) + "\n" for request in requests)
+
+
+@needs_node
+def test_node_example_speaks_protocol_v1_by_the_shipped_schemas() -> None:
+    assert NODE is not None
+    requests: list[dict[str, Any]] = [
+        {"cmd": "start", "version": 1},
+        {
+            "cmd": "compact",
+            "seq": {"opaque": [1, "a"]},
+            "view": "messages",
+            "input": {"messages": HISTORY},
+        },
+        {"cmd": "compact", "seq": 2, "view": "session", "input": {"log": [], "mode": "manual"}},
+        {"cmd": "stop"},
+    ]
+    schemas = [
+        "protocol-start-request",
+        "protocol-compact-request",
+        "protocol-compact-request",
+        "protocol-stop-request",
+    ]
+    for request, name in zip(requests, schemas, strict=True):
+        jsonschema.Draft202012Validator(shipped(name)).validate(request)
+    done = subprocess.run(
+        [NODE, str(NODE_HARNESS)],
+        input=request_lines(*requests),
+        capture_output=True,
+        text=True,
+        timeout=20,
+        env={**os.environ, "COMPACT_MAX_MESSAGES": "5"},
+        check=True,
+    )
+    start, compacted, skipped = (json.loads(line) for line in done.stdout.splitlines())
+    jsonschema.Draft202012Validator(shipped("protocol-start-response")).validate(start)
+    answers = jsonschema.Draft202012Validator(shipped("protocol-compact-response"))
+    answers.validate(compacted)
+    answers.validate(skipped)
+    assert start["implementation"]["views"] == ["messages"]
+    assert compacted["seq"] == {"opaque": [1, "a"]}
+    assert skipped == {
+        "seq": 2,
+        "skipped": {"reason": "this harness compacts the messages view, not session"},
+    }
+    out = compacted["result"]["messages"]
+    assert len(out) == 5
+    assert out[:2] == HISTORY[:2]
+    assert out[-2:] == HISTORY[-2:]
+    summary = out[2]["content"]
+    assert '{"path": "src/login.py"}' in summary
+    assert "call_2" in summary
+    assert "- tool result call_1: def login(user):" in summary
+    assert "    ..." not in summary, "only first lines of tool results go into the summary"
+
+
+@needs_node
+def test_node_example_reports_a_throwing_compactor_as_errored() -> None:
+    assert NODE is not None
+    bad = {"cmd": "compact", "seq": 1, "view": "messages", "input": {"messages": None}}
+    done = subprocess.run(
+        [NODE, str(NODE_HARNESS)],
+        input=request_lines({"cmd": "start", "version": 1}, bad, {"cmd": "stop"}),
+        capture_output=True,
+        text=True,
+        timeout=20,
+        check=True,
+    )
+    errored = json.loads(done.stdout.splitlines()[1])
+    jsonschema.Draft202012Validator(shipped("protocol-compact-response")).validate(errored)
+    assert "null" in errored["errored"]["message"]
+    assert "exampleCompactor" in errored["errored"]["traceback"]
+
+
+def keeps_every_messages_law(backend: CommandBackend, examples: int) -> None:
+    """Generated histories through a harness: every answer is a result and breaks no law."""
+    laws = catalogue("messages")
+    shrunk = 0
+
+    @settings(
+        max_examples=examples,
+        database=None,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow],
+    )
+    @given(message_histories(scenarios(max_turns=5, max_actions=6)))
+    def check(projected: Projected[MessageHistory]) -> None:
+        nonlocal shrunk
+        history = projected.view.as_dicts()
+        answer = backend.compact("messages", {"messages": history})
+        assert answer.kind == "result", answer.reason
+        assert answer.result is not None
+        before = projected.view.messages
+        after = parse_messages(answer.result["messages"])
+        shrunk += len(after) < len(before)
+        findings = run_checks(laws, before, after, messages_facts(projected))
+        broken = [violation.because for finding in findings for violation in finding.violations]
+        assert not broken, broken
+
+    check()
+    assert shrunk >= examples // 3, "the harness must actually compact most generated histories"
+
+
+@needs_node
+def test_node_example_keeps_every_messages_law_on_generated_histories() -> None:
+    assert NODE is not None
+    env = {**os.environ, "COMPACT_MAX_MESSAGES": "4"}
+    with CommandBackend([NODE, str(NODE_HARNESS)], timeout=10.0, env=env) as backend:
+        assert backend.implementation.language == "javascript"
+        keeps_every_messages_law(backend, examples=80)
+
+
+def test_python_example_keeps_every_messages_law_on_generated_histories() -> None:
+    env = {**os.environ, "COMPACT_MAX_MESSAGES": "4"}
+    with CommandBackend([sys.executable, str(PYTHON_HARNESS)], timeout=10.0, env=env) as backend:
+        assert backend.implementation.name == "example-python-compactor"
+        keeps_every_messages_law(backend, examples=40)
+
+
+def test_python_example_wraps_a_users_function(tmp_path: Path) -> None:
+    (tmp_path / "my_compactor.py").write_text(
+        "def last_two(messages):\n"
+        "    return messages[-2:]\n"
+        "def broken(messages):\n"
+        "    raise RuntimeError('summariser offline')\n"
+    )
+    argv = [sys.executable, str(PYTHON_HARNESS)]
+    with CommandBackend([*argv, "my_compactor:last_two"], cwd=tmp_path) as backend:
+        assert backend.implementation.name == "my_compactor:last_two"
+        assert backend.compact("messages", {"messages": HISTORY}) == Answer.ok(
+            {"messages": HISTORY[-2:]}
+        )
+        session = backend.compact("session", {"log": [], "mode": "pressure"})
+        assert session.kind == "skipped"
+    with CommandBackend([*argv, "my_compactor:broken"], cwd=tmp_path) as backend:
+        answer = backend.compact("messages", {"messages": HISTORY})
+        assert answer.kind == "errored"
+        assert answer.reason.startswith("summariser offline\n")
+        assert "RuntimeError" in answer.reason
