@@ -74,10 +74,12 @@ class _StderrRing:
         self._limit = limit
         self._data = bytearray()
         self._lock = threading.Lock()
+        self.fed = 0
 
     def feed(self, chunk: bytes) -> None:
         """Append bytes, forgetting the oldest beyond the limit."""
         with self._lock:
+            self.fed += len(chunk)
             self._data += chunk
             excess = len(self._data) - self._limit
             if excess > 0:
@@ -88,9 +90,12 @@ class _StderrRing:
         with self._lock:
             return self._data.decode("utf-8", errors="replace")
 
-    def last_line(self) -> str:
-        """The last non-blank line, for one-line error messages."""
-        lines = [line.strip() for line in self.text().splitlines() if line.strip()]
+    def last_line(self, since: int = 0) -> str:
+        """The last non-blank line fed after byte ``since``, for one-line error messages."""
+        with self._lock:
+            kept = self._data[max(0, len(self._data) - (self.fed - since)) :]
+            text = kept.decode("utf-8", errors="replace")
+        lines = [line.strip() for line in text.splitlines() if line.strip()]
         return lines[-1][:200] if lines else ""
 
 
@@ -119,6 +124,8 @@ class _Process:
         max_answer_bytes: int,
     ) -> None:
         command = argv[0]
+        # Where this process's stderr starts in the ring, so errors quote its words alone.
+        self.stderr_mark = ring.fed
         try:
             self.popen = subprocess.Popen(
                 argv,
@@ -439,7 +446,7 @@ class CommandBackend:
         except _DeadlineError:
             raise HarnessStartError(
                 f"harness {name!r} did not answer the start handshake within "
-                f"{self._start_timeout:g} s{self._stderr_hint()}"
+                f"{self._start_timeout:g} s{self._stderr_hint(process)}"
             ) from None
         except _ExitedError:
             raise HarnessStartError(
@@ -454,7 +461,7 @@ class CommandBackend:
             data, parsed = decode_line(raw, StartResponse)
         except ProtocolError as error:
             raise HarnessStartError(
-                f"harness {name!r} failed the start handshake: {error}{self._stderr_hint()}"
+                f"harness {name!r} failed the start handshake: {error}{self._stderr_hint(process)}"
             ) from None
         assert isinstance(parsed, StartResponse)
         if parsed.version != PROTOCOL_VERSION:
@@ -497,13 +504,18 @@ class CommandBackend:
 
     def _ended(self, process: _Process) -> str:
         """How a process ended plus its last stderr line, once it has ended."""
-        with contextlib.suppress(subprocess.TimeoutExpired):
+        try:
             process.popen.wait(2.0)
+        except subprocess.TimeoutExpired:
+            # It closed its stdout but lives on: useless to us, and its own fault.
+            process.kill()
+            process.killed = False
+            return f"closed its stdout without exiting and was killed{self._stderr_hint(process)}"
         process.settle()
-        return f"{process.status()}{self._stderr_hint()}"
+        return f"{process.status()}{self._stderr_hint(process)}"
 
-    def _stderr_hint(self) -> str:
-        last = self._ring.last_line()
+    def _stderr_hint(self, process: _Process) -> str:
+        last = self._ring.last_line(process.stderr_mark)
         return f" (stderr ends: {last})" if last else ""
 
 

@@ -125,6 +125,25 @@ def test_a_crash_by_signal_names_the_signal(backend: CommandBackend) -> None:
     assert backend.compact("messages", say("echo")).kind == "result"
 
 
+def test_a_harness_that_closes_stdout_but_lives_on_is_killed_and_restarted(
+    backend: CommandBackend,
+) -> None:
+    answer = backend.compact("messages", say("close-stdout"))
+    assert answer.kind == "errored"
+    assert "closed its stdout without exiting" in answer.reason
+    assert backend.compact("messages", say("echo")).kind == "result"
+    assert backend.restarts == 1
+
+
+def test_a_harness_silent_at_start_is_refused_after_the_start_timeout() -> None:
+    started = time.monotonic()
+    with pytest.raises(
+        HarnessStartError, match=r"did not answer the start handshake within 0\.5 s"
+    ):
+        faulty("--silent-start", start_timeout=0.5)
+    assert time.monotonic() - started < 3.0
+
+
 def test_malformed_json_is_errored_in_one_line(backend: CommandBackend) -> None:
     answer = backend.compact("messages", say("malformed"))
     assert answer.kind == "errored"

@@ -2,7 +2,7 @@
 
 Used by the protocol tests to drive CommandBackend through every fault a real harness can show.
 Options change the handshake: --protocol-version N, --name TEXT, --banner (a non-JSON line on
-stdout first), --exit-at-start, --ignore-stop.
+stdout first), --exit-at-start, --silent-start, --ignore-stop.
 """
 
 from __future__ import annotations
@@ -51,6 +51,10 @@ def misbehave(fault: str, seq: object, messages: list[dict[str, object]]) -> Non
         sys.exit(3)
     elif kind == "kill":
         os.kill(os.getpid(), signal.SIGKILL)
+    elif kind == "close-stdout":
+        sys.stdout.flush()
+        os.close(1)
+        time.sleep(3600)
     elif kind == "malformed":
         sys.stdout.write("{this is not json\n")
         sys.stdout.flush()
@@ -84,6 +88,8 @@ def main() -> None:
         print("Welcome to the faulty harness!", flush=True)
     for line in sys.stdin:
         request = json.loads(line)
+        if request["cmd"] == "start" and "--silent-start" in sys.argv:
+            time.sleep(3600)
         if request["cmd"] == "start":
             send(
                 {
