@@ -1,0 +1,139 @@
+"""The HTML report in a real headless Chromium: no payload from a backend ever runs."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from compactcheck.render import render_html
+from compactcheck.render.html import _CSP
+from compactcheck.report import Counterexample, InvariantResult, Report, TargetReport
+
+CHROMIUM = Path("/usr/bin/chromium")
+
+pytestmark = pytest.mark.skipif(
+    not CHROMIUM.exists(),
+    reason="needs Debian's chromium at /usr/bin/chromium (apt-get install -y chromium)",
+)
+
+# Each payload, if it ran, would mark the body; the marks tell which one got through.
+MARK = 'document.body.setAttribute("data-pwned-{0}", "1")'
+PAYLOADS = [
+    f"<script>{MARK.format('script')}</script>",
+    f"<img src=x onerror='{MARK.format('img')}'>",
+    f"\"><svg onload='{MARK.format('svg')}'>",
+    f"</pre></details><script>{MARK.format('breakout')}</script>",
+    f"<details open ontoggle='{MARK.format('toggle')}'>",
+    f"<body onload='{MARK.format('onload')}'>",
+]
+HOSTILE = " ".join(PAYLOADS)
+EVERY_MARK = {"script", "img", "svg", "breakout", "toggle", "onload"}
+
+
+def hostile_report() -> Report:
+    messages = [{"role": "user", "content": payload} for payload in PAYLOADS]
+    example = Counterexample(
+        round=1,
+        because=HOSTILE,
+        witness=messages,
+        diff={"values_changed": {"root[0]": {"new_value": HOSTILE}}},
+        input={"messages": messages},
+        output={"messages": messages[:1]},
+        history_size=len(messages),
+        corpus_file=HOSTILE,
+    )
+    results = [
+        InvariantResult(
+            invariant="tool_call_pairing" + PAYLOADS[0],
+            statement=HOSTILE,
+            verdict="violation",
+            examples=1,
+            exercised=1,
+            because=HOSTILE,
+            counterexample=example,
+        ),
+        InvariantResult(
+            invariant="goal_preserved",
+            statement=HOSTILE,
+            verdict="skipped",
+            examples=0,
+            exercised=0,
+            because=HOSTILE,
+        ),
+    ]
+    target = TargetReport(
+        target="py:x.py:" + PAYLOADS[1],
+        view="messages" + PAYLOADS[2],
+        results=results,
+        errors=[HOSTILE],
+        stderr=HOSTILE,
+    )
+    return Report(
+        toolkit_version=PAYLOADS[3],
+        seed=7,
+        profile=PAYLOADS[4],
+        max_examples=1,
+        rounds=1,
+        complete=False,
+        started_at=PAYLOADS[5],
+        targets=[target],
+    )
+
+
+def dom_after_load(page: str, folder: Path) -> str:
+    """The document as Chromium holds it once scripts (if any were allowed) have run."""
+    path = folder / "page.html"
+    path.write_text(page, encoding="utf-8")
+    done = subprocess.run(
+        [
+            str(CHROMIUM),
+            "--headless=new",
+            "--no-sandbox",  # the tests may run as root in a container
+            "--disable-gpu",
+            "--disable-dev-shm-usage",
+            "--no-first-run",
+            f"--user-data-dir={folder / 'profile'}",
+            "--virtual-time-budget=3000",
+            "--dump-dom",
+            path.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=90,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "</html>" in done.stdout
+    return done.stdout
+
+
+def marks(dom: str) -> set[str]:
+    return set(re.findall(r'data-pwned-([a-z]+)="1"', dom))
+
+
+def test_the_detector_sees_a_script_that_runs(tmp_path: Path) -> None:
+    # Without this control a broken browser setup would make the real checks pass vacuously.
+    page = "<!DOCTYPE html><html><body><pre>" + HOSTILE + "</pre></body></html>"
+    assert marks(dom_after_load(page, tmp_path)) == EVERY_MARK
+
+
+def test_no_payload_runs_in_the_html_report(tmp_path: Path) -> None:
+    page = render_html(hostile_report())
+    dom = dom_after_load(page, tmp_path)
+    assert marks(dom) == set()
+    assert "tool_call_pairing&lt;script&gt;" in dom, "the payload is shown as text"
+
+
+def test_escaping_alone_stops_every_payload_without_the_content_security_policy(
+    tmp_path: Path,
+) -> None:
+    # The policy is a second wall; the escaping must hold on its own.
+    page = render_html(hostile_report())
+    assert _CSP in page
+    dom = dom_after_load(
+        page.replace(_CSP, "default-src *; script-src * 'unsafe-inline'"), tmp_path
+    )
+    assert marks(dom) == set()
