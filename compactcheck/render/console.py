@@ -108,14 +108,9 @@ def print_report(report: Report, console: Console) -> None:
 
 def render_console(report: Report, *, width: int = 100) -> str:
     """The console rendering as plain text (no colours) for a terminal `width` columns wide."""
-    console = _plain_console(width)
-    print_report(report, console)
-    return console.file.getvalue()  # type: ignore[attr-defined,no-any-return]
-
-
-def _plain_console(width: int) -> Console:
-    return Console(
-        file=io.StringIO(),
+    output = io.StringIO()
+    console = Console(
+        file=output,
         width=width,
         color_system=None,
         force_terminal=False,
@@ -127,6 +122,9 @@ def _plain_console(width: int) -> Console:
         soft_wrap=False,
         _environ={},
     )
+    print_report(report, console)
+    # Rich pads lines to the width; trailing blanks would only make files and diffs noisy.
+    return "".join(line.rstrip() + "\n" for line in output.getvalue().splitlines())
 
 
 def print_summary(summary: Summary, console: Console) -> None:
