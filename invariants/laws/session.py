@@ -455,7 +455,8 @@ def tail_retained(before: SessionBefore, after: SessionAfter, facts: Facts) -> F
             found.append(
                 Violation(
                     "tail_retained",
-                    f"{_label(lost)} lies outside every summarised range, yet it is gone from "
+                    f"{_label(lost)}{' (the newest node)' if seq == newest else ''} lies "
+                    "outside every summarised range, yet it is gone from "
                     f"the surface after" + (f" (hidden by {_label(replacer)})" if replacer else ""),
                     _witness(lost, replacer),
                 )

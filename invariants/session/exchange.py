@@ -207,11 +207,19 @@ class SessionBefore:
     live_lock: int | None
 
     @classmethod
-    def of(cls, log: Sequence[Mapping[str, Any]], mode: Mode) -> SessionBefore:
-        """Capture a log about to be handed to a backend."""
+    def of(
+        cls,
+        log: Sequence[Mapping[str, Any]],
+        mode: Mode,
+        events: Sequence[SessionEvent] | None = None,
+    ) -> SessionBefore:
+        """Capture a log about to be handed to a backend.
+
+        ``events`` may pass the log already parsed (the same events, in order) to skip parsing.
+        """
         data = tuple(json_copy(dict(item)) for item in log)
-        events = parse_events(data, "log")
-        return cls(mode, data, events, fold_view(events), live_lock(events))
+        parsed = tuple(events) if events is not None else parse_events(data, "log")
+        return cls(mode, data, parsed, fold_view(parsed), live_lock(parsed))
 
     def event_at(self, seq: int) -> SessionEvent | None:
         """The event with this seq in the log before, if any."""

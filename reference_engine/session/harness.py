@@ -24,6 +24,7 @@ from invariants.session.exchange import (
     SessionAfter,
     SessionBefore,
     SurfaceFolder,
+    parse_events,
 )
 from reference_engine.session.compactor import BasicCompactor
 from reference_engine.session.compactor import Mode as AutomaticMode
@@ -250,7 +251,9 @@ def session_exchange(
     Raises SessionBackendError when the backend raised or answered outside the shape.
     """
     log = prepared_log(history, mode, context_window=context_window)
-    before = SessionBefore.of(log, mode)
+    # The history's events are already validated; only the harness's own additions are parsed.
+    added = parse_events(log[len(history.events) :], "prepared log")
+    before = SessionBefore.of(log, mode, (*history.events, *added))
     payload: dict[str, Any] = {"log": log, "mode": mode}
     try:
         answer = compactor(payload)
