@@ -26,6 +26,7 @@ from compactcheck.replay import replay
 from compactcheck.report import Report, TargetReport
 from compactcheck.report_io import load_report, write_report, write_text
 from compactcheck.runner import Profile, RunConfig
+from compactcheck.scaffold import scaffold
 from compactcheck.smoke import smoke_round
 from compactcheck.targets import builtin_targets, resolve
 from invariants import VIEWS, Budget, UnknownInvariantError, catalogue
@@ -109,6 +110,11 @@ def _parser() -> argparse.ArgumentParser:
         default="approx_tokens",
         help="how --budget is counted",
     )
+    run.add_argument(
+        "--no-shrink",
+        action="store_true",
+        help="report failing histories as found, without shrinking them",
+    )
     run.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS_DIR, help="crash corpus folder")
     for name in ("json", "junit", "markdown", "html"):
         run.add_argument(f"--{name}", type=Path, metavar="PATH", help=f"write a {name} report")
@@ -131,6 +137,9 @@ def _parser() -> argparse.ArgumentParser:
     diff_command = commands.add_parser("diff", help="regressions from OLD to NEW (exit 1 on any)")
     diff_command.add_argument("old", type=Path)
     diff_command.add_argument("new", type=Path)
+
+    init = commands.add_parser("init", help="scaffold an adapter and a pytest module")
+    init.add_argument("--dir", type=Path, default=Path("."), help="where to write (default: .)")
 
     commands.add_parser("rules", help="list the validation rules of the snapshot engine")
     golden = commands.add_parser(
@@ -211,6 +220,7 @@ def _run(arguments: argparse.Namespace, console: Console) -> int:
         corpus_dir=arguments.corpus,
         toolkit_version=toolkit_version(),
         budget=budget,
+        shrink=not arguments.no_shrink,
     )
     targets = open_targets(arguments.targets, config, arguments.view, arguments.timeout)
     try:
@@ -373,6 +383,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _summary(arguments, console)
         if arguments.command == "diff":
             return _diff(arguments, console)
+        if arguments.command == "init":
+            for path in scaffold(arguments.dir):
+                console.print(f"wrote {path}", highlight=False)
+            console.print("next: pytest tests/test_compactcheck_conformance.py", highlight=False)
+            return EXIT_OK
         if arguments.command == "rules":
             return _rules(console)
         return _golden(console, arguments.path)

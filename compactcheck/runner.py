@@ -36,6 +36,8 @@ class RunConfig:
     exclude: Sequence[str] = ()
     corpus_dir: Path = DEFAULT_CORPUS_DIR
     budget: Budget | None = None
+    # Off: report the first failing history as found, unshrunk (faster; --no-shrink).
+    shrink: bool = True
     toolkit_version: str = "0+unknown"
     database: ExampleDatabase | None = None
 
@@ -243,7 +245,8 @@ class TargetRun:
 
     def _quiet_verdict(self, law: Invariant) -> tuple[Verdict, str]:
         tally = self.tally
-        if law.id == "budget_respected" and self.config.budget is None:
+        declared = getattr(self.driver, "budget", None) or self.config.budget
+        if law.id == "budget_respected" and declared is None:
             return "skipped", "not applicable: no budget was declared (--budget N)"
         statuses = tally.statuses
         common_reason = tally.reasons.most_common(1)[0][0] if tally.reasons else ""
@@ -269,7 +272,7 @@ class TargetRun:
         )
         self.explore()
         for law in self.laws:
-            if law.id in self.failures:
+            if law.id in self.failures and self.config.shrink:
                 self.progress(f"{self.target.name} [{self.view}]: shrinking {law.id}")
                 self.shrink(law)
         results = [self.result(law) for law in self.laws]

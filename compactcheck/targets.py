@@ -18,7 +18,7 @@ from compactcheck.report import Implementation
 from compactcheck.views import BackendCompactor, Driver, MessagesDriver, SnapshotDriver
 from invariants import VIEWS, Budget, View
 from reference_engine.messages import reference_messages
-from reference_engine.mutants.messages import MESSAGE_MUTANTS
+from reference_engine.mutants.messages import MESSAGE_MUTANTS, MUTANT_BUDGET
 from reference_engine.mutants.mutant import Mutant
 from reference_engine.mutants.snapshot import SNAPSHOT_MUTANTS
 from reference_engine.snapshot import SnapshotPipeline
@@ -196,6 +196,9 @@ def resolve(
                 "built-in ones"
             )
         if mutant.view == "messages":
+            # A mutant of the budget law is judged against the budget it was built to break.
+            if budget is None and mutant.targets == "budget_respected":
+                budget = MUTANT_BUDGET
             return _messages_target(text, mutant.build(), mutant.description, budget)
         pipeline = mutant.build()
         return _builtin(text, mutant.description, {"snapshot": lambda: SnapshotDriver(pipeline)})

@@ -1,0 +1,193 @@
+"""The pytest plugin: one test per (target, view, invariant), with options that mirror the CLI.
+
+Use it either from the command line::
+
+    pytest --compactcheck-target py:mypackage.compaction:compact
+
+with a test that asks for the ``compactcheck_law`` fixture (``compactcheck init`` writes one)::
+
+    def test_conformance(compactcheck_law):
+        compactcheck_law.check()
+
+or by naming the target in the code, the way Schemathesis parametrises a schema::
+
+    @pytest.mark.compactcheck("py:mypackage.compaction:compact", view="messages")
+    def test_my_compactor(compactcheck_law):
+        compactcheck_law.check()
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from compactcheck.conformance import report_of
+from compactcheck.corpus import DEFAULT_CORPUS_DIR
+from compactcheck.report import InvariantResult, TargetReport
+from compactcheck.runner import RunConfig, run_target
+from compactcheck.targets import resolve
+from invariants import VIEWS, View, catalogue
+
+_REPORTS: dict[tuple[str, str, RunConfig], TargetReport] = {}
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """The plugin's options, named after the CLI's."""
+    group = parser.getgroup("compactcheck", "compactcheck: fuzz context compactors")
+    group.addoption(
+        "--compactcheck-target",
+        action="append",
+        default=[],
+        metavar="TARGET",
+        help="a target to fuzz (repeatable): reference, mutant:NAME, py:..., cmd:...",
+    )
+    group.addoption("--compactcheck-view", choices=VIEWS, default=None, help="only this view")
+    group.addoption("--compactcheck-invariants", default=None, help="only these ids (a,b)")
+    group.addoption("--compactcheck-max-examples", type=int, default=100)
+    group.addoption("--compactcheck-rounds", type=int, default=3)
+    group.addoption(
+        "--compactcheck-seed",
+        type=int,
+        default=0,
+        help="run seed (default 0: a test run is reproducible)",
+    )
+    group.addoption("--compactcheck-timeout", type=float, default=30.0)
+    group.addoption(
+        "--compactcheck-json",
+        default=None,
+        metavar="PATH",
+        help="write the JSON report of every target this session fuzzed",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Register the marker."""
+    config.addinivalue_line(
+        "markers",
+        "compactcheck(target, view=None): fuzz TARGET and give one test per invariant",
+    )
+
+
+def _run_config(config: pytest.Config) -> RunConfig:
+    include = config.getoption("--compactcheck-invariants")
+    return RunConfig(
+        seed=config.getoption("--compactcheck-seed"),
+        max_examples=config.getoption("--compactcheck-max-examples"),
+        rounds=config.getoption("--compactcheck-rounds"),
+        profile="ci",
+        include=include.split(",") if include else None,
+        corpus_dir=Path(config.rootpath) / DEFAULT_CORPUS_DIR,
+    )
+
+
+@dataclass(frozen=True)
+class LawCase:
+    """One invariant of one target on one view; ``check()`` fails the test on a violation."""
+
+    target: str
+    view: View
+    invariant: str
+    config: RunConfig
+    timeout: float
+
+    def result(self) -> InvariantResult:
+        """This invariant's result (the target is fuzzed once per session, for all laws)."""
+        key = (self.target, self.view, self.config)
+        report = _REPORTS.get(key)
+        if report is None:
+            target = resolve(self.target, view=self.view, timeout=self.timeout)
+            try:
+                report = run_target(target, self.view, self.config)
+            finally:
+                target.close()
+            _REPORTS[key] = report
+        return next(r for r in report.results if r.invariant == self.invariant)
+
+    def check(self) -> InvariantResult:
+        """Fail on a violation, error on an errored target, skip what could not be judged."""
+        result = self.result()
+        if result.verdict == "violation" and result.counterexample is not None:
+            witness = json.dumps(result.counterexample.witness, indent=1)[:4000]
+            pytest.fail(
+                f"{self.invariant} broken by {self.target} in round "
+                f"{result.counterexample.round}: {result.because}\nwitness: {witness}\n"
+                f"corpus: {result.counterexample.corpus_file}",
+                pytrace=False,
+            )
+        if result.verdict == "errored":
+            pytest.fail(f"{self.target} errored: {result.because}", pytrace=False)
+        if result.verdict in ("skipped", "unknown"):
+            pytest.skip(f"{result.verdict}: {result.because}")
+        return result
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Parametrise every test that asks for ``compactcheck_law``."""
+    if "compactcheck_law" not in metafunc.fixturenames:
+        return
+    config = metafunc.config
+    wanted_view = config.getoption("--compactcheck-view")
+    targets: list[tuple[str, View | None]] = []
+    for marker in metafunc.definition.iter_markers("compactcheck"):
+        targets.append((marker.args[0], marker.kwargs.get("view", wanted_view)))
+    if not targets:
+        targets = [(name, wanted_view) for name in config.getoption("--compactcheck-target")]
+    run_config = _run_config(config)
+    timeout = config.getoption("--compactcheck-timeout")
+    cases: list[LawCase] = []
+    for name, view in targets:
+        target = resolve(name, view=view, timeout=timeout)
+        try:
+            views = [view] if view else list(target.views)
+        finally:
+            target.close()
+        for each in views:
+            include = run_config.include
+            for law in catalogue(each):
+                if include is None or law.id in include:
+                    cases.append(LawCase(name, each, law.id, run_config, timeout))
+    metafunc.parametrize(
+        "compactcheck_law",
+        cases,
+        ids=[f"{case.target}-{case.view}-{case.invariant}" for case in cases],
+    )
+
+
+@pytest.fixture
+def compactcheck_strategies() -> SimpleNamespace:
+    """The Hypothesis strategies of compactcheck, for a user's own properties."""
+    import strategies
+
+    return SimpleNamespace(
+        scenarios=strategies.scenarios,
+        message_histories=strategies.message_histories,
+        snapshot_histories=strategies.snapshot_histories,
+    )
+
+
+@pytest.fixture
+def compactcheck_target(request: pytest.FixtureRequest) -> Any:
+    """The first ``--compactcheck-target``, resolved (closed after the test)."""
+    names = request.config.getoption("--compactcheck-target")
+    if not names:
+        pytest.skip("no --compactcheck-target given")
+    target = resolve(names[0], timeout=request.config.getoption("--compactcheck-timeout"))
+    yield target
+    target.close()
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Write the JSON report of everything this process fuzzed, when asked to."""
+    path = session.config.getoption("--compactcheck-json")
+    if not path or not _REPORTS:
+        return
+    from compactcheck.report_io import write_report
+
+    configs = list(_REPORTS)
+    report = report_of(list(_REPORTS.values()), configs[0][2], "", complete=True)
+    write_report(report, Path(path))

@@ -1,0 +1,57 @@
+"""`compactcheck init`: an adapter and a pytest module for a user's own compactor."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from compactcheck.atomic import write_text_atomically
+from compactcheck.errors import CompactcheckError
+
+ADAPTER = '''"""Adapter between compactcheck and your compactor (written by `compactcheck init`).
+
+compactcheck calls `compact` with a list of OpenAI chat message dicts (role, content,
+tool_calls, tool_call_id) and expects the compacted list back. Replace the body with a call
+into your own compactor, converting to and from its message format if it has its own.
+
+The body below is a plain "keep the system prompt and the last few messages" trimmer, so that
+the generated test has something real to judge: it breaks tool pairing and goal preservation,
+which is what `pytest` will show you before you plug in your own code.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+KEEP_LAST = 6
+
+
+def compact(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Return the compacted history."""
+    system = [message for message in messages if message["role"] == "system"][:1]
+    rest = [message for message in messages if message["role"] != "system"]
+    return system + rest[-KEEP_LAST:]
+'''
+
+TEST_MODULE = '''"""Our compactor's conformance (from `compactcheck init`): one test per invariant."""
+
+import pytest
+
+
+@pytest.mark.compactcheck("py:{adapter}:compact", view="messages")
+def test_compactor_conformance(compactcheck_law):
+    compactcheck_law.check()
+'''
+
+
+def scaffold(directory: Path) -> list[Path]:
+    """Write the adapter and the test module; never overwrite a file that exists."""
+    adapter = directory / "compactcheck_adapter.py"
+    test = directory / "tests" / "test_compactcheck_conformance.py"
+    existing = [str(path) for path in (adapter, test) if path.exists()]
+    if existing:
+        raise CompactcheckError(
+            f"{', '.join(existing)} already exist(s); remove or rename before `compactcheck init`"
+        )
+    write_text_atomically(adapter, ADAPTER)
+    write_text_atomically(test, TEST_MODULE.format(adapter=adapter.name))
+    return [adapter, test]
