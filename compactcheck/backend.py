@@ -5,9 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-from invariants import View
-
 from compactcheck.report import Implementation
+from invariants import View
 
 AnswerKind = Literal["result", "skipped", "errored"]
 
