@@ -146,6 +146,8 @@ class TargetRun:
             tally.examples += 1
             for outcome in self.driver.run(case):
                 tally.statuses[outcome.status] += 1
+                if outcome.timed_out:
+                    tally.statuses["timed out"] += 1
                 if outcome.reason:
                     tally.reasons[outcome.reason] += 1
                 if not outcome.judged:
@@ -251,6 +253,8 @@ class TargetRun:
         statuses = tally.statuses
         common_reason = tally.reasons.most_common(1)[0][0] if tally.reasons else ""
         if tally.compactions == 0:
+            if statuses["timed out"] and statuses["timed out"] == statuses["errored"]:
+                return "unknown", f"every call timed out: {common_reason}"
             if statuses["errored"] and not statuses["skipped"]:
                 return "errored", f"every compaction errored: {common_reason}"
             if statuses["skipped"] and not statuses["errored"]:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from compactcheck.adapters import ADAPTERS, DESCRIPTIONS
 from compactcheck.backend import Backend
 from compactcheck.errors import CompactcheckError
 from compactcheck.inprocess import CallableBackend
@@ -84,6 +85,7 @@ def builtin_targets() -> dict[str, tuple[View, str]]:
         "reference": ("snapshot", BUILTIN_DESCRIPTIONS["reference"]),
         "reference-messages": ("messages", BUILTIN_DESCRIPTIONS["reference-messages"]),
     }
+    targets.update(DESCRIPTIONS)
     for mutant in all_mutants().values():
         targets[f"mutant:{mutant.name}"] = (
             mutant.view,
@@ -170,6 +172,14 @@ def _command_target(text: str, timeout: float, budget: Budget | None) -> Target:
     return _backend_target(text, backend, budget)
 
 
+def _adapter_target(text: str, timeout: float, budget: Budget | None) -> Target | None:
+    """A third-party compactor named like ``langchain:trim_messages`` (compactcheck.adapters)."""
+    factory = ADAPTERS.get(text)
+    if factory is None:
+        return None
+    return _backend_target(text, factory(timeout=timeout, budget=budget), budget)
+
+
 def resolve(
     text: str, *, view: View | None = None, timeout: float = 30.0, budget: Budget | None = None
 ) -> Target:
@@ -204,6 +214,9 @@ def resolve(
         return _builtin(text, mutant.description, {"snapshot": lambda: SnapshotDriver(pipeline)})
     if text.startswith("py:"):
         return _python_target(text, view, timeout, budget)
+    adapter = _adapter_target(text, timeout, budget)
+    if adapter is not None:
+        return adapter
     if text.startswith("cmd:"):
         return _command_target(text, timeout, budget)
     raise TargetError(
