@@ -32,7 +32,7 @@ def compact(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return system + rest[-KEEP_LAST:]
 '''
 
-TEST_MODULE = '''"""Our compactor's conformance (from `compactcheck init`): one test per invariant."""
+TEST_MODULE = '''"""Conformance of our compactor (compactcheck init): one test per law."""
 
 import pytest
 

@@ -70,11 +70,7 @@ def _differing(expected: Any, actual: Any, path: str) -> Iterator[tuple[str, Any
                 )
             else:
                 yield from _differing(left, right, f"{path}[{key!r}]")
-    elif (
-        isinstance(expected, list)
-        and isinstance(actual, list)
-        and len(expected) == len(actual)
-    ):
+    elif isinstance(expected, list) and isinstance(actual, list) and len(expected) == len(actual):
         for index, (left, right) in enumerate(zip(expected, actual, strict=True)):
             if left != right:
                 yield from _differing(left, right, f"{path}[{index}]")
