@@ -16,12 +16,21 @@ from compactcheck.backend import Backend
 from compactcheck.errors import CompactcheckError
 from compactcheck.inprocess import CallableBackend
 from compactcheck.report import Implementation
-from compactcheck.views import BackendCompactor, Driver, MessagesDriver, SnapshotDriver
+from compactcheck.views import (
+    BackendCompactor,
+    Driver,
+    MessagesDriver,
+    SessionDriver,
+    SnapshotDriver,
+    backend_session_compactor,
+)
 from invariants import VIEWS, Budget, View
 from reference_engine.messages import reference_messages
 from reference_engine.mutants.messages import MESSAGE_MUTANTS, MUTANT_BUDGET
 from reference_engine.mutants.mutant import Mutant
+from reference_engine.mutants.session import SESSION_MUTANTS
 from reference_engine.mutants.snapshot import SNAPSHOT_MUTANTS
+from reference_engine.session.harness import reference_session_compactor
 from reference_engine.snapshot import SnapshotPipeline
 
 
@@ -31,7 +40,9 @@ class TargetError(CompactcheckError):
 
 def all_mutants() -> dict[str, Mutant]:
     """Every built-in mutant by name."""
-    return {mutant.name: mutant for mutant in (*SNAPSHOT_MUTANTS, *MESSAGE_MUTANTS)}
+    return {
+        mutant.name: mutant for mutant in (*SNAPSHOT_MUTANTS, *MESSAGE_MUTANTS, *SESSION_MUTANTS)
+    }
 
 
 @dataclass
@@ -76,6 +87,7 @@ def _messages_target(
 BUILTIN_DESCRIPTIONS = {
     "reference": "the snapshot reference engine (corrected design)",
     "reference-messages": "the reference message compactor",
+    "reference-session": "the session reference engine (theopen-harness design)",
 }
 
 
@@ -84,6 +96,7 @@ def builtin_targets() -> dict[str, tuple[View, str]]:
     targets: dict[str, tuple[View, str]] = {
         "reference": ("snapshot", BUILTIN_DESCRIPTIONS["reference"]),
         "reference-messages": ("messages", BUILTIN_DESCRIPTIONS["reference-messages"]),
+        "reference-session": ("session", BUILTIN_DESCRIPTIONS["reference-session"]),
     }
     targets.update(DESCRIPTIONS)
     for mutant in all_mutants().values():
@@ -151,6 +164,8 @@ def _backend_target(name: str, backend: Backend, budget: Budget | None) -> Targe
     views = backend.implementation.views
     if "messages" in views:
         drivers["messages"] = lambda: MessagesDriver(backend, budget)
+    if "session" in views:
+        drivers["session"] = lambda: SessionDriver(backend_session_compactor(backend))
     if "snapshot" in views:
         drivers["snapshot"] = lambda: SnapshotDriver(
             SnapshotPipeline(compactor=BackendCompactor(backend))
@@ -194,6 +209,11 @@ def resolve(
             BUILTIN_DESCRIPTIONS[text],
             {"snapshot": lambda: SnapshotDriver(SnapshotPipeline())},
         )
+    if text == "reference-session":
+        compactor = reference_session_compactor()
+        return _builtin(
+            text, BUILTIN_DESCRIPTIONS[text], {"session": lambda: SessionDriver(compactor)}
+        )
     if text == "reference-messages":
         return _messages_target(
             text, reference_messages(budget=budget), BUILTIN_DESCRIPTIONS[text], budget
@@ -210,6 +230,9 @@ def resolve(
             if budget is None and mutant.targets == "budget_respected":
                 budget = MUTANT_BUDGET
             return _messages_target(text, mutant.build(), mutant.description, budget)
+        if mutant.view == "session":
+            compactor = mutant.build()
+            return _builtin(text, mutant.description, {"session": lambda: SessionDriver(compactor)})
         pipeline = mutant.build()
         return _builtin(text, mutant.description, {"snapshot": lambda: SnapshotDriver(pipeline)})
     if text.startswith("py:"):

@@ -23,8 +23,25 @@ from invariants import (
     dump_messages,
     parse_messages,
 )
+from invariants.session import SessionEvent
+from invariants.session.exchange import MODES as SESSION_MODES
+from invariants.session.exchange import Mode as SessionMode
+from invariants.session.exchange import parse_events
+from reference_engine.session.harness import (
+    SessionBackendError,
+    SessionCompactor,
+    session_exchange,
+)
 from reference_engine.snapshot import SnapshotPipeline, is_safe_boundary
-from strategies import Projected, Scenario, project_messages, project_snapshot, scenarios
+from strategies import (
+    GroundTruth,
+    Projected,
+    Scenario,
+    project_messages,
+    project_session,
+    project_snapshot,
+    scenarios,
+)
 from strategies.messages_facts import messages_facts
 
 Status = Literal["compacted", "declined", "skipped", "errored", "unsafe"]
@@ -36,6 +53,8 @@ class Case:
 
     scenario: Scenario
     cuts: tuple[int, ...]
+    # Which compaction the session view asks for (the other views ignore it).
+    session_mode: SessionMode = "manual"
 
     def prefix(self, round_index: int) -> Scenario:
         """The scenario as it stands at the end of one round (0-based)."""
@@ -66,7 +85,8 @@ def cases(draw: st.DrawFn, rounds: int) -> Case:
             for index, turn in enumerate(scenario.turns)
         )
         scenario = replace(scenario, turns=turns_fixed)
-    return Case(scenario, (*inner, turns))
+    mode = draw(st.sampled_from(SESSION_MODES))
+    return Case(scenario, (*inner, turns), mode)
 
 
 @dataclass
@@ -287,3 +307,83 @@ class SnapshotDriver:
             entry["round"], state, events, Facts.model_validate(entry["facts"]), 0
         )
         return outcome
+
+
+@dataclass(frozen=True)
+class _Log:
+    """A session log as the harness reads it."""
+
+    events: tuple[SessionEvent, ...]
+
+
+def facts_of_truth(truth: GroundTruth) -> Facts:
+    """The facts of a scenario's ground truth."""
+    return Facts(
+        goal=truth.goal,
+        constraints=truth.constraints,
+        superseded_constraints=truth.superseded_constraints,
+        plan=truth.plan,
+        changed_files=truth.changed_files,
+        failed_attempts=truth.failed_attempts,
+        validations=truth.validations,
+        active_skills=tuple(truth.active_skills),
+        pending_question=truth.pending_question,
+    )
+
+
+def backend_session_compactor(backend: Backend) -> SessionCompactor:
+    """A session compactor that asks a backend over the protocol's JSON shapes."""
+
+    def compact(payload: dict[str, Any]) -> dict[str, Any]:
+        answer = backend.compact("session", payload)
+        if answer.kind == "skipped":
+            return {"skipped": answer.reason}
+        if answer.kind == "errored" or answer.result is None:
+            raise BackendFaultError(answer)
+        return answer.result
+
+    return compact
+
+
+class SessionDriver:
+    """The session view: one compaction (manual, pressure or overflow) of a generated log."""
+
+    view: View = "session"
+
+    def __init__(self, compactor: SessionCompactor) -> None:
+        self.compactor = compactor
+
+    def _one(
+        self, index: int, events: tuple[SessionEvent, ...], mode: SessionMode, facts: Facts
+    ) -> RoundOutcome:
+        recorded = {"log": [event.to_json_data() for event in events], "mode": mode}
+        try:
+            done = session_exchange(self.compactor, _Log(events), mode)
+        except SessionBackendError as error:
+            cause = error.__cause__
+            timed_out = isinstance(cause, BackendFaultError) and cause.answer.timed_out
+            reason = cause.answer.reason if isinstance(cause, BackendFaultError) else str(error)
+            return RoundOutcome(
+                index, "errored", facts, input=recorded, reason=reason, timed_out=timed_out
+            )
+        if done is None:
+            return RoundOutcome(
+                index, "declined", facts, input=recorded, reason="the backend declined to compact"
+            )
+        before, after = done
+        output = {"appended": [event.to_json_data() for event in after.appended]}
+        return RoundOutcome(index, "compacted", facts, before, after, recorded, output)
+
+    def run(self, case: Case) -> list[RoundOutcome]:
+        """Compact the whole generated log once, in the case's mode."""
+        history = project_session(case.scenario)
+        facts = facts_of_truth(case.scenario.truth)
+        return [self._one(1, tuple(history.events), case.session_mode, facts)]
+
+    def replay(self, entry: dict[str, Any]) -> RoundOutcome:
+        """Re-run a recorded round."""
+        recorded = entry["input"]
+        events = parse_events(recorded["log"], "corpus entry")
+        return self._one(
+            entry["round"], events, recorded["mode"], Facts.model_validate(entry["facts"])
+        )

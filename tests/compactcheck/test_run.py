@@ -41,6 +41,7 @@ def test_references_pass_with_every_applicable_law_exercised(tmp_path: Path) -> 
     done = cli(
         "run",
         "reference",
+        "reference-session",
         "reference-messages",
         "--profile",
         "ci",
@@ -56,6 +57,7 @@ def test_references_pass_with_every_applicable_law_exercised(tmp_path: Path) -> 
     assert report.complete
     assert {(t.target, t.view) for t in report.targets} == {
         ("reference", "snapshot"),
+        ("reference-session", "session"),
         ("reference-messages", "messages"),
     }
     for target in report.targets:
