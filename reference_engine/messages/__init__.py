@@ -3,6 +3,8 @@
 from reference_engine.messages.compactor import (
     DEFAULT_MAX_MESSAGES,
     ReferenceMessages,
+    Summariser,
+    compact_messages,
     head_end,
     reference_messages,
 )
@@ -12,6 +14,8 @@ from reference_engine.messages.summary import summarise, summary_lines
 __all__ = [
     "DEFAULT_MAX_MESSAGES",
     "ReferenceMessages",
+    "Summariser",
+    "compact_messages",
     "head_end",
     "reference_messages",
     "safe_cuts",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -92,45 +92,67 @@ class ReferenceMessages:
 
     def compact(self, messages: Sequence[ChatMessage]) -> tuple[ChatMessage, ...]:
         """Compact parsed messages."""
-        if not messages:
-            return ()
-        safe = safe_cuts(messages)
-        head = head_end(messages, safe)
-        last = len(messages) - 1
-        if head > last:
-            return tuple(messages)
-        # The tail always holds the last message; a tail start equal to the head means no cut.
-        starts = [head, *(p for p in range(head + 1, last + 1) if safe[p])]
-        sizes = _Sizes.of(messages)
-        tail = self._choose(starts, head, len(messages), sizes)
-        if tail == head:
-            return tuple(messages)
-        return (*messages[:head], summarise(messages[head:tail]), *messages[tail:])
+        return compact_messages(messages, self.max_messages, self.budget)
 
-    def _choose(self, starts: list[int], head: int, total: int, sizes: _Sizes) -> int:
-        """The tail start: the longest tail that fits, else the smallest output."""
 
-        def count(tail: int) -> int:
-            return total if tail == head else head + 1 + total - tail
+Summariser = Callable[[Sequence[ChatMessage]], ChatMessage]
 
-        def measure(tail: int) -> int:
-            if self.budget is None:
-                return count(tail)
-            if self.budget.counter == "messages":
-                return count(tail)
-            chars = sizes.output_chars(head, tail)
-            return chars if self.budget.counter == "characters" else math.ceil(chars / 4)
 
-        def within_budget(tail: int) -> bool:
-            return self.budget is None or measure(tail) <= self.budget.limit
+def compact_messages(
+    messages: Sequence[ChatMessage],
+    max_messages: int,
+    budget: Budget | None = None,
+    *,
+    safe: Sequence[bool] | None = None,
+    head: int | None = None,
+    summariser: Summariser = summarise,
+) -> tuple[ChatMessage, ...]:
+    """Keep ``messages[:head]``, summarise one span, keep the longest tail that fits.
 
-        for tail in starts:
-            if count(tail) <= self.max_messages and within_budget(tail):
-                return tail
-        for tail in starts:
-            if self.budget is not None and within_budget(tail):
-                return tail
-        return min(starts, key=lambda tail: (measure(tail), count(tail), tail))
+    ``safe`` (the cuts allowed), ``head`` and ``summariser`` default to the reference's own
+    choices; the mutants pass broken ones, so that each differs from the reference in its bug
+    alone. Sizes are priced with the reference summary's lines.
+    """
+    if not messages:
+        return ()
+    safe = safe_cuts(messages) if safe is None else safe
+    head = head_end(messages, safe) if head is None else head
+    last = len(messages) - 1
+    if head > last:
+        return tuple(messages)
+    # The tail always holds the last message; a tail start equal to the head means no cut.
+    starts = [head, *(p for p in range(head + 1, last + 1) if safe[p])]
+    tail = _choose(starts, head, _Sizes.of(messages), max_messages, budget)
+    if tail == head:
+        return tuple(messages)
+    return (*messages[:head], summariser(messages[head:tail]), *messages[tail:])
+
+
+def _choose(
+    starts: list[int], head: int, sizes: _Sizes, max_messages: int, budget: Budget | None
+) -> int:
+    """The tail start: the longest tail that fits, else the smallest output."""
+    total = len(sizes.chars) - 1
+
+    def count(tail: int) -> int:
+        return total if tail == head else head + 1 + total - tail
+
+    def measure(tail: int) -> int:
+        if budget is None or budget.counter == "messages":
+            return count(tail)
+        chars = sizes.output_chars(head, tail)
+        return chars if budget.counter == "characters" else math.ceil(chars / 4)
+
+    def within_budget(tail: int) -> bool:
+        return budget is None or measure(tail) <= budget.limit
+
+    for tail in starts:
+        if count(tail) <= max_messages and within_budget(tail):
+            return tail
+    for tail in starts:
+        if budget is not None and within_budget(tail):
+            return tail
+    return min(starts, key=lambda tail: (measure(tail), count(tail), tail))
 
 
 def reference_messages(
