@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import signal
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime
+from types import FrameType
 
 from compactcheck.report import Report, TargetReport
-from compactcheck.runner import Progress, RunConfig, run_target
+from compactcheck.runner import InterruptedRunError, Progress, RunConfig, run_target
 from compactcheck.targets import Target, TargetError, resolve
 from invariants import View
 
@@ -31,6 +35,27 @@ def open_targets(
     return targets
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM arrived: handled like Ctrl-C, so the partial report is still written."""
+
+
+@contextmanager
+def terminate_as_interrupt() -> Iterator[None]:
+    """Turn SIGTERM into an interrupt while fuzzing (main thread only; else a no-op)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: FrameType | None) -> None:
+        raise Terminated
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def conformance(
     targets: Sequence[Target],
     config: RunConfig,
@@ -46,10 +71,15 @@ def conformance(
     """
     started = datetime.now(UTC).isoformat(timespec="seconds")
     done: list[TargetReport] = partial if partial is not None else []
-    for target in targets:
-        for target_view in target.views:
-            if view is None or target_view == view:
-                done.append(run_target(target, target_view, config, progress))
+    with terminate_as_interrupt():
+        for target in targets:
+            for target_view in target.views:
+                if view is None or target_view == view:
+                    try:
+                        done.append(run_target(target, target_view, config, progress))
+                    except InterruptedRunError as interrupted:
+                        done.append(interrupted.report)
+                        raise
     return report_of(done, config, started, complete=True)
 
 

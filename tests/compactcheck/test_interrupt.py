@@ -1,0 +1,62 @@
+"""Interruptions with real signals on a real process: the partial report and corpus survive."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_an_interrupted_run_writes_a_partial_report(signum: int, tmp_path: Path) -> None:
+    # A budget far beyond what the test waits for: the signal always lands mid-run.
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "compactcheck",
+            "run",
+            "mutant:messages-cut-parallel-results",
+            "reference-messages",
+            "--profile",
+            "ci",
+            "--max-examples",
+            "200000",
+            "--no-shrink",
+            "--json",
+            "r.json",
+            "--corpus",
+            "corpus",
+        ],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "COLUMNS": "120"},
+    )
+    # Wait until the first target has left its failure in the corpus, then interrupt.
+    deadline = time.monotonic() + 240
+    while not list((tmp_path / "corpus").glob("*.json")):
+        assert process.poll() is None, process.communicate()
+        assert time.monotonic() < deadline, "no corpus entry appeared"
+        time.sleep(0.2)
+    time.sleep(1.0)
+    process.send_signal(signum)
+    stdout, stderr = process.communicate(timeout=120)
+    assert process.returncode == 130, (stdout[-2000:], stderr[-2000:])
+    assert "Traceback" not in stderr
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["complete"] is False
+    # The target being fuzzed when the signal came is reported with what it had found.
+    [partial] = report["targets"]
+    assert partial["target"] == "mutant:messages-cut-parallel-results"
+    assert any("interrupted" in error for error in partial["errors"])
+    verdicts = {r["invariant"]: r["verdict"] for r in partial["results"]}
+    assert verdicts["tool_pairing"] == "violation"
+    # No temporary files are left half-written beside the outputs.
+    assert not [p for p in tmp_path.rglob(".*.tmp")]
