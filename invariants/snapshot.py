@@ -36,43 +36,37 @@ class PendingWork(WireModel):
     reason: str = ""
 
 
-class SnapshotDraft(WireModel):
+class SnapshotContent(WireModel):
+    """What a snapshot says about the run: the fields a compactor fills in."""
+
+    goal: str
+    constraints: tuple[str, ...] = ()
+    decisions: tuple[Decision, ...] = ()
+    completed_work: tuple[CompletedWork, ...] = ()
+    pending_work: tuple[PendingWork, ...] = ()
+    acceptance_criteria: tuple[AcceptanceCriterion, ...] = ()
+    active_skills: tuple[str, ...] = ()
+    changed_files: tuple[str, ...] = ()
+    validation_results: tuple[ValidationRecord, ...] = ()
+    unresolved_questions: tuple[str, ...] = ()
+    failed_attempts: tuple[str, ...] = ()
+
+
+class SnapshotDraft(SnapshotContent):
     """What a compactor returns: every snapshot field except id, createdAt and checksum.
 
     ``source_event_range`` may be left out: the harness sets it from the range it handed over.
     """
 
     source_event_range: SourceEventRange | None = None
-    goal: str
-    constraints: tuple[str, ...] = ()
-    decisions: tuple[Decision, ...] = ()
-    completed_work: tuple[CompletedWork, ...] = ()
-    pending_work: tuple[PendingWork, ...] = ()
-    acceptance_criteria: tuple[AcceptanceCriterion, ...] = ()
-    active_skills: tuple[str, ...] = ()
-    changed_files: tuple[str, ...] = ()
-    validation_results: tuple[ValidationRecord, ...] = ()
-    unresolved_questions: tuple[str, ...] = ()
-    failed_attempts: tuple[str, ...] = ()
 
 
-class CompactionSnapshot(WireModel):
+class CompactionSnapshot(SnapshotContent):
     """A sealed snapshot: the draft plus identity, time, range and an RFC 8785 SHA-256 checksum."""
 
     id: str
     created_at: str
     source_event_range: SourceEventRange
-    goal: str
-    constraints: tuple[str, ...] = ()
-    decisions: tuple[Decision, ...] = ()
-    completed_work: tuple[CompletedWork, ...] = ()
-    pending_work: tuple[PendingWork, ...] = ()
-    acceptance_criteria: tuple[AcceptanceCriterion, ...] = ()
-    active_skills: tuple[str, ...] = ()
-    changed_files: tuple[str, ...] = ()
-    validation_results: tuple[ValidationRecord, ...] = ()
-    unresolved_questions: tuple[str, ...] = ()
-    failed_attempts: tuple[str, ...] = ()
     checksum: str
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, get_args
 
 from invariants import AgentEvent, AgentState, CompactionSnapshot, canonically_equal
 from reference_engine.snapshot.sealing import checksum_matches
@@ -26,24 +26,11 @@ RuleId = Literal[
     "progress",
 ]
 
-# The seed's rules, in its order (section 5 of the snapshot spec).
-SEED_RULES: tuple[RuleId, ...] = (
-    "goal",
-    "constraints",
-    "acceptance_criteria",
-    "completed_work",
-    "pending_work",
-    "changed_files",
-    "active_skills",
-    "failed_attempts",
-    "validation_results",
-    "unresolved_questions",
-    "evidence_in_range",
-    "range_not_empty",
-)
-# The corrected design also verifies the checksum whenever a snapshot is read back.
-# and refuses a compaction after which the assembled context would not be smaller.
-ALL_RULES: tuple[RuleId, ...] = (*SEED_RULES, "checksum", "progress")
+# The seed's rules, in its order (section 5 of the snapshot spec); the corrected design adds
+# the checksum, verified whenever a snapshot is read back, and refuses a compaction after which
+# the assembled context would not be smaller.
+ALL_RULES: tuple[RuleId, ...] = get_args(RuleId)
+SEED_RULES: tuple[RuleId, ...] = ALL_RULES[:12]
 
 RULE_STATEMENTS: dict[RuleId, str] = {
     "goal": "the snapshot's goal equals the task",
