@@ -12,8 +12,9 @@ Parameter ranges, drawn per history (see ``compactcheck.adapters.parameters``):
 - head-and-tail: ``head_size`` 1 to 3, ``tail_size`` 25 %, 50 % or 75 % of the message count
   (at least 1).
 - token-limited: ``token_limit`` 25 %, 50 % or 75 % of the history's size, never below what
-  the newest message and a leading system message need together; the model client is a local stand-in whose ``count_tokens`` is the
-  budget law's own arithmetic (characters / 4, rounded up), or a declared budget's counter.
+  the newest message and a leading system message need together; the model client is a local
+  stand-in whose ``count_tokens`` is the budget law's own arithmetic (characters / 4, rounded
+  up), or a declared budget's counter.
 """
 
 from __future__ import annotations

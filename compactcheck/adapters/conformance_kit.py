@@ -11,8 +11,8 @@ Parameter ranges, drawn per history (see ``compactcheck.adapters.parameters``):
 
 - ``budget_chars``: none, or 25 %, 50 % or 75 % of the transcript's text (the kit's own
   ``[role] text`` rendering) in characters, never below what the newest turn and a leading
-  system turn need plus ``HEADROOM`` for the kit's own header lines; a declared ``--budget`` counted in characters is
-  used as is.
+  system turn need plus ``HEADROOM`` for the kit's own header lines; a declared ``--budget``
+  counted in characters is used as is.
 """
 
 from __future__ import annotations
@@ -20,8 +20,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, cast
 
-from compaction_kit.cli import COMPACTORS
-from compaction_kit.compactors import _text_to_turns, _turns_to_text
+from compaction_kit.cli import COMPACTORS  # type: ignore[import-untyped]
+from compaction_kit.compactors import (  # type: ignore[import-untyped]
+    _text_to_turns,
+    _turns_to_text,
+)
 
 from compactcheck.adapters.adapter import Messages, MessagesAdapter, Parameters
 from compactcheck.adapters.convert_conformance_kit import from_turns, to_turns

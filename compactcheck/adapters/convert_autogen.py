@@ -88,9 +88,10 @@ def to_autogen(messages: Sequence[dict[str, Any]]) -> list[LLMMessage]:
                 call_id=message["tool_call_id"],
             )
             previous = converted[-1] if converted else None
-            if isinstance(previous, FunctionExecutionResultMessage) and messages[index - 1][
-                "role"
-            ] == "tool":
+            if (
+                isinstance(previous, FunctionExecutionResultMessage)
+                and messages[index - 1]["role"] == "tool"
+            ):
                 previous.content.append(result)
             else:
                 converted.append(FunctionExecutionResultMessage(content=[result]))

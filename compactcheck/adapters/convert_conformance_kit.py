@@ -13,7 +13,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from compaction_kit.session import Turn
+from compaction_kit.session import Turn  # type: ignore[import-untyped]
 
 MARK = "\x1e"
 

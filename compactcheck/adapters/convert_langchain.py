@@ -96,9 +96,7 @@ def to_langchain(messages: Sequence[dict[str, Any]]) -> list[BaseMessage]:
                 args, exact = _parsed_arguments(arguments)
                 if not exact:
                     raw[call["id"]] = arguments
-                calls.append(
-                    {"id": call["id"], "name": call["function"]["name"], "args": args}
-                )
+                calls.append({"id": call["id"], "name": call["function"]["name"], "args": args})
             if raw:
                 extra[RAW_ARGUMENTS] = raw
             converted.append(

@@ -21,7 +21,7 @@ from typing import cast
 
 from langchain_core.messages import BaseMessage
 from langchain_core.messages.utils import count_tokens_approximately
-from langmem.short_term import summarize_messages
+from langmem.short_term import summarize_messages  # type: ignore[import-untyped]
 
 from compactcheck.adapters.adapter import (
     Messages,

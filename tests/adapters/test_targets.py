@@ -1,0 +1,75 @@
+"""Every built-in third-party target runs a small budget through the runner without errors."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from compactcheck.adapters import ADAPTERS, EXTRAS, MissingExtraError
+from compactcheck.runner import RunConfig, run_target
+from compactcheck.targets import resolve
+
+# The module whose absence means the target's extra is not installed.
+PROBES = {
+    "langchain": "langchain",
+    "langmem": "langmem",
+    "autogen": "autogen_core",
+    "pydantic-ai": "pydantic_ai_harness",
+    "conformance-kit": "compaction_kit",
+}
+
+
+def _installed(target: str) -> bool:
+    return importlib.util.find_spec(PROBES[EXTRAS[target]]) is not None
+
+
+@pytest.mark.parametrize("name", sorted(ADAPTERS))
+def test_small_budget_run_has_no_errored_verdict(name: str, tmp_path: Path) -> None:
+    if not _installed(name):
+        pytest.skip(f"needs the {EXTRAS[name]!r} extra")
+    target = resolve(name, timeout=60.0)
+    config = RunConfig(seed=0, max_examples=30, profile="ci", corpus_dir=tmp_path)
+    try:
+        report = run_target(target, "messages", config)
+    finally:
+        target.close()
+    verdicts = {result.invariant: result.verdict for result in report.results}
+    assert "errored" not in verdicts.values(), verdicts
+    assert any(result.compactions for result in report.results)
+    assert verdicts["budget_respected"] == "skipped"
+
+
+@pytest.mark.parametrize("name", sorted(ADAPTERS))
+def test_answers_carry_the_parameters_they_used(name: str) -> None:
+    if not _installed(name):
+        pytest.skip(f"needs the {EXTRAS[name]!r} extra")
+    backend = ADAPTERS[name](timeout=60.0, budget=None)
+    history = [
+        {"role": "system", "content": "Be careful."},
+        {"role": "user", "content": "Goal: fix the bug in app.py"},
+        {"role": "assistant", "content": "Looking into it."},
+        {"role": "user", "content": "Go on."},
+        {"role": "assistant", "content": "Done."},
+    ]
+    first = backend.compact("messages", {"messages": list(history)})
+    again = backend.compact("messages", {"messages": list(history)})
+    assert first.kind == "result", first.reason
+    assert first.result is not None
+    assert again.result is not None
+    assert first.result["parameters"] == again.result["parameters"]
+    assert first.result["messages"] == again.result["messages"]
+
+
+def test_a_missing_extra_names_the_install_command(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    # As if autogen-core were not installed, even where an earlier test imported it.
+    for module in [m for m in sys.modules if m.split(".")[0] == "autogen_core"]:
+        monkeypatch.setitem(sys.modules, module, None)
+    monkeypatch.setitem(sys.modules, "autogen_core", None)
+    for ours in ("autogen_contexts", "convert_autogen"):
+        monkeypatch.delitem(sys.modules, f"compactcheck.adapters.{ours}", raising=False)
+    with pytest.raises(MissingExtraError, match=r"pip install -e '\.\[autogen\]'"):
+        ADAPTERS["autogen:buffered"](timeout=1.0, budget=None)
