@@ -5,8 +5,8 @@ The adapter calls the capability's own ``compact(messages, ctx)``, the step that
 ``before_model_request`` runs once its threshold is passed, and converts what it returns:
 pydantic-ai itself drops orphan tool returns before a model call, so only the compactor's direct
 output shows what the compactor did. The run context carries a local ``FunctionModel`` that echoes
-every part it was shown (instructions, prompts, tool calls with ids and arguments, tool returns), so the summary
-holds everything the capability chose to summarise.
+every part it was shown (instructions, prompts, tool calls with ids and arguments, tool returns),
+so the summary holds everything the capability chose to summarise.
 
 Parameter ranges, drawn per history (see ``compactcheck.adapters.parameters``):
 
