@@ -1,8 +1,8 @@
 """Broken message compactors, each breaking one messages-view law the way real ones do.
 
 Each mutant is the reference message compactor with one bug: a wrong cut rule, a wrong head, a
-careless summary or an edit of the output. They are capped at ``MUTANT_MAX_MESSAGES`` (one
-says why it differs); the budget mutant is declared with ``MUTANT_BUDGET``, which the facts must
+careless summary or an edit of the output. They are capped at ``MUTANT_MAX_MESSAGES`` (those that
+differ say why); the budget mutant is declared with ``MUTANT_BUDGET``, which the facts must
 carry when it is judged (``declared_budget``).
 """
 
@@ -161,13 +161,13 @@ def _summary_first(messages: Messages) -> Messages:
 
 
 def _truncate_tool_output(messages: Messages) -> Messages:
-    # Prunes long tool outputs of the kept tail in place.
-    limit = 16
+    # Prunes long tool outputs of the kept messages in place; a roomier cap keeps more of them.
+    limit = 8
     return tuple(
         ToolMessage(tool_call_id=m.tool_call_id, content=content_text(m.content)[:limit] + "...")
         if isinstance(m, ToolMessage) and len(content_text(m.content)) > limit
         else m
-        for m in _reference(messages)
+        for m in compact_messages(messages, 2 * MUTANT_MAX_MESSAGES)
     )
 
 
