@@ -170,9 +170,8 @@ class MessagesDriver:
                 output=output,
                 reason=f"the answer is not a valid chat message list: {where}: {first['msg']}",
             )
-        return RoundOutcome(
-            index, "compacted", facts, before, after, recorded, {"messages": output}
-        )
+        # The whole answer is kept: adapters report the parameters they drew beside the messages.
+        return RoundOutcome(index, "compacted", facts, before, after, recorded, answer.result)
 
     def run(self, case: Case) -> list[RoundOutcome]:
         """Compact after each round's turns; feed the output forward."""

@@ -243,7 +243,7 @@ MESSAGE_MUTANTS: tuple[Mutant, ...] = (
         "tool_pairing",
         "keeps the system prompt and the last messages blindly, orphaning a tool result",
         _keep_last_n,
-        8,
+        12,
     ),
     _mutant(
         "messages-drop-late-results",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
 
 import pytest
@@ -429,7 +428,8 @@ def test_message_size_counts_tool_call_arguments() -> None:
     assert message_size(messages, "approx_tokens") == -(-(4 + arguments) // 4)
 
 
-def test_laws_stay_linear_on_a_long_history() -> None:
+def test_laws_judge_a_long_history() -> None:
+    # Speed is measured in benchmarks, not here: this checks the laws' answers at scale.
     body: list[Message] = []
     for index in range(6000):
         body += [
@@ -441,7 +441,12 @@ def test_laws_stay_linear_on_a_long_history() -> None:
     after = [before[0], before[1], SUMMARY, *before[-3000:]]
     parsed_before, parsed_after = parse_messages(before), parse_messages(after)
     facts = FACTS.model_copy(update={"budget": Budget(limit=10**9)})
-    started = time.perf_counter()
-    for law in catalogue("messages"):
-        law.check(parsed_before, parsed_after, facts)
-    assert time.perf_counter() - started < 2.0
+    findings = {
+        law.id: law.check(parsed_before, parsed_after, facts) for law in catalogue("messages")
+    }
+    # The kept tail starts on a tool result whose call was summarised away: exactly one orphan.
+    [orphan] = findings["tool_pairing"].violations
+    assert "has no call before it" in orphan.because
+    assert findings["goal_preserved"].holds
+    assert findings["non_empty"].holds
+    assert findings["recent_tail_preserved"].holds
