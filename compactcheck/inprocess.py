@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import concurrent.futures
+import json
 import traceback
 from collections.abc import Callable
 from typing import Any
@@ -33,9 +34,11 @@ class CallableBackend:
         views: tuple[View, ...],
         version: str = "",
         timeout: float | None = None,
+        max_answer_bytes: int = 16 * 1024 * 1024,
     ) -> None:
         self.function = function
         self.timeout = timeout
+        self.max_answer_bytes = max_answer_bytes
         self._implementation = Implementation(
             name=name, version=version, language="python", views=list(views)
         )
@@ -72,6 +75,15 @@ class CallableBackend:
             where = traceback.extract_tb(error.__traceback__)[-1]
             return Answer.error(
                 f"{type(error).__name__}: {error} (at {where.filename}:{where.lineno})"
+            )
+        try:
+            size = len(json.dumps(output, default=str))
+        except (TypeError, ValueError, RecursionError) as error:
+            return Answer.error(f"the answer is not JSON data: {type(error).__name__}: {error}")
+        if size > self.max_answer_bytes:
+            return Answer.error(
+                f"the answer is {size} bytes of JSON, over the cap of {self.max_answer_bytes} "
+                "(max_answer_bytes)"
             )
         if view == "messages":
             return Answer.ok({"messages": output})

@@ -220,3 +220,32 @@ def test_every_mutant_target_is_caught_by_its_law(mutant: object, tmp_path: Path
     report = run_target(target, mutant.view, config)
     [result] = report.results
     assert result.verdict == "violation", result
+
+
+def test_a_backend_that_answers_differently_is_labelled_flaky(tmp_path: Path) -> None:
+    (tmp_path / "moody.py").write_text(
+        "calls = 0\n"
+        "def compact(messages):\n"
+        "    global calls\n"
+        "    calls += 1\n"
+        "    # Every third call forgets the newest message; the others keep everything.\n"
+        "    forget = calls % 3 == 0 and len(messages) > 2\n"
+        "    return list(messages[:-1]) if forget else list(messages)\n"
+    )
+    done = cli(
+        "run",
+        "py:moody.py:compact",
+        "--profile",
+        "ci",
+        "--max-examples",
+        "60",
+        "--invariants",
+        "recent_tail_preserved",
+        "--json",
+        "r.json",
+        cwd=tmp_path,
+    )
+    assert done.returncode == 1, done.stdout[-2000:] + done.stderr
+    [result] = load(tmp_path / "r.json").targets[0].results
+    assert result.counterexample is not None
+    assert result.counterexample.reproduced == "flaky"
