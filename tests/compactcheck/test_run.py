@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -249,3 +250,24 @@ def test_a_backend_that_answers_differently_is_labelled_flaky(tmp_path: Path) ->
     [result] = load(tmp_path / "r.json").targets[0].results
     assert result.counterexample is not None
     assert result.counterexample.reproduced == "flaky"
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed")
+def test_the_node_example_harness_is_a_conformant_cmd_target(tmp_path: Path) -> None:
+    harness = Path(__file__).resolve().parents[2] / "examples" / "node-harness" / "harness.js"
+    done = cli(
+        "run",
+        f"cmd:{shutil.which('node')} {harness}",
+        "--profile",
+        "ci",
+        "--max-examples",
+        "40",
+        "--json",
+        "r.json",
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr
+    [target] = load(tmp_path / "r.json").targets
+    assert target.implementation is not None
+    assert target.implementation.language in ("javascript", "node", "nodejs")
+    assert {r.verdict for r in target.results} == {"pass", "skipped"}
