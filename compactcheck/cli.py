@@ -16,19 +16,23 @@ from rich.table import Table
 from rich.text import Text
 
 from compactcheck import untrusted
+from compactcheck.campaign import Campaign
 from compactcheck.compare import diff, summary
 from compactcheck.conformance import conformance, open_targets, report_of
 from compactcheck.corpus import DEFAULT_CORPUS_DIR
+from compactcheck.database import REDIS_URL_VARIABLE, DatabaseError, check_reachable, redis_url
 from compactcheck.errors import CompactcheckError
 from compactcheck.golden import DEFAULT_CORPUS, CaseResult, case_files, load_case, run_case
+from compactcheck.merge import merge_corpora, merge_reports, merge_target_groups, point_into
+from compactcheck.parallel import gather_corpora, plan, run_jobs
 from compactcheck.render import FORMATS, print_regressions, print_report, print_summary
 from compactcheck.replay import replay
 from compactcheck.report import Report, TargetReport
 from compactcheck.report_io import load_report, write_report, write_text
-from compactcheck.runner import Profile, RunConfig
+from compactcheck.runner import Profile, RunConfig, Shard, ShardError
 from compactcheck.scaffold import scaffold
 from compactcheck.smoke import smoke_round
-from compactcheck.targets import builtin_targets, resolve
+from compactcheck.targets import Target, builtin_targets, resolve
 from invariants import VIEWS, Budget, UnknownInvariantError, catalogue
 from reference_engine.snapshot import ALL_RULES, RULE_STATEMENTS, SEED_RULES
 from strategies import feature_statistics, format_statistics
@@ -57,6 +61,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 PROFILES = ("dev", "ci", "campaign")
+DEFAULT_CAMPAIGN_REPORT = Path(".compactcheck") / "campaign.json"
 
 
 def _csv(text: str) -> list[str]:
@@ -83,6 +88,62 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _shard(text: str) -> Shard:
+    try:
+        return Shard.parse(text)
+    except ShardError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _fuzzing_options(
+    parser: argparse.ArgumentParser, *, examples_help: str, default: int = 100
+) -> None:
+    """The options `run` and `fuzz` share."""
+    parser.add_argument("--view", choices=VIEWS, help="only this view")
+    parser.add_argument("--invariants", type=_csv, help="only these invariant ids (a,b,c)")
+    parser.add_argument("--exclude-invariants", type=_csv, default=[], help="skip these ids")
+    parser.add_argument("--max-examples", type=_positive, default=default, help=examples_help)
+    parser.add_argument("--rounds", type=_positive, default=3, help="most compactions per history")
+    parser.add_argument("--seed", type=int, help="run seed (default: random in dev, 0 in ci)")
+    parser.add_argument("--timeout", type=_seconds, default=30.0, help="seconds per backend call")
+    parser.add_argument(
+        "--budget", type=_positive, help="declared size limit of compacted messages"
+    )
+    parser.add_argument(
+        "--counter",
+        choices=("messages", "characters", "approx_tokens"),
+        default="approx_tokens",
+        help="how --budget is counted",
+    )
+    parser.add_argument(
+        "--no-shrink",
+        action="store_true",
+        help="report failing histories as found, without shrinking them",
+    )
+    parser.add_argument(
+        "--corpus", type=Path, default=DEFAULT_CORPUS_DIR, help="crash corpus folder"
+    )
+    parser.add_argument(
+        "--redis",
+        metavar="URL",
+        help=f"shared Hypothesis example database (default: ${REDIS_URL_VARIABLE}); "
+        "read-write in campaign, read-only in dev, unused in ci",
+    )
+    parser.add_argument(
+        "--redis-read-only",
+        action="store_true",
+        help="replay what the shared database holds without writing to it",
+    )
+
+
+def _outputs(parser: argparse.ArgumentParser, json_default: Path | None = None) -> None:
+    for name in ("json", "junit", "markdown", "html"):
+        default = json_default if name == "json" else None
+        parser.add_argument(
+            f"--{name}", type=Path, metavar="PATH", default=default, help=f"write a {name} report"
+        )
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="compactcheck", description=__doc__)
     parser.add_argument("--version", action="version", version=f"compactcheck {toolkit_version()}")
@@ -90,34 +151,57 @@ def _parser() -> argparse.ArgumentParser:
 
     run = commands.add_parser("run", help="fuzz targets and report their conformance")
     run.add_argument("targets", nargs="+", metavar="TARGET", help="see `compactcheck targets`")
-    run.add_argument("--view", choices=VIEWS, help="only this view")
-    run.add_argument("--invariants", type=_csv, help="only these invariant ids (a,b,c)")
-    run.add_argument("--exclude-invariants", type=_csv, default=[], help="skip these ids")
-    run.add_argument("--max-examples", type=_positive, default=100, help="histories per target")
-    run.add_argument("--rounds", type=_positive, default=3, help="most compactions per history")
-    run.add_argument("--seed", type=int, help="run seed (default: random in dev, 0 in ci)")
+    _fuzzing_options(run, examples_help="histories per target")
     run.add_argument(
         "--profile",
         choices=PROFILES,
         default=None,
         help="dev (random, local database), ci (fixed seed, no database), campaign",
     )
-    run.add_argument("--timeout", type=_seconds, default=30.0, help="seconds per backend call")
-    run.add_argument("--budget", type=_positive, help="declared size limit of compacted messages")
     run.add_argument(
-        "--counter",
-        choices=("messages", "characters", "approx_tokens"),
-        default="approx_tokens",
-        help="how --budget is counted",
+        "--workers",
+        type=_positive,
+        default=1,
+        help="worker processes; a lone target is cut into shards to keep them busy",
     )
     run.add_argument(
-        "--no-shrink",
-        action="store_true",
-        help="report failing histories as found, without shrinking them",
+        "--shard",
+        type=_shard,
+        default=Shard(),
+        metavar="I/M",
+        help="run shard I of M (own seed, 1/M of the budget); `compactcheck merge` joins them",
     )
-    run.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS_DIR, help="crash corpus folder")
-    for name in ("json", "junit", "markdown", "html"):
-        run.add_argument(f"--{name}", type=Path, metavar="PATH", help=f"write a {name} report")
+    _outputs(run)
+
+    fuzz = commands.add_parser(
+        "fuzz", help="time-boxed campaign: fresh-seeded runs of one target until time is up"
+    )
+    fuzz.add_argument("target", metavar="TARGET", help="see `compactcheck targets`")
+    fuzz.add_argument(
+        "--max-time", type=_seconds, required=True, metavar="S", help="seconds to spend"
+    )
+    _fuzzing_options(fuzz, examples_help="at most this many histories per iteration", default=1000)
+    _outputs(fuzz, json_default=DEFAULT_CAMPAIGN_REPORT)
+
+    merge = commands.add_parser("merge", help="join the JSON reports and corpora of shards")
+    merge.add_argument("reports", nargs="+", type=Path, metavar="REPORT")
+    merge.add_argument(
+        "--corpus",
+        dest="corpora",
+        action="append",
+        type=Path,
+        default=[],
+        metavar="DIR",
+        help="a shard's crash corpus folder (repeatable)",
+    )
+    merge.add_argument(
+        "--corpus-out",
+        type=Path,
+        default=DEFAULT_CORPUS_DIR,
+        metavar="DIR",
+        help="where the merged corpus goes (default: %(default)s)",
+    )
+    _outputs(merge)
 
     replay = commands.add_parser("replay", help="re-run the crash corpus: fixed or still failing")
     replay.add_argument("path", nargs="?", type=Path, default=DEFAULT_CORPUS_DIR)
@@ -204,25 +288,38 @@ def _golden(console: Console, path: Path) -> int:
     return EXIT_FAILED if failed else EXIT_OK
 
 
-def _run(arguments: argparse.Namespace, console: Console) -> int:
-    profile: Profile = arguments.profile or ("ci" if os.environ.get("CI") else "dev")
+def _config(arguments: argparse.Namespace, profile: Profile) -> RunConfig:
     seed = arguments.seed
     if seed is None:
         seed = 0 if profile == "ci" else secrets.randbelow(2**32)
     budget = Budget(limit=arguments.budget, counter=arguments.counter) if arguments.budget else None
-    config = RunConfig(
+    url = redis_url(arguments.redis)
+    if profile == "ci" and arguments.redis is not None:
+        raise DatabaseError(
+            "the ci profile is deterministic and uses no example database; drop --redis or use "
+            "--profile campaign (or dev, read-only)"
+        )
+    if profile == "ci":
+        url = None
+    if url is not None:
+        check_reachable(url)
+    return RunConfig(
         seed=seed,
         max_examples=arguments.max_examples,
         rounds=arguments.rounds,
         profile=profile,
-        include=arguments.invariants,
-        exclude=arguments.exclude_invariants,
+        include=tuple(arguments.invariants) if arguments.invariants is not None else None,
+        exclude=tuple(arguments.exclude_invariants),
         corpus_dir=arguments.corpus,
         toolkit_version=toolkit_version(),
         budget=budget,
         shrink=not arguments.no_shrink,
+        redis_url=url,
+        redis_read_only=arguments.redis_read_only,
     )
-    targets = open_targets(arguments.targets, config, arguments.view, arguments.timeout)
+
+
+def _check_invariants(arguments: argparse.Namespace, targets: Sequence[Target]) -> None:
     try:
         views = {view for target in targets for view in target.views}
         known = {law.id for view in views for law in catalogue(view)}
@@ -237,35 +334,145 @@ def _run(arguments: argparse.Namespace, console: Console) -> int:
         for target in targets:
             target.close()
         raise
+
+
+def _run(arguments: argparse.Namespace, console: Console) -> int:
+    profile: Profile = arguments.profile or ("ci" if os.environ.get("CI") else "dev")
+    config = _config(arguments, profile)
+    seed = config.seed
+    shard: Shard = arguments.shard
+    targets = open_targets(arguments.targets, config, arguments.view, arguments.timeout)
+    _check_invariants(arguments, targets)
+    reproduce = f"--seed {seed}" + (f" --shard {shard.label}" if shard.count > 1 else "")
+    if arguments.workers > 1:
+        reproduce += f" --workers {arguments.workers}"
     console.print(
         f"compactcheck {config.toolkit_version}  seed {seed}  profile {profile}  "
         f"max-examples {config.max_examples}  rounds {config.rounds}  "
-        f"(reproduce with --seed {seed})",
+        f"(reproduce with {reproduce})",
         highlight=False,
     )
     done: list[TargetReport] = []
     started = datetime.now(UTC).isoformat(timespec="seconds")
     complete = False
-    try:
-        with console.status("fuzzing") as status:
-            conformance(
-                targets,
-                config,
-                view=arguments.view,
-                progress=lambda line: status.update(untrusted.one_line(line)),
-                partial=done,
-            )
-        complete = True
-    except KeyboardInterrupt:
-        console.print("[yellow]interrupted: writing the partial report[/]")
-    finally:
+    if arguments.workers > 1:
+        units = [
+            (target.name, view)
+            for target in targets
+            for view in target.views
+            if arguments.view is None or view == arguments.view
+        ]
         for target in targets:
+            # Each worker resolves its own; a subprocess target must not be shared.
             target.close()
-    report = report_of(done, config, started, complete=complete)
+        work = plan(
+            units, config, shard=shard, workers=arguments.workers, timeout=arguments.timeout
+        )
+        if work.parts > 1:
+            console.print(
+                f"{arguments.workers} workers: each target cut into {work.parts} shards "
+                f"({len(work.jobs)} jobs)",
+                highlight=False,
+            )
+        try:
+            with console.status("fuzzing") as status:
+                merged = run_jobs(
+                    work.jobs,
+                    arguments.workers,
+                    progress=lambda line: status.update(untrusted.one_line(line)),
+                    partial=done,
+                )
+            complete = True
+        except KeyboardInterrupt:
+            console.print("[yellow]interrupted: writing the partial report[/]")
+            merged = merge_target_groups(done)
+        finally:
+            gather_corpora(config.corpus_dir)
+        merged = [point_into(target, config.corpus_dir) for target in merged]
+        shard_config = config.for_shard(shard) if shard.count > 1 else config
+        report = report_of(merged, shard_config, started, complete=complete)
+    else:
+        shard_config = config.for_shard(shard)
+        try:
+            with console.status("fuzzing") as status:
+                conformance(
+                    targets,
+                    shard_config,
+                    view=arguments.view,
+                    progress=lambda line: status.update(untrusted.one_line(line)),
+                    partial=done,
+                )
+            complete = True
+        except KeyboardInterrupt:
+            console.print("[yellow]interrupted: writing the partial report[/]")
+        finally:
+            for target in targets:
+                target.close()
+        report = report_of(done, shard_config, started, complete=complete)
     _write_outputs(report, arguments)
     print_report(report, console)
     if not complete:
         return EXIT_INTERRUPTED
+    return report.exit_code()
+
+
+def _fuzz(arguments: argparse.Namespace, console: Console) -> int:
+    config = _config(arguments, "campaign")
+    [target] = open_targets([arguments.target], config, arguments.view, arguments.timeout)
+    _check_invariants(arguments, [target])
+    views = [view for view in target.views if arguments.view in (None, view)]
+    database = "local + Redis" if config.redis_url else "local"
+    console.print(
+        f"compactcheck {config.toolkit_version}  fuzz {untrusted.one_line(target.name)}  "
+        f"seed {config.seed}  for {arguments.max_time:g} s  database {database}  "
+        f"report {arguments.json}",
+        highlight=False,
+    )
+    campaign = Campaign(target, views, config, arguments.max_time, report_path=arguments.json)
+    started = datetime.now(UTC).isoformat(timespec="seconds")
+    complete = False
+    try:
+        with console.status("fuzzing") as status:
+            campaign.progress = lambda line: status.update(untrusted.one_line(line))
+            campaign.run()
+        complete = True
+    except KeyboardInterrupt:
+        console.print("[yellow]interrupted: the report on disk is marked incomplete[/]")
+    finally:
+        target.close()
+    report = campaign.report(started, complete=complete)
+    for name in ("junit", "markdown", "html"):
+        path = getattr(arguments, name)
+        if path is not None:
+            write_text(path, FORMATS[name](report))
+    print_report(report, console)
+    console.print(
+        f"{campaign.iterations} iteration(s), {campaign.examples} histories, "
+        f"{len(campaign.failures)} distinct failure(s)",
+        highlight=False,
+    )
+    for failure in campaign.failures.values():
+        console.print(
+            Text(
+                f"  {failure.invariant} [{failure.signature}] seen {failure.seen}x: "
+                f"{untrusted.one_line(str(failure.path))}"
+            )
+        )
+    if not complete:
+        return EXIT_INTERRUPTED
+    return report.exit_code()
+
+
+def _merge(arguments: argparse.Namespace, console: Console) -> int:
+    reports = [load_report(path) for path in arguments.reports]
+    corpus: Path | None = None
+    if arguments.corpora:
+        written = merge_corpora(arguments.corpora, arguments.corpus_out)
+        corpus = arguments.corpus_out
+        console.print(f"merged {len(written)} corpus entries into {corpus}", highlight=False)
+    report = merge_reports(reports, corpus=corpus)
+    _write_outputs(report, arguments)
+    print_report(report, console)
     return report.exit_code()
 
 
@@ -369,6 +576,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if arguments.command == "run":
             return _run(arguments, console)
+        if arguments.command == "fuzz":
+            return _fuzz(arguments, console)
+        if arguments.command == "merge":
+            return _merge(arguments, console)
         if arguments.command == "replay":
             return _replay(arguments, console)
         if arguments.command == "targets":

@@ -14,6 +14,11 @@ or by naming the target in the code, the way Schemathesis parametrises a schema:
     @pytest.mark.compactcheck("py:mypackage.compaction:compact", view="messages")
     def test_my_compactor(compactcheck_law):
         compactcheck_law.check()
+
+Under pytest-xdist (``pytest -n auto``) test ids are stable (target, view, invariant and, with
+``--compactcheck-shards K``, the shard), so every worker collects the same tests. Each worker
+fuzzes the (target, view, shard) triples its tests need once and ships the reports to the
+controller through xdist's ``workeroutput``; the controller merges them into one JSON report.
 """
 
 from __future__ import annotations
@@ -28,12 +33,17 @@ import pytest
 
 from compactcheck.conformance import report_of
 from compactcheck.corpus import DEFAULT_CORPUS_DIR
+from compactcheck.merge import merge_target_groups
 from compactcheck.report import InvariantResult, TargetReport
-from compactcheck.runner import RunConfig, run_target
+from compactcheck.runner import RunConfig, Shard, run_target
 from compactcheck.targets import resolve
 from invariants import VIEWS, View, catalogue
 
 _REPORTS: dict[tuple[str, str, RunConfig], TargetReport] = {}
+# On the xdist controller: every worker's reports, keyed so that a shard fuzzed by two workers
+# (they run the same seed, so the reports agree) counts once.
+_FROM_WORKERS: dict[tuple[str, str, int, int], TargetReport] = {}
+_WORKER_KEY = "compactcheck_reports"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -58,6 +68,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption("--compactcheck-timeout", type=float, default=30.0)
     group.addoption(
+        "--compactcheck-shards",
+        type=int,
+        default=1,
+        metavar="K",
+        help="cut each target's budget into K shards, one test id (and seed) each, for -n auto",
+    )
+    group.addoption(
         "--compactcheck-json",
         default=None,
         metavar="PATH",
@@ -80,9 +97,16 @@ def _run_config(config: pytest.Config) -> RunConfig:
         max_examples=config.getoption("--compactcheck-max-examples"),
         rounds=config.getoption("--compactcheck-rounds"),
         profile="ci",
-        include=include.split(",") if include else None,
+        include=tuple(include.split(",")) if include else None,
         corpus_dir=Path(config.rootpath) / DEFAULT_CORPUS_DIR,
     )
+
+
+def _shards(config: pytest.Config) -> list[Shard]:
+    count = config.getoption("--compactcheck-shards")
+    if count < 1:
+        raise pytest.UsageError(f"--compactcheck-shards: expected 1 or more, found {count}")
+    return [Shard(index, count) for index in range(1, count + 1)]
 
 
 @dataclass(frozen=True)
@@ -94,6 +118,13 @@ class LawCase:
     invariant: str
     config: RunConfig
     timeout: float
+
+    @property
+    def test_id(self) -> str:
+        """The stable test id: target, view, invariant, and the shard when there are several."""
+        shard = self.config.shard
+        suffix = f"-shard{shard.index}of{shard.count}" if shard.count > 1 else ""
+        return f"{self.target}-{self.view}-{self.invariant}{suffix}"
 
     def result(self) -> InvariantResult:
         """This invariant's result (the target is fuzzed once per session, for all laws)."""
@@ -138,6 +169,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if not targets:
         targets = [(name, wanted_view) for name in config.getoption("--compactcheck-target")]
     run_config = _run_config(config)
+    shards = _shards(config)
     timeout = config.getoption("--compactcheck-timeout")
     cases: list[LawCase] = []
     for name, view in targets:
@@ -150,12 +182,10 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
             include = run_config.include
             for law in catalogue(each):
                 if include is None or law.id in include:
-                    cases.append(LawCase(name, each, law.id, run_config, timeout))
-    metafunc.parametrize(
-        "compactcheck_law",
-        cases,
-        ids=[f"{case.target}-{case.view}-{case.invariant}" for case in cases],
-    )
+                    for shard in shards:
+                        shard_config = run_config.for_shard(shard)
+                        cases.append(LawCase(name, each, law.id, shard_config, timeout))
+    metafunc.parametrize("compactcheck_law", cases, ids=[case.test_id for case in cases])
 
 
 @pytest.fixture
@@ -181,13 +211,52 @@ def compactcheck_target(request: pytest.FixtureRequest) -> Any:
     target.close()
 
 
-def pytest_sessionfinish(session: pytest.Session) -> None:
-    """Write the JSON report of everything this process fuzzed, when asked to."""
-    path = session.config.getoption("--compactcheck-json")
-    if not path or not _REPORTS:
+def _shipped() -> list[dict[str, Any]]:
+    return [
+        {
+            "shard": [key[2].shard.index, key[2].shard.count],
+            "report": report.model_dump(mode="json"),
+        }
+        for key, report in _REPORTS.items()
+    ]
+
+
+def _receive(items: list[dict[str, Any]]) -> None:
+    for item in items:
+        report = TargetReport.model_validate(item["report"])
+        index, count = item["shard"]
+        _FROM_WORKERS.setdefault((report.target, report.view, index, count), report)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    """On the xdist controller: keep what a finished worker fuzzed."""
+    output = getattr(node, "workeroutput", None) or {}
+    shipped = output.get(_WORKER_KEY)
+    if shipped:
+        _receive(json.loads(shipped))
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """A worker ships its reports to the controller; the controller (or a lone process) writes.
+
+    Worker reports travel as JSON text through ``workeroutput``, which only carries plain data.
+    """
+    config = session.config
+    workeroutput = getattr(config, "workeroutput", None)
+    if workeroutput is not None:
+        workeroutput[_WORKER_KEY] = json.dumps(_shipped())
+        return
+    path = config.getoption("--compactcheck-json")
+    _receive(_shipped())
+    if not path or not _FROM_WORKERS:
         return
     from compactcheck.report_io import write_report
 
-    configs = list(_REPORTS)
-    report = report_of(list(_REPORTS.values()), configs[0][2], "", complete=True)
+    # Sorted, so that the report does not depend on which worker finished first.
+    ordered = [_FROM_WORKERS[key] for key in sorted(_FROM_WORKERS)]
+    interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
+    report = report_of(
+        merge_target_groups(ordered), _run_config(config), "", complete=not interrupted
+    )
     write_report(report, Path(path))

@@ -2,19 +2,24 @@
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import re
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from hypothesis import HealthCheck, Phase, given, seed, settings
-from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
+from hypothesis import HealthCheck, Phase, given, seed, settings, target
+from hypothesis.database import ExampleDatabase
 from hypothesis.errors import HypothesisException
 from pydantic import JsonValue
 
 from compactcheck.corpus import DEFAULT_CORPUS_DIR, CorpusEntry, write_entry
+from compactcheck.database import profile_database
+from compactcheck.errors import CompactcheckError
 from compactcheck.report import Counterexample, InvariantResult, TargetReport, Verdict
 from compactcheck.targets import Target
 from compactcheck.views import Case, Driver, RoundOutcome, cases
@@ -22,6 +27,60 @@ from invariants import Budget, Finding, Invariant, View, select
 
 Profile = Literal["dev", "ci", "campaign"]
 Progress = Callable[[str], None]
+_SHARD = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
+
+
+class ShardError(CompactcheckError):
+    """A shard named in a form other than i/M with 1 <= i <= M."""
+
+
+@dataclass(frozen=True, order=True)
+class Shard:
+    """Shard ``index`` (1-based) of ``count``: its own slice of the budget and its own seed."""
+
+    index: int = 1
+    count: int = 1
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.index <= self.count:
+            raise ShardError(
+                f"shard {self.index}/{self.count}: expected i/M with 1 <= i <= M, e.g. 1/4"
+            )
+
+    @classmethod
+    def parse(cls, text: str) -> Shard:
+        """``"2/4"`` as a shard; ShardError for anything else."""
+        match = _SHARD.match(text)
+        if match is None:
+            raise ShardError(f"shard {text!r}: expected i/M, e.g. 1/4")
+        return cls(int(match[1]), int(match[2]))
+
+    def split(self, parts: int) -> list[Shard]:
+        """This shard cut into ``parts`` shards of the finer global numbering.
+
+        Shard i/M cut in K is shards (i-1)K+1 .. iK of MK, so a machine running 1/2 with two
+        workers does exactly what two machines running 1/4 and 2/4 would.
+        """
+        first = (self.index - 1) * parts
+        return [Shard(first + k, self.count * parts) for k in range(1, parts + 1)]
+
+    def seed(self, base: int) -> int:
+        """The seed of this shard: the run seed itself when there is one shard."""
+        if self.count == 1:
+            return base
+        # A hash, not base + index: neighbouring run seeds must not share shard streams.
+        digest = hashlib.sha256(f"compactcheck-shard:{base}:{self.index}/{self.count}".encode())
+        return int.from_bytes(digest.digest()[:4], "big")
+
+    def budget(self, total: int) -> int:
+        """This shard's share of ``total`` examples; the shares add up to ``total``."""
+        share, extra = divmod(total, self.count)
+        return share + (1 if self.index <= extra else 0)
+
+    @property
+    def label(self) -> str:
+        """``"2/4"``."""
+        return f"{self.index}/{self.count}"
 
 
 @dataclass(frozen=True)
@@ -40,20 +99,55 @@ class RunConfig:
     shrink: bool = True
     toolkit_version: str = "0+unknown"
     database: ExampleDatabase | None = None
+    # A URL rather than a client, so that a config crosses into worker processes.
+    redis_url: str | None = None
+    redis_read_only: bool = False
+    shard: Shard = Shard()
+    # Where the local Hypothesis database lives; by default beside the corpus folder.
+    database_dir: Path | None = None
+    # time.time() after which exploring and shrinking stop early (fuzz --max-time).
+    stop_at: float | None = None
+    # Stop exploring once every selected law is broken (benchmarks, detection tests).
+    stop_when_all_broken: bool = False
 
     def hypothesis_database(self) -> ExampleDatabase | None:
-        """The example database of the profile: local in dev, none in ci."""
+        """The example database of the profile: local in dev, local plus Redis in campaign."""
         if self.database is not None:
             return self.database
-        if self.profile == "dev":
-            return DirectoryBasedExampleDatabase(str(self.corpus_dir.parent / "hypothesis"))
-        return None
+        return profile_database(
+            self.profile,
+            self.database_dir or self.corpus_dir.parent / "hypothesis",
+            self.redis_url,
+            read_only=self.redis_read_only,
+        )
+
+    def for_shard(self, shard: Shard) -> RunConfig:
+        """The config of one shard of this run: its seed and its share of the budget."""
+        return replace(
+            self,
+            shard=shard,
+            seed=shard.seed(self.seed),
+            max_examples=max(1, shard.budget(self.max_examples)),
+        )
+
+    def time_is_up(self) -> bool:
+        """Whether a time box was set and is spent."""
+        return self.stop_at is not None and time.time() >= self.stop_at
 
 
 @dataclass
 class _Failure:
     outcome: RoundOutcome
     finding: Finding
+    size: int
+
+
+@dataclass(frozen=True)
+class Detection:
+    """When exploring first saw a law broken: after how many histories and seconds."""
+
+    examples: int
+    seconds: float
     size: int
 
 
@@ -66,8 +160,20 @@ class _Tally:
     reasons: Counter[str] = field(default_factory=Counter)
 
 
+class InterruptedRunError(KeyboardInterrupt):
+    """The run was interrupted; ``report`` holds what this target had found so far."""
+
+    def __init__(self, report: TargetReport) -> None:
+        super().__init__("interrupted")
+        self.report = report
+
+
 class _BrokenLawError(Exception):
     """Raised inside a hunt so that Hypothesis shrinks the history that broke a law."""
+
+
+class _StopExploringError(Exception):
+    """Raised inside exploring to end the Hypothesis run: time is up, or every law is broken."""
 
 
 def _history_size(outcome: RoundOutcome) -> int:
@@ -77,6 +183,36 @@ def _history_size(outcome: RoundOutcome) -> int:
             if isinstance(data.get(key), list):
                 return len(data[key])
     return 0
+
+
+def _open_calls(case: Case) -> int:
+    batch = case.scenario.pending_batch
+    return len(getattr(batch, "calls", ())) if batch is not None else 0
+
+
+def _sized(value: Any) -> int:
+    if isinstance(value, dict):
+        for key in ("messages", "events", "log"):
+            if isinstance(value.get(key), list):
+                return len(value[key])
+        tail = value.get("rawTail")
+        return (len(tail) + 1) if isinstance(tail, list) else 0
+    return 0
+
+
+def _steer(case: Case, outcomes: Sequence[RoundOutcome]) -> None:
+    """Point Hypothesis's targeted search at the hard cases: long, open, chained, aggressive."""
+    judged = [outcome for outcome in outcomes if outcome.judged]
+    target(float(max((_history_size(o) for o in outcomes), default=0)), label="history length")
+    target(float(_open_calls(case)), label="open tool calls at the cut")
+    target(float(len(judged)), label="compaction rounds")
+    ratios = [
+        1.0 - _sized(o.output) / size
+        for o in judged
+        if (size := _history_size(o)) > 0 and _sized(o.output) > 0
+    ]
+    # The most aggressive compaction of the case: the one most likely to drop what it must keep.
+    target(max(ratios, default=0.0), label="compaction ratio")
 
 
 def _settings(config: RunConfig, phases: Sequence[Phase], key: str) -> settings:
@@ -112,13 +248,18 @@ class TargetRun:
         self.laws: list[Invariant] = select(view, include, exclude)
         self.tally = _Tally()
         self.failures: dict[str, _Failure] = {}
+        self.detections: dict[str, Detection] = {}
         self.corpus: dict[str, Path] = {}
+        self.interrupted = False
+        # Set when the time box cut exploring or shrinking short.
+        self.cut_short = False
 
-    def _record(
+    def entry(
         self, law: Invariant, outcome: RoundOutcome, finding: Finding, shrunk: bool
-    ) -> Path:
+    ) -> CorpusEntry:
+        """The crash corpus entry of one failing round."""
         assert outcome.facts is not None
-        entry = CorpusEntry(
+        return CorpusEntry(
             target=self.target.name,
             view=self.view,
             invariant=law.id,
@@ -131,20 +272,32 @@ class TargetRun:
             output=outcome.output,
             shrunk=shrunk,
         )
-        path = write_entry(self.config.corpus_dir, entry)
+
+    def record(self, law: Invariant, outcome: RoundOutcome, finding: Finding, shrunk: bool) -> Path:
+        """Write a failing round to the crash corpus (a campaign names its files otherwise)."""
+        path = write_entry(self.config.corpus_dir, self.entry(law, outcome, finding, shrunk))
         self.corpus[law.id] = path
         return path
 
     def explore(self) -> None:
         """Run the budget once, judging every law on every compacted round."""
-        tally, laws = self.tally, self.laws
+        tally, laws, config = self.tally, self.laws, self.config
+        started = time.monotonic()
 
-        @seed(self.config.seed)
-        @_settings(self.config, (Phase.explicit, Phase.generate), "explore")
-        @given(cases(self.config.rounds))
+        @seed(config.seed)
+        @_settings(config, (Phase.explicit, Phase.generate, Phase.target), "explore")
+        @given(cases(config.rounds))
         def explore(case: Case) -> None:
+            # At the top, before counting: Hypothesis calls the body again to replay the stop.
+            if config.time_is_up():
+                self.cut_short = True
+                raise _StopExploringError
+            if config.stop_when_all_broken and laws and len(self.failures) == len(laws):
+                raise _StopExploringError
             tally.examples += 1
-            for outcome in self.driver.run(case):
+            outcomes = self.driver.run(case)
+            _steer(case, outcomes)
+            for outcome in outcomes:
                 tally.statuses[outcome.status] += 1
                 if outcome.timed_out:
                     tally.statuses["timed out"] += 1
@@ -157,13 +310,18 @@ class TargetRun:
                     finding = outcome.judge(law)
                     tally.exercised[law.id] += finding.exercised
                     if not finding.holds and law.id not in self.failures:
-                        self.failures[law.id] = _Failure(outcome, finding, _history_size(outcome))
+                        size = _history_size(outcome)
+                        self.failures[law.id] = _Failure(outcome, finding, size)
+                        self.detections[law.id] = Detection(
+                            tally.examples, time.monotonic() - started, size
+                        )
                         # On disk before anything else can go wrong.
-                        self._record(law, outcome, finding, shrunk=False)
+                        self.record(law, outcome, finding, shrunk=False)
                         self.progress(f"{self.target.name}: {law.id} broken, shrinking later")
 
         _digest(explore, f"explore:{self.target.name}:{self.view}")
-        explore()
+        with contextlib.suppress(_StopExploringError):
+            explore()
 
     def shrink(self, law: Invariant) -> None:
         """Search again for this law alone, letting Hypothesis shrink the history."""
@@ -173,6 +331,10 @@ class TargetRun:
         @_settings(self.config, (Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink), "hunt")
         @given(cases(self.config.rounds))
         def hunt(case: Case) -> None:
+            if self.config.time_is_up():
+                # Passing from here on ends shrinking at the smallest failure found so far.
+                self.cut_short = True
+                return
             for outcome in self.driver.run(case):
                 if not outcome.judged:
                     continue
@@ -187,12 +349,13 @@ class TargetRun:
         except _BrokenLawError:
             pass
         except HypothesisException as error:
-            self.progress(f"{self.target.name}: shrinking {law.id} stopped: {error}")
+            if not self.cut_short:
+                self.progress(f"{self.target.name}: shrinking {law.id} stopped: {error}")
         if found:
-            # Hypothesis replays the minimal example last.
-            self.failures[law.id] = found[-1]
-            failure = found[-1]
-            self._record(law, failure.outcome, failure.finding, shrunk=True)
+            # Hypothesis replays the minimal example last; a cut-short hunt ends at its smallest.
+            failure = min(found, key=lambda f: f.size) if self.cut_short else found[-1]
+            self.failures[law.id] = failure
+            self.record(law, failure.outcome, failure.finding, shrunk=not self.cut_short)
 
     def reproduced(self, law: Invariant) -> Literal["deterministic", "flaky"]:
         """Re-run the shrunk round a few times: does it break the law every time?"""
@@ -234,7 +397,7 @@ class TargetRun:
                 output=failure.outcome.output,
                 history_size=failure.size,
                 corpus_file=str(self.corpus.get(law.id, "")) or None,
-                reproduced=self.reproduced(law),
+                reproduced="not_checked" if self.interrupted else self.reproduced(law),
             )
             return InvariantResult(
                 **common,
@@ -269,22 +432,33 @@ class TargetRun:
         return "pass", f"held on {tally.compactions} compactions; {exercised} exercised it"
 
     def report(self) -> TargetReport:
-        """Explore, shrink what broke, and report."""
+        """Explore, shrink what broke, and report; on an interrupt, report what was found."""
         started = time.monotonic()
         self.progress(
             f"{self.target.name} [{self.view}]: exploring {self.config.max_examples} histories"
         )
-        self.explore()
-        for law in self.laws:
-            if law.id in self.failures and self.config.shrink:
-                self.progress(f"{self.target.name} [{self.view}]: shrinking {law.id}")
-                self.shrink(law)
-        results = [self.result(law) for law in self.laws]
+        try:
+            self.explore()
+            for law in self.laws:
+                if law.id in self.failures and self.config.shrink:
+                    self.progress(f"{self.target.name} [{self.view}]: shrinking {law.id}")
+                    self.shrink(law)
+        except KeyboardInterrupt as interrupt:
+            self.interrupted = True
+            partial = self._target_report(started)
+            raise InterruptedRunError(partial) from interrupt
+        return self._target_report(started)
+
+    def _target_report(self, started: float) -> TargetReport:
+        errors = (
+            ["interrupted: the counts cover the histories run so far"] if self.interrupted else []
+        )
         return TargetReport(
             target=self.target.name,
             view=self.view,
             implementation=self.target.implementation,
-            results=results,
+            results=[self.result(law) for law in self.laws],
+            errors=errors,
             stderr=self.target.stderr_tail()[-4000:],
             seconds=round(time.monotonic() - started, 3),
         )

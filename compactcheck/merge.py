@@ -1,0 +1,204 @@
+"""Merging shards: several JSON reports into one, several crash corpora into one.
+
+A merge is commutative: the order in which shards are named changes nothing but the order of
+the targets in the report. Counts add up; a law is broken if any shard broke it, and its
+counterexample is the smallest any shard found.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from compactcheck.atomic import write_text_atomically
+from compactcheck.corpus import corpus_files, load_entry
+from compactcheck.errors import CompactcheckError
+from compactcheck.report import Counterexample, InvariantResult, Report, TargetReport, Verdict
+
+# When no shard broke a law and none could judge it, the most telling verdict wins.
+_QUIET_ORDER: tuple[Verdict, ...] = ("errored", "unknown", "skipped")
+_STDERR_CHARS = 4000
+
+
+class MergeError(CompactcheckError):
+    """Reports that cannot be merged: none at all, the same one twice, or different settings."""
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+
+
+def _smallest(examples: Iterable[Counterexample]) -> Counterexample:
+    # Ties broken on content, so that the pick does not depend on the order of the shards.
+    return min(
+        examples,
+        key=lambda c: (c.history_size, len(c.witness), c.round, _canonical(c.model_dump())),
+    )
+
+
+def merge_results(results: Sequence[InvariantResult]) -> InvariantResult:
+    """One law's results from several shards of the same target and view, as one result."""
+    first = results[0]
+    counts = {
+        name: sum(getattr(result, name) for result in results)
+        for name in ("examples", "exercised", "compactions", "errored", "skipped")
+    }
+    common: dict[str, Any] = {"invariant": first.invariant, "statement": first.statement}
+    broken = [r.counterexample for r in results if r.counterexample is not None]
+    if broken:
+        counterexample = _smallest(broken)
+        return InvariantResult(
+            **common,
+            **counts,
+            verdict="violation",
+            because=counterexample.because,
+            counterexample=counterexample,
+        )
+    verdicts = {result.verdict for result in results}
+    if verdicts == {"skipped"} and first.because and first.because.startswith("not applicable"):
+        return InvariantResult(**common, **counts, verdict="skipped", because=first.because)
+    if counts["compactions"] > 0:
+        # What a single run over the whole budget would have said, from the summed counts.
+        if counts["exercised"] > 0:
+            because = (
+                f"held on {counts['compactions']} compactions; {counts['exercised']} exercised it"
+            )
+            return InvariantResult(**common, **counts, verdict="pass", because=because)
+        because = f"held on {counts['compactions']} compactions, none of which exercised it"
+        return InvariantResult(**common, **counts, verdict="unknown", because=because)
+    for verdict in _QUIET_ORDER:
+        for result in results:
+            if result.verdict == verdict:
+                return InvariantResult(**common, **counts, verdict=verdict, because=result.because)
+    return InvariantResult(**common, **counts, verdict=first.verdict, because=first.because)
+
+
+def merge_target_reports(reports: Sequence[TargetReport]) -> TargetReport:
+    """Several shards' reports of one target on one view, as one report."""
+    first = reports[0]
+    order: list[str] = []
+    by_law: dict[str, list[InvariantResult]] = {}
+    for report in reports:
+        for result in report.results:
+            if result.invariant not in by_law:
+                order.append(result.invariant)
+                by_law[result.invariant] = []
+            by_law[result.invariant].append(result)
+    errors = list(dict.fromkeys(error for report in reports for error in report.errors))
+    stderr = "\n".join(report.stderr for report in reports if report.stderr)
+    implementation = next((r.implementation for r in reports if r.implementation), None)
+    return TargetReport(
+        target=first.target,
+        view=first.view,
+        implementation=implementation,
+        results=[merge_results(by_law[law]) for law in order],
+        errors=errors,
+        stderr=stderr[-_STDERR_CHARS:],
+        seconds=round(sum(report.seconds for report in reports), 3),
+    )
+
+
+def merge_target_groups(reports: Iterable[TargetReport]) -> list[TargetReport]:
+    """Target reports grouped by (target, view) in order of first appearance, each merged."""
+    groups: dict[tuple[str, str], list[TargetReport]] = {}
+    for report in reports:
+        groups.setdefault((report.target, report.view), []).append(report)
+    return [merge_target_reports(group) for group in groups.values()]
+
+
+def _fingerprint(report: Report) -> str:
+    return hashlib.sha256(_canonical(report.to_json_data()).encode()).hexdigest()
+
+
+def merge_reports(reports: Sequence[Report], *, corpus: Path | None = None) -> Report:
+    """Shards' reports as one report; with ``corpus``, counterexamples point into it."""
+    if not reports:
+        raise MergeError("expected at least one report to merge, found none")
+    seen: dict[str, int] = {}
+    for number, report in enumerate(reports, 1):
+        fingerprint = _fingerprint(report)
+        if fingerprint in seen:
+            raise MergeError(
+                f"reports {seen[fingerprint]} and {number} are the same report; merging it twice "
+                "would count its examples twice"
+            )
+        seen[fingerprint] = number
+    first = reports[0]
+    for report in reports[1:]:
+        for name in ("profile", "rounds", "toolkit_version"):
+            if getattr(report, name) != getattr(first, name):
+                raise MergeError(
+                    f"reports disagree on {name}: expected {getattr(first, name)!r} (first "
+                    f"report), found {getattr(report, name)!r}; merge shards of one run only"
+                )
+    # Budget per (target, view): the shares of the shards that ran it add up.
+    budgets: dict[tuple[str, str], int] = {}
+    for report in reports:
+        for target in report.targets:
+            key = (target.target, target.view)
+            budgets[key] = budgets.get(key, 0) + report.max_examples
+    targets = merge_target_groups(t for report in reports for t in report.targets)
+    if corpus is not None:
+        targets = [point_into(target, corpus) for target in targets]
+    return Report(
+        toolkit_version=first.toolkit_version,
+        seed=first.seed,
+        profile=first.profile,
+        max_examples=max(budgets.values(), default=first.max_examples),
+        rounds=first.rounds,
+        complete=all(report.complete for report in reports),
+        started_at=min((r.started_at for r in reports if r.started_at), default=""),
+        targets=targets,
+    )
+
+
+def point_into(target: TargetReport, corpus: Path) -> TargetReport:
+    """The report with each counterexample's corpus file named inside ``corpus``, where it is."""
+    results: list[InvariantResult] = []
+    for result in target.results:
+        example = result.counterexample
+        if example is not None and example.corpus_file:
+            moved = corpus / Path(example.corpus_file).name
+            if moved.is_file():
+                example = example.model_copy(update={"corpus_file": str(moved)})
+                result = result.model_copy(update={"counterexample": example})
+        results.append(result)
+    return target.model_copy(update={"results": results})
+
+
+def _entry_rank(path: Path) -> tuple[int, int, str]:
+    data = load_entry(path)
+    recorded = data.get("input")
+    size = 0
+    if isinstance(recorded, dict):
+        lists = (recorded.get(key) for key in ("messages", "events", "log"))
+        size = next((len(value) for value in lists if isinstance(value, list)), 0)
+    # Shrunk before unshrunk, then the smaller history, then content for a stable pick.
+    return (0 if data.get("shrunk") else 1, size, _canonical(data))
+
+
+def merge_corpora(sources: Sequence[Path], destination: Path) -> list[Path]:
+    """Copy every source corpus into ``destination``; where names clash, keep the best entry.
+
+    Entry file names are a function of what failed (target, view, invariant and, for
+    campaigns, the witness signature), so one name is one failure found by several shards.
+    """
+    best: dict[str, tuple[tuple[int, int, str], Path]] = {}
+    for source in sources:
+        if not source.exists():
+            continue
+        for path in corpus_files(source):
+            rank = _entry_rank(path)
+            if path.name not in best or rank < best[path.name][0]:
+                best[path.name] = (rank, path)
+    destination.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    for name, (_, path) in sorted(best.items()):
+        out = destination / name
+        if path.resolve() != out.resolve():
+            write_text_atomically(out, path.read_text(encoding="utf-8"))
+        written.append(out)
+    return written
