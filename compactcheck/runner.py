@@ -284,8 +284,8 @@ class TargetRun:
         tally, laws, config = self.tally, self.laws, self.config
         started = time.monotonic()
 
-        @seed(config.seed)
         @_settings(config, (Phase.explicit, Phase.generate, Phase.target), "explore")
+        @seed(config.seed)
         @given(cases(config.rounds))
         def explore(case: Case) -> None:
             # At the top, before counting: Hypothesis calls the body again to replay the stop.
@@ -327,8 +327,9 @@ class TargetRun:
         """Search again for this law alone, letting Hypothesis shrink the history."""
         found: list[_Failure] = []
 
-        @seed(self.config.seed)
+        # Settings outside seed: @seed alone would switch the example database off.
         @_settings(self.config, (Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink), "hunt")
+        @seed(self.config.seed)
         @given(cases(self.config.rounds))
         def hunt(case: Case) -> None:
             if self.config.time_is_up():

@@ -1,0 +1,205 @@
+"""Shards: seeds and budgets, merging reports and corpora, the mutant-suite equivalence."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from compactcheck.cli import main
+from compactcheck.conformance import report_of
+from compactcheck.corpus import CorpusEntry, load_entry, write_entry
+from compactcheck.merge import MergeError, merge_corpora, merge_reports
+from compactcheck.parallel import Job, plan, run_jobs
+from compactcheck.report import Report
+from compactcheck.report_io import load_report, write_report
+from compactcheck.runner import RunConfig, Shard, ShardError
+from compactcheck.targets import all_mutants
+
+
+def test_shards_cover_the_budget_with_distinct_seeds() -> None:
+    shards = [Shard(index, 4) for index in range(1, 5)]
+    assert sum(shard.budget(101) for shard in shards) == 101
+    assert len({shard.seed(7) for shard in shards}) == 4
+    assert Shard().seed(7) == 7
+    assert Shard().budget(101) == 101
+    # Neighbouring run seeds do not share shard streams.
+    assert {s.seed(7) for s in shards}.isdisjoint({s.seed(8) for s in shards})
+
+
+def test_a_shard_split_on_one_machine_is_the_finer_global_shard() -> None:
+    assert Shard(2, 3).split(2) == [Shard(3, 6), Shard(4, 6)]
+    assert Shard().split(1) == [Shard()]
+    assert Shard.parse(" 2/4 ") == Shard(2, 4)
+    for bad in ("0/2", "3/2", "1", "a/b", "1/0"):
+        with pytest.raises(ShardError):
+            Shard.parse(bad)
+
+
+def test_workers_beyond_the_units_cut_each_unit_into_shards(tmp_path: Path) -> None:
+    config = RunConfig(seed=3, max_examples=10, corpus_dir=tmp_path / "corpus")
+    one = plan([("reference", "snapshot")], config, shard=Shard(), workers=3, timeout=5)
+    assert one.parts == 3
+    assert [job.config.shard for job in one.jobs] == [Shard(1, 3), Shard(2, 3), Shard(3, 3)]
+    assert sum(job.config.max_examples for job in one.jobs) == 10
+    # Separate corpora per shard, one shared Hypothesis database folder.
+    assert len({job.config.corpus_dir for job in one.jobs}) == 3
+    assert {job.config.database_dir for job in one.jobs} == {tmp_path / "hypothesis"}
+    many = plan(
+        [("reference", "snapshot"), ("reference-messages", "messages")],
+        config,
+        shard=Shard(),
+        workers=2,
+        timeout=5,
+    )
+    assert many.parts == 1
+    assert [job.config.seed for job in many.jobs] == [3, 3]
+
+
+MUTANTS = sorted(all_mutants().values(), key=lambda m: m.name)
+
+
+def _suite(shard: Shard, corpus: Path) -> Report:
+    """Every mutant against its own law, detection only, stopping once it is caught."""
+    jobs: list[Job] = []
+    for mutant in MUTANTS:
+        config = RunConfig(
+            seed=0,
+            max_examples=600,
+            profile="ci",
+            corpus_dir=corpus,
+            include=(mutant.targets,),
+            shrink=False,
+            stop_when_all_broken=True,
+        )
+        jobs.append(Job(f"mutant:{mutant.name}", mutant.view, config.for_shard(shard), 30.0))
+    targets = run_jobs(jobs, 2)
+    return report_of(targets, RunConfig(seed=0, max_examples=600, profile="ci"), "", complete=True)
+
+
+def _found(report: Report) -> set[tuple[str, str]]:
+    return {
+        (target.target, result.invariant)
+        for target in report.targets
+        for result in target.results
+        if result.verdict == "violation"
+    }
+
+
+def test_two_shards_merged_find_what_one_shard_finds_on_the_mutant_suite(tmp_path: Path) -> None:
+    whole = _suite(Shard(), tmp_path / "whole")
+    first = _suite(Shard(1, 2), tmp_path / "first")
+    second = _suite(Shard(2, 2), tmp_path / "second")
+    merged = merge_reports([first, second])
+    expected = {(f"mutant:{m.name}", m.targets) for m in MUTANTS}
+    assert _found(whole) == expected
+    assert _found(merged) == _found(whole)
+
+
+def _entry(target: str, size: int, *, shrunk: bool) -> CorpusEntry:
+    messages = [{"role": "user", "content": str(n)} for n in range(size)]
+    return CorpusEntry(
+        target=target,
+        view="messages",
+        invariant="tool_pairing",
+        seed=size,
+        toolkit_version="test",
+        round=1,
+        input={"messages": messages},
+        facts={},
+        because="b",
+        shrunk=shrunk,
+    )
+
+
+def test_merged_corpora_keep_the_best_entry_whatever_the_order(tmp_path: Path) -> None:
+    a, b, c = tmp_path / "a", tmp_path / "b", tmp_path / "c"
+    write_entry(a, _entry("t", 3, shrunk=False))
+    write_entry(b, _entry("t", 9, shrunk=True))
+    write_entry(c, _entry("t", 5, shrunk=True))
+    write_entry(c, _entry("other", 4, shrunk=False))
+    forward = merge_corpora([a, b, c], tmp_path / "forward")
+    backward = merge_corpora([c, b, a], tmp_path / "backward")
+    assert [p.name for p in forward] == [p.name for p in backward]
+    assert len(forward) == 2
+    picked = {load_entry(p)["target"]: load_entry(p) for p in forward}
+    # Shrunk beats unshrunk even when larger; among shrunk the smaller wins.
+    assert picked["t"]["seed"] == 5
+    assert picked["other"]["seed"] == 4
+    assert {p.read_text() for p in forward} == {p.read_text() for p in backward}
+
+
+def test_merging_the_same_report_twice_is_refused(tmp_path: Path) -> None:
+    report = report_of([], RunConfig(seed=1), "", complete=True)
+    with pytest.raises(MergeError, match="same report"):
+        merge_reports([report, report])
+    with pytest.raises(MergeError, match="at least one"):
+        merge_reports([])
+
+
+def test_cli_merges_shard_reports_and_corpora(tmp_path: Path) -> None:
+    outputs = []
+    for index in (1, 2):
+        out = tmp_path / f"shard{index}.json"
+        code = main(
+            [
+                "run",
+                "mutant:messages-drop-user-turns",
+                "--profile",
+                "ci",
+                "--invariants",
+                "user_turn_present,non_empty",
+                "--max-examples",
+                "20",
+                "--shard",
+                f"{index}/2",
+                "--corpus",
+                str(tmp_path / f"corpus{index}"),
+                "--json",
+                str(out),
+            ]
+        )
+        assert code == 1
+        outputs.append(out)
+    merged = tmp_path / "merged.json"
+    code = main(
+        [
+            "merge",
+            *map(str, outputs),
+            "--corpus",
+            str(tmp_path / "corpus1"),
+            "--corpus",
+            str(tmp_path / "corpus2"),
+            "--corpus-out",
+            str(tmp_path / "corpus"),
+            "--json",
+            str(merged),
+        ]
+    )
+    assert code == 1
+    report = load_report(merged)
+    shards = [load_report(path) for path in outputs]
+    assert report.max_examples == 20 == sum(shard.max_examples for shard in shards)
+    [target] = report.targets
+    by_law = {result.invariant: result for result in target.results}
+    broken = by_law["user_turn_present"]
+    assert broken.verdict == "violation"
+    assert broken.examples == sum(
+        r.examples
+        for s in shards
+        for r in s.targets[0].results
+        if r.invariant == "user_turn_present"
+    )
+    assert broken.counterexample is not None
+    assert broken.counterexample.corpus_file is not None
+    assert Path(broken.counterexample.corpus_file).parent == tmp_path / "corpus"
+    assert Path(broken.counterexample.corpus_file).is_file()
+    assert by_law["non_empty"].verdict == "pass"
+    # Merging is commutative up to the order of the targets.
+    write_report(report, tmp_path / "again.json")
+    flipped = merge_reports(list(reversed(shards)))
+    assert (
+        json.loads(flipped.model_dump_json())["targets"][0]["results"]
+        == json.loads(merge_reports(shards).model_dump_json())["targets"][0]["results"]
+    )
