@@ -122,6 +122,11 @@ class MessagesInput(_Line):
     """Messages view input: an OpenAI chat message list to compact."""
 
     messages: tuple[ChatMessage, ...]
+    knobs: tuple[int, ...] | None = Field(
+        default=None,
+        description="small integers drawn with the history; a harness may derive its own "
+        "settings from them so that they shrink with the history (optional, may be ignored)",
+    )
 
 
 class MessagesResult(_Line):

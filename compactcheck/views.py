@@ -44,6 +44,8 @@ from strategies import (
 )
 from strategies.messages_facts import messages_facts
 
+KNOBS = 8
+
 Status = Literal["compacted", "declined", "skipped", "errored", "unsafe"]
 
 
@@ -55,6 +57,9 @@ class Case:
     cuts: tuple[int, ...]
     # Which compaction the session view asks for (the other views ignore it).
     session_mode: SessionMode = "manual"
+    # Small integers drawn with the history for a compactor's own settings (see the adapters):
+    # they travel in the messages payload and shrink with the history.
+    knobs: tuple[int, ...] = ()
 
     def prefix(self, round_index: int) -> Scenario:
         """The scenario as it stands at the end of one round (0-based)."""
@@ -86,7 +91,8 @@ def cases(draw: st.DrawFn, rounds: int) -> Case:
         )
         scenario = replace(scenario, turns=turns_fixed)
     mode = draw(st.sampled_from(SESSION_MODES))
-    return Case(scenario, (*inner, turns), mode)
+    knobs = tuple(draw(st.lists(st.integers(0, 15), min_size=KNOBS, max_size=KNOBS)))
+    return Case(scenario, (*inner, turns), mode, knobs)
 
 
 @dataclass
@@ -146,11 +152,16 @@ class MessagesDriver:
         self.backend = backend
         self.budget = budget
 
-    def _one(self, index: int, messages: list[dict[str, Any]], facts: Facts) -> RoundOutcome:
+    def _one(
+        self, index: int, messages: list[dict[str, Any]], facts: Facts, knobs: tuple[int, ...]
+    ) -> RoundOutcome:
         before = parse_messages(messages)
         handed = copy.deepcopy(messages)
-        answer = self.backend.compact("messages", {"messages": handed})
-        recorded = {"messages": messages}
+        payload: dict[str, Any] = {"messages": handed}
+        recorded: dict[str, Any] = {"messages": messages}
+        if knobs:
+            payload["knobs"] = recorded["knobs"] = list(knobs)
+        answer = self.backend.compact("messages", payload)
         problem = _answer_problem(answer)
         if problem is not None:
             problem.round, problem.facts, problem.input = index, facts, recorded
@@ -184,7 +195,7 @@ class MessagesDriver:
             new = dump_messages(history.messages[seen:])
             seen = len(history.messages)
             facts = messages_facts(Projected(prefix, history), self.budget)
-            outcome = self._one(index + 1, [*carried, *new], facts)
+            outcome = self._one(index + 1, [*carried, *new], facts, case.knobs)
             outcomes.append(outcome)
             if outcome.status != "compacted":
                 break
@@ -193,8 +204,12 @@ class MessagesDriver:
 
     def replay(self, entry: dict[str, Any]) -> RoundOutcome:
         """Re-run a recorded round."""
+        recorded = entry["input"]
         return self._one(
-            entry["round"], entry["input"]["messages"], Facts.model_validate(entry["facts"])
+            entry["round"],
+            recorded["messages"],
+            Facts.model_validate(entry["facts"]),
+            tuple(recorded.get("knobs", ())),
         )
 
 

@@ -62,6 +62,8 @@ class MessagesAdapter(ABC):
     def __init__(self, name: str, budget: Budget | None = None) -> None:
         self.name = name
         self.budget = budget
+        # Hypothesis's draws for this compaction's settings (see ParameterDraw).
+        self.knobs: tuple[int, ...] = ()
 
     @abstractmethod
     def parameters(self, messages: Messages) -> Parameters:
@@ -93,6 +95,10 @@ class AdapterBackend(CallableBackend):
 
     def compact(self, view: View, payload: dict[str, Any]) -> Answer:
         """The adapter's answer, unwrapped from the callable backend's messages envelope."""
+        knobs = payload.get("knobs", ())
+        self.adapter.knobs = (
+            tuple(k for k in knobs if isinstance(k, int)) if isinstance(knobs, list) else ()
+        )
         answer = super().compact(view, payload)
         if answer.kind != "result" or answer.result is None:
             return answer

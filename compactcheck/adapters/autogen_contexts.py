@@ -84,7 +84,7 @@ class Buffered(_AutogenContext):
 
     def parameters(self, messages: Messages) -> Parameters:
         """The buffer size for this history."""
-        draw = ParameterDraw(messages, self.name)
+        draw = ParameterDraw(messages, self.name, self.knobs)
         self._message_window(draw, "buffer_size", messages)
         return draw.drawn
 
@@ -99,7 +99,7 @@ class HeadAndTail(_AutogenContext):
 
     def parameters(self, messages: Messages) -> Parameters:
         """Head and tail sizes for this history."""
-        draw = ParameterDraw(messages, self.name)
+        draw = ParameterDraw(messages, self.name, self.knobs)
         draw.integer("head_size", 1, 3)
         self._message_window(draw, "tail_size", messages)
         return draw.drawn
@@ -121,7 +121,7 @@ class TokenLimited(_AutogenContext):
 
     def parameters(self, messages: Messages) -> Parameters:
         """The token limit for this history."""
-        draw = ParameterDraw(messages, self.name)
+        draw = ParameterDraw(messages, self.name, self.knobs)
         measure = self._measure()
         draw.fixed("counter", (self.budget or APPROX_TOKENS).counter)
         if self.budget is not None:

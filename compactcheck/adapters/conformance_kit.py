@@ -47,7 +47,7 @@ class KitCompactor(MessagesAdapter):
 
     def parameters(self, messages: Messages) -> Parameters:
         """The character budget for this history."""
-        draw = ParameterDraw(messages, self.name)
+        draw = ParameterDraw(messages, self.name, self.knobs)
         if self.budget is not None and self.budget.counter == "characters":
             draw.fixed("budget_chars", self.budget.limit)
         elif draw.flag("budget_set"):

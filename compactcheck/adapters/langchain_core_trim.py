@@ -54,7 +54,7 @@ class TrimMessages(MessagesAdapter):
 
     def parameters(self, messages: Messages) -> Parameters:
         """Counter, size limit, strategy and boundary flags for this history."""
-        draw = ParameterDraw(messages, self.name)
+        draw = ParameterDraw(messages, self.name, self.knobs)
         draw.fixed("strategy", "last")
         draw.fixed("include_system", True)
         draw.fixed("end_on", None)

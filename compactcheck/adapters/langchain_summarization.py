@@ -45,7 +45,7 @@ class Summarization(MessagesAdapter):
 
     def parameters(self, messages: Messages) -> Parameters:
         """Trigger and retention for this history."""
-        draw = ParameterDraw(messages, self.name)
+        draw = ParameterDraw(messages, self.name, self.knobs)
         body = to_langchain(_without_system(messages)[1])
         tokens = count_tokens_approximately(body)
         unit = draw.choice("trigger_unit", ("messages", "tokens"))

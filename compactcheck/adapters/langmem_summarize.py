@@ -51,7 +51,7 @@ class SummarizeMessages(MessagesAdapter):
 
     def parameters(self, messages: Messages) -> Parameters:
         """Token limits for this history."""
-        draw = ParameterDraw(messages, self.name)
+        draw = ParameterDraw(messages, self.name, self.knobs)
         counter = self._counter()
         converted = to_langchain(messages)
         size = counter(converted)

@@ -37,16 +37,30 @@ def shape(messages: Sequence[Mapping[str, Any]]) -> list[str]:
 
 
 class ParameterDraw:
-    """Settings of one compaction, chosen deterministically from the history's shape."""
+    """Settings of one compaction: from Hypothesis's knobs when the runner drew them.
 
-    def __init__(self, messages: Sequence[Mapping[str, Any]], salt: str) -> None:
+    The runner draws a few small integers ("knobs") with every history and hands them over;
+    each setting takes the next knob, so Hypothesis shrinks the settings toward the first
+    option of each range together with the history. Without knobs (a direct call), the
+    settings come from a pseudo-random choice seeded by the history's shape.
+    """
+
+    def __init__(
+        self, messages: Sequence[Mapping[str, Any]], salt: str, knobs: Sequence[int] = ()
+    ) -> None:
         digest = hashlib.sha256(json.dumps([salt, *shape(messages)]).encode()).digest()
         self._random = random.Random(int.from_bytes(digest[:8], "big"))
+        self._knobs = list(knobs)
         self.drawn: dict[str, JsonValue] = {}
+
+    def _index(self, count: int) -> int:
+        if self._knobs:
+            return self._knobs.pop(0) % count
+        return self._random.randrange(count)
 
     def choice(self, name: str, options: Sequence[T]) -> T:
         """One of ``options``, recorded under ``name``."""
-        value = options[self._random.randrange(len(options))]
+        value = options[self._index(len(options))]
         self.drawn[name] = value
         return value
 
@@ -56,13 +70,13 @@ class ParameterDraw:
 
     def integer(self, name: str, low: int, high: int) -> int:
         """A whole number in ``low..high``, recorded under ``name``."""
-        value = self._random.randint(low, max(low, high))
+        value = low + self._index(max(low, high) - low + 1)
         self.drawn[name] = value
         return value
 
     def share(self, name: str, total: int, fractions: Sequence[float], floor: int = 1) -> int:
         """A drawn fraction of ``total``, at least ``floor``, recorded under ``name``."""
-        fraction = fractions[self._random.randrange(len(fractions))]
+        fraction = fractions[self._index(len(fractions))]
         value = max(floor, 1, math.ceil(total * fraction))
         self.drawn[name] = value
         self.drawn[f"{name}_fraction"] = fraction

@@ -64,7 +64,7 @@ class _Harness(MessagesAdapter):
 
     def parameters(self, messages: Messages) -> Parameters:
         """Retention for this history."""
-        draw = ParameterDraw(messages, self.name)
+        draw = ParameterDraw(messages, self.name, self.knobs)
         if draw.choice("keep_unit", ("messages", "tokens")) == "messages":
             draw.share("keep_messages", len(to_pydantic_ai(messages)), FRACTIONS)
         else:
@@ -107,7 +107,7 @@ class Summarizing(_Harness):
     def parameters(self, messages: Messages) -> Parameters:
         """Retention and the incremental flag for this history."""
         drawn = super().parameters(messages)
-        draw = ParameterDraw(messages, self.name + ":incremental")
+        draw = ParameterDraw(messages, self.name + ":incremental", self.knobs)
         drawn["incremental"] = draw.flag("incremental")
         return drawn
 
