@@ -98,8 +98,10 @@ def run_jobs(
     """
     say: Callable[[str], None] = progress or (lambda _: None)
     done: dict[int, TargetReport] = {}
-    # Spawned, not forked: the parent may hold subprocess pipes and a console thread.
-    context = multiprocessing.get_context("spawn")
+    # Not forked from the parent, which may hold subprocess pipes and a console thread: a
+    # fork server imports compactcheck once, then forks each worker from that clean process.
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["compactcheck.parallel"])
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
         futures: dict[Future[dict[str, Any]], int] = {
             pool.submit(run_job, job): number for number, job in enumerate(jobs)

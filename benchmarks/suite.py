@@ -1,0 +1,298 @@
+"""Every figure of BENCHMARKS.md, each beside the ratio it is judged by, measured in one run.
+
+Run: benchmarks/run (or .venv/bin/python -m benchmarks.suite; --quick for a smoke run).
+Figures are wall-clock on whatever machine runs them; the ratios are what carries over.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, Phase, given, seed, settings
+
+from benchmarks.generation import VIEWS as GENERATED
+from benchmarks.generation import rate
+from benchmarks.snapshot_validation import history, seed_evidence_check
+from compactcheck.backend import Backend
+from compactcheck.runner import RunConfig, TargetRun
+from compactcheck.targets import all_mutants, resolve
+from invariants import AgentState, Decision, SnapshotDraft, SourceEventRange, dump_messages
+from reference_engine.snapshot import seal, validate
+from strategies import message_histories
+
+ROOT = Path(__file__).resolve().parent.parent
+PYTHON_HARNESS = ROOT / "examples" / "python-harness" / "harness.py"
+NODE_HARNESS = ROOT / "examples" / "node-harness" / "harness.js"
+# The seed's evidence check is quadratic; beyond this many (ids x events) it is sampled.
+_SEED_FULL_LIMIT = 2 * 10**8
+
+
+def _machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
+    return (
+        f"{cpu}, {os.cpu_count()} CPU(s), Python {platform.python_version()}, {sys.platform}; "
+        f"load average at start {load}"
+    )
+
+
+def _burn(count: int) -> int:
+    total = 0
+    for number in range(count):
+        total += number * number
+    return total
+
+
+def _ceiling() -> float:
+    """How much faster two processes burn pure-Python CPU than one: this machine's own limit."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    work = 5_000_000
+    start = time.perf_counter()
+    for _ in range(2):
+        _burn(work)
+    one = time.perf_counter() - start
+    with ProcessPoolExecutor(2) as pool:
+        list(pool.map(_burn, [1, 1]))
+        start = time.perf_counter()
+        list(pool.map(_burn, [work, work]))
+        two = time.perf_counter() - start
+    return one / two
+
+
+def generation(examples: int) -> None:
+    """Histories generated per second, per view, against bare scenarios."""
+    print(f"\n## Generation: histories per second ({examples} examples per view, seed 0)")
+    print(f"{'view':<10} {'per second':>11} {'vs scenario':>12}")
+    # Warm up: the first Hypothesis run of a process pays for imports and caches.
+    rate(GENERATED["scenario"](), 10)
+    base = 0.0
+    for name, strategy in GENERATED.items():
+        _, per_second = rate(strategy(), examples)
+        base = base or per_second
+        print(f"{name:<10} {per_second:>11.1f} {per_second / base:>11.2f}x")
+
+
+def checker(sizes: list[int]) -> None:
+    """Snapshot validation events per second against the seed's quadratic evidence lookup."""
+    print("\n## Checker: snapshot validation, events per second (one decision citing every 100th)")
+    print(f"{'events':>9} {'ours ev/s':>12} {'seed ev/s':>12} {'speed-up':>9}  note")
+    state = AgentState.from_json_data(
+        {"runId": "r", "task": "t", "plan": {"steps": [], "acceptanceCriteria": []}}
+    )
+    for size in sizes:
+        events = history(size)
+        cited = tuple(f"e{n}" for n in range(1, size + 1, 100))
+        draft = SnapshotDraft(
+            goal="t", decisions=(Decision(statement="d", evidence_event_ids=cited),)
+        )
+        source = SourceEventRange.model_validate({"from": 1, "to": size})
+        snapshot = seal(draft, source, datetime(2026, 1, 1, tzinfo=UTC))
+        start = time.perf_counter()
+        assert validate(snapshot, state, events, verify_checksum=True) == []
+        ours = time.perf_counter() - start
+        note = "full"
+        sample = cited
+        # Each id's scan is independent, so a spread sample times the whole check fairly.
+        if len(cited) * size > _SEED_FULL_LIMIT:
+            sample = cited[:: max(1, len(cited) // 20)]
+            note = f"seed time extrapolated from {len(sample)} of {len(cited)} ids (quadratic)"
+        sampled = snapshot.model_copy(
+            update={"decisions": (Decision(statement="d", evidence_event_ids=sample),)}
+        )
+        start = time.perf_counter()
+        seed_evidence_check(sampled, events)
+        seed_time = (time.perf_counter() - start) * len(cited) / len(sample)
+        print(
+            f"{size:>9} {size / ours:>12.0f} {size / seed_time:>12.0f} "
+            f"{seed_time / ours:>8.1f}x  {note}"
+        )
+        del events
+
+
+def _histories(count: int) -> list[list[dict[str, Any]]]:
+    drawn: list[list[dict[str, Any]]] = []
+
+    @settings(
+        max_examples=count,
+        database=None,
+        phases=(Phase.generate,),
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+    )
+    @seed(0)
+    @given(message_histories())
+    def collect(projected: Any) -> None:
+        drawn.append(dump_messages(projected.view.messages))
+
+    collect()
+    return drawn
+
+
+def _round_trips(backend: Backend, histories: list[list[dict[str, Any]]]) -> float:
+    start = time.perf_counter()
+    for messages in histories:
+        answer = backend.compact("messages", {"messages": json.loads(json.dumps(messages))})
+        assert answer.kind == "result", answer.reason
+    return len(histories) / (time.perf_counter() - start)
+
+
+def protocol(count: int) -> None:
+    """Round trips per second: subprocess harnesses against the same compactor in-process."""
+    histories = _histories(count)
+    print(f"\n## Protocol: compact round trips per second ({len(histories)} message histories)")
+    rows: list[tuple[str, str]] = [
+        ("in-process", f"py:{PYTHON_HARNESS}:compact_messages"),
+        ("subprocess", f"cmd:{sys.executable} {PYTHON_HARNESS}"),
+        ("subprocess", f"cmd:node {NODE_HARNESS}"),
+    ]
+    print(f"{'how':<11} {'round trips/s':>14} {'vs in-process':>14}  target")
+    base = 0.0
+    for how, name in rows:
+        target = resolve(name, view="messages", timeout=30)
+        try:
+            assert target.backend is not None
+            per_second = _round_trips(target.backend, histories)
+        finally:
+            target.close()
+        base = base or per_second
+        shown = name.replace(str(ROOT) + "/", "").replace(sys.executable, "python")
+        print(f"{how:<11} {per_second:>14.1f} {per_second / base:>13.3f}x  {shown}")
+    print("(the Node harness wraps the same example compactor, ported to JavaScript)")
+
+
+def workers(examples: int) -> None:
+    """Wall time of one CLI run over several targets with 1 and with 2 worker processes."""
+    chosen = sorted(all_mutants())[::4]
+    print(
+        f"\n## Workers: `compactcheck run` over {len(chosen)} mutants, {examples} examples, "
+        "no shrink"
+    )
+    print(f"{'workers':>7} {'seconds':>8} {'speed-up':>9}  verdicts")
+    base = 0.0
+    for count in (1, 2):
+        with tempfile.TemporaryDirectory() as folder:
+            out = Path(folder) / "report.json"
+            start = time.perf_counter()
+            subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "compactcheck",
+                    "run",
+                    *(f"mutant:{name}" for name in chosen),
+                    "--profile",
+                    "ci",
+                    "--max-examples",
+                    str(examples),
+                    "--no-shrink",
+                    "--workers",
+                    str(count),
+                    "--json",
+                    str(out),
+                ],
+                cwd=folder,
+                capture_output=True,
+                check=False,
+            )
+            seconds = time.perf_counter() - start
+            data = json.loads(out.read_text())
+        verdicts = sum(
+            result["verdict"] == "violation"
+            for target in data["targets"]
+            for result in target["results"]
+        )
+        base = base or seconds
+        print(f"{count:>7} {seconds:>8.1f} {base / seconds:>8.2f}x  {verdicts} violations")
+    print(
+        f"control: a pure-Python CPU loop runs {_ceiling():.2f}x faster in 2 processes than in 1 "
+        "on this machine now (the ceiling for the ratio above)"
+    )
+
+
+def mutants(max_examples: int, names: list[str] | None) -> None:
+    """For every mutant: histories and seconds until its law first broke, and the shrunk size."""
+    print(f"\n## Mutants: first detection of the targeted law (seed 0, up to {max_examples})")
+    print(
+        f"{'mutant':<38} {'law':<30} {'examples':>8} {'seconds':>8} "
+        f"{'found':>6} {'shrunk':>6} {'ratio':>6} {'witness':>7}"
+    )
+    chosen = [m for m in sorted(all_mutants().values(), key=lambda m: m.name)]
+    if names:
+        chosen = [m for m in chosen if m.name in names]
+    with tempfile.TemporaryDirectory() as folder:
+        for mutant in chosen:
+            target = resolve(f"mutant:{mutant.name}")
+            config = RunConfig(
+                seed=0,
+                max_examples=max_examples,
+                profile="ci",
+                include=(mutant.targets,),
+                corpus_dir=Path(folder),
+                stop_when_all_broken=True,
+            )
+            run = TargetRun(target, mutant.view, config, None)
+            try:
+                run.explore()
+                detection = run.detections.get(mutant.targets)
+                if detection is None:
+                    print(f"{mutant.name:<38} {mutant.targets:<30} {'not found':>8}")
+                    continue
+                law = run.laws[0]
+                run.shrink(law)
+                failure = run.failures[law.id]
+                witness = len(failure.finding.violations[0].witness)
+            finally:
+                target.close()
+            ratio = failure.size / detection.size if detection.size else 1.0
+            print(
+                f"{mutant.name:<38} {mutant.targets:<30} {detection.examples:>8} "
+                f"{detection.seconds:>8.2f} {detection.size:>6} {failure.size:>6} "
+                f"{ratio:>6.2f} {witness:>7}"
+            )
+    print("(found/shrunk: events or messages in the failing round before and after shrinking)")
+
+
+def main() -> None:
+    """Print every section; --quick runs each at a small size."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="small sizes: a smoke run")
+    parser.add_argument("--only", nargs="*", help="sections to run", default=None)
+    options = parser.parse_args()
+    quick = options.quick
+    sections: dict[str, Callable[[], None]] = {
+        "generation": lambda: generation(50 if quick else 300),
+        "checker": lambda: checker([10_000] if quick else [10_000, 100_000, 1_000_000]),
+        "protocol": lambda: protocol(30 if quick else 300),
+        "workers": lambda: workers(20 if quick else 80),
+        "mutants": lambda: mutants(300, ["messages-keep-last-n"] if quick else None),
+    }
+    print(f"# compactcheck benchmarks, {datetime.now(UTC).isoformat(timespec='seconds')}")
+    print(f"machine: {_machine()}")
+    for name, section in sections.items():
+        if options.only is None or name in options.only:
+            started = time.perf_counter()
+            section()
+            print(f"({name}: {time.perf_counter() - started:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()
