@@ -44,7 +44,7 @@ def _session(folder: Path, workers: str) -> tuple[dict[str, str], dict[str, Any]
             "no:cacheprovider",
             "-q",
             "--compactcheck-max-examples",
-            "16",
+            "10",
             "--compactcheck-shards",
             "2",
             "--compactcheck-invariants",
@@ -102,4 +102,4 @@ def test_two_workers_and_none_give_the_same_results_and_report(tmp_path: Path) -
     results = {r["invariant"]: r for r in by_target["mutant:messages-drop-user-turns"]["results"]}
     assert results["user_turn_present"]["verdict"] == "violation"
     # Both shards' budgets are in the merged counts.
-    assert results["non_empty"]["examples"] == 16
+    assert results["non_empty"]["examples"] == 10
