@@ -34,7 +34,6 @@ from reference_engine.session.harness import (
 )
 from reference_engine.snapshot import SnapshotPipeline, is_safe_boundary
 from strategies import (
-    GroundTruth,
     Projected,
     Scenario,
     project_messages,
@@ -42,6 +41,7 @@ from strategies import (
     project_snapshot,
     scenarios,
 )
+from strategies.facts import facts_of_truth
 from strategies.messages_facts import messages_facts
 
 KNOBS = 8
@@ -328,21 +328,6 @@ class _Log:
     """A session log as the harness reads it."""
 
     events: tuple[SessionEvent, ...]
-
-
-def facts_of_truth(truth: GroundTruth) -> Facts:
-    """The facts of a scenario's ground truth."""
-    return Facts(
-        goal=truth.goal,
-        constraints=truth.constraints,
-        superseded_constraints=truth.superseded_constraints,
-        plan=truth.plan,
-        changed_files=truth.changed_files,
-        failed_attempts=truth.failed_attempts,
-        validations=truth.validations,
-        active_skills=tuple(truth.active_skills),
-        pending_question=truth.pending_question,
-    )
 
 
 def backend_session_compactor(backend: Backend) -> SessionCompactor:

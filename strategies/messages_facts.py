@@ -5,6 +5,7 @@ from __future__ import annotations
 from invariants.facts import Budget, Facts
 from invariants.laws.messages import searchable_text
 from invariants.messages import UserMessage, content_text
+from strategies.facts import facts_of_truth
 from strategies.messages_view import MessageHistory
 from strategies.projected import Projected
 
@@ -23,16 +24,7 @@ def messages_facts(projected: Projected[MessageHistory], budget: Budget | None =
     opening = content_text(first_user.content) if first_user is not None else ""
     goal = truth.goal if truth.goal in opening else opening
     candidates = (*truth.changed_files, *truth.pending_step_ids)
-    return Facts(
-        goal=goal,
-        constraints=truth.constraints,
-        superseded_constraints=truth.superseded_constraints,
-        plan=truth.plan,
-        changed_files=truth.changed_files,
-        failed_attempts=truth.failed_attempts,
-        validations=truth.validations,
-        active_skills=tuple(truth.active_skills),
-        pending_question=truth.pending_question,
-        must_keep=tuple(ident for ident in dict.fromkeys(candidates) if ident in corpus),
-        budget=budget,
+    must_keep = tuple(ident for ident in dict.fromkeys(candidates) if ident in corpus)
+    return facts_of_truth(truth).model_copy(
+        update={"goal": goal, "must_keep": must_keep, "budget": budget}
     )
