@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.signals import hear_ctrl_c
+
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_an_interrupted_run_writes_a_partial_report(signum: int, tmp_path: Path) -> None:
@@ -38,6 +40,7 @@ def test_an_interrupted_run_writes_a_partial_report(signum: int, tmp_path: Path)
         stderr=subprocess.PIPE,
         text=True,
         env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "COLUMNS": "120"},
+        preexec_fn=hear_ctrl_c,
     )
     # Wait until the first target has left its failure in the corpus, then interrupt.
     deadline = time.monotonic() + 240

@@ -15,6 +15,7 @@ from compactcheck.corpus import corpus_files, load_entry
 from compactcheck.report_io import load_report
 from compactcheck.runner import RunConfig
 from compactcheck.targets import resolve
+from tests.signals import hear_ctrl_c
 
 
 def test_witness_signature_ignores_ids_and_text_but_not_structure() -> None:
@@ -89,6 +90,7 @@ def test_interrupted_fuzz_leaves_a_report_marked_incomplete(tmp_path: Path) -> N
         text=True,
         cwd=tmp_path,
         env={**os.environ, "COLUMNS": "120"},
+        preexec_fn=hear_ctrl_c,
     )
     deadline = time.monotonic() + 60
     # The report appears after the first (small) iteration.
