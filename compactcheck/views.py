@@ -163,6 +163,19 @@ class MessagesDriver:
             payload["knobs"] = recorded["knobs"] = list(knobs)
         answer = self.backend.compact("messages", payload)
         problem = _answer_problem(answer)
+        if problem is None and handed != messages:
+            # The messages view's counterpart of state_untouched: an in-process compactor that
+            # edits the list it was handed would corrupt its caller's history.
+            changed = next(
+                (i for i, (a, b) in enumerate(zip(messages, handed, strict=False)) if a != b),
+                min(len(messages), len(handed)),
+            )
+            problem = RoundOutcome(
+                0,
+                "errored",
+                reason=f"the backend mutated the message list it was handed, in place (first "
+                f"change at index {changed}); a compactor must return a new list",
+            )
         if problem is not None:
             problem.round, problem.facts, problem.input = index, facts, recorded
             return problem

@@ -271,3 +271,26 @@ def test_the_node_example_harness_is_a_conformant_cmd_target(tmp_path: Path) -> 
     assert target.implementation is not None
     assert target.implementation.language in ("javascript", "node", "nodejs")
     assert {r.verdict for r in target.results} == {"pass", "skipped"}
+
+
+def test_a_compactor_that_edits_its_input_in_place_is_reported(tmp_path: Path) -> None:
+    (tmp_path / "editor.py").write_text(
+        "def compact(messages):\n"
+        "    messages.pop()  # edits the caller's list\n"
+        "    return list(messages)\n"
+    )
+    done = cli(
+        "run",
+        "py:editor.py:compact",
+        "--profile",
+        "ci",
+        "--max-examples",
+        "10",
+        "--json",
+        "r.json",
+        cwd=tmp_path,
+    )
+    assert done.returncode == 3, done.stdout[-2000:]
+    result = load(tmp_path / "r.json").targets[0].results[0]
+    assert result.verdict == "errored"
+    assert "mutated the message list it was handed" in (result.because or "")
