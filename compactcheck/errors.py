@@ -9,3 +9,7 @@ class CompactcheckError(Exception):
 
 class InputFileError(CompactcheckError):
     """A file the user handed over is missing, unreadable or not what was expected."""
+
+
+class OutputFileError(CompactcheckError):
+    """A file the toolkit must write (report, corpus entry) cannot be written."""

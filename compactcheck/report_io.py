@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 import math
 import os
-import tempfile
 from pathlib import Path
 from typing import Any, NoReturn
 
 from pydantic import ValidationError
 from pydantic_core import PydanticSerializationError
 
+from compactcheck.atomic import write_text_atomically
 from compactcheck.errors import InputFileError
 from compactcheck.report import SCHEMA_VERSION, Report
 
@@ -24,20 +24,7 @@ _EXPECTED = f"expected a compactcheck JSON report (schema_version {SCHEMA_VERSIO
 
 def write_text(path: str | os.PathLike[str], text: str) -> None:
     """Write a text file atomically: a reader or a kill never sees it half written."""
-    target = Path(path)
-    # The temporary file lives in the target's folder so os.replace never crosses file systems.
-    descriptor, temporary = tempfile.mkstemp(
-        prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or Path(".")
-    )
-    try:
-        with os.fdopen(descriptor, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    write_text_atomically(Path(path), text)
 
 
 def report_json(report: Report) -> str:

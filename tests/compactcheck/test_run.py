@@ -294,3 +294,37 @@ def test_a_compactor_that_edits_its_input_in_place_is_reported(tmp_path: Path) -
     result = load(tmp_path / "r.json").targets[0].results[0]
     assert result.verdict == "errored"
     assert "mutated the message list it was handed" in (result.because or "")
+
+
+def test_outputs_go_into_new_folders_and_unwritable_ones_are_one_line(tmp_path: Path) -> None:
+    done = cli(
+        "run",
+        "reference-messages",
+        "--profile",
+        "ci",
+        "--max-examples",
+        "5",
+        "--json",
+        "new/deeper/r.json",
+        "--html",
+        "new/r.html",
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr
+    load(tmp_path / "new" / "deeper" / "r.json")
+    (tmp_path / "a-file").write_text("not a folder")
+    done = cli(
+        "run",
+        "reference-messages",
+        "--profile",
+        "ci",
+        "--max-examples",
+        "5",
+        "--json",
+        "a-file/r.json",
+        cwd=tmp_path,
+    )
+    assert done.returncode == 2, done.stdout[-2000:] + done.stderr
+    assert "Traceback" not in done.stderr
+    assert "a-file/r.json" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
