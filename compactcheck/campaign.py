@@ -4,6 +4,9 @@ Each iteration is an ordinary run (explore, then shrink what broke) with a new s
 counts once per (target, invariant, witness signature): the same bug met again on another
 history only raises its count. The corpus and the report are rewritten atomically after every
 iteration, so a campaign killed at any moment leaves both on disk, the report marked incomplete.
+
+With several workers, one pool of processes lives as long as the campaign; each iteration's
+budget is cut into one shard per worker, and their reports are folded in as one iteration's.
 """
 
 from __future__ import annotations
@@ -12,19 +15,22 @@ import hashlib
 import json
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from compactcheck.atomic import write_text_atomically
-from compactcheck.conformance import report_of
+from compactcheck.conformance import report_of, terminate_as_interrupt
+from compactcheck.interrupts import listening
 from compactcheck.merge import merge_results
+from compactcheck.parallel import Job, submit, worker_pool
 from compactcheck.report import InvariantResult, Report, TargetReport
 from compactcheck.report_io import write_report
-from compactcheck.runner import Progress, RunConfig, TargetRun
-from compactcheck.targets import Target
+from compactcheck.runner import Progress, RunConfig, Shard, TargetRun
+from compactcheck.targets import Target, resolve
 from compactcheck.views import RoundOutcome
 from invariants import Finding, Invariant, View
 
@@ -97,7 +103,7 @@ class _CampaignRun(TargetRun):
         earlier = self.provisional.pop(law.id, None)
         if earlier is not None and earlier != path:
             # The unshrunk entry written when the failure was found gives way to the shrunk one.
-            earlier.unlink(missing_ok=True)
+            self.discard(earlier)
         # A known failure's entry stays as it is; this run's own provisional one is replaced.
         if path == earlier or (path not in self.known and not path.exists()):
             entry = self.entry(law, outcome, finding, shrunk)
@@ -106,6 +112,49 @@ class _CampaignRun(TargetRun):
                 self.provisional[law.id] = path
         self.corpus[law.id] = path
         return path
+
+    def discard(self, path: Path) -> None:
+        """Remove an entry this run wrote and no longer stands by."""
+        path.unlink(missing_ok=True)
+
+
+class _PieceRun(_CampaignRun):
+    """One worker's shard of an iteration: entries it gives up are removed by the campaign.
+
+    Shards of one iteration share the corpus folder. Two that find the same new signature both
+    write the same file name, each atomically, and either entry will do (same target, law and
+    witness structure). But a shard must not delete a file another shard may have adopted as
+    its own (it found the file there and left it), so it only lists what it gives up, and the
+    campaign removes those no distinct failure points at once the iteration is folded in.
+    """
+
+    def __init__(self, target: Target, view: View, config: RunConfig, known: set[Path]) -> None:
+        super().__init__(target, view, config, None, known)
+        self.superseded: list[Path] = []
+
+    def discard(self, path: Path) -> None:
+        self.superseded.append(path)
+
+
+@dataclass(frozen=True)
+class _Piece:
+    """What a worker sends back from one shard: plain data, cheap to pickle."""
+
+    report: dict[str, Any]
+    examples: int
+    corpus: dict[str, Path]
+    superseded: list[Path]
+
+
+def _run_piece(job: Job, known: frozenset[Path]) -> _Piece:
+    """In a worker: resolve the target, run one shard of an iteration, close the target."""
+    target = resolve(job.target, view=job.view, timeout=job.timeout, budget=job.config.budget)
+    try:
+        run = _PieceRun(target, job.view, job.config, set(known))
+        report = run.report()
+    finally:
+        target.close()
+    return _Piece(report.model_dump(mode="json"), run.tally.examples, run.corpus, run.superseded)
 
 
 @dataclass
@@ -118,6 +167,10 @@ class Campaign:
     max_time: float
     report_path: Path | None = None
     progress: Progress = field(default=lambda _: None)
+    # Above 1, iterations run in a pool of worker processes, each resolving the target by name.
+    workers: int = 1
+    # Seconds per backend call, for the targets the workers resolve.
+    timeout: float = 30.0
     failures: dict[tuple[str, str, str], DistinctFailure] = field(default_factory=dict)
     iterations: int = 0
     examples: int = 0
@@ -130,6 +183,15 @@ class Campaign:
 
     def run(self) -> Report:
         """Loop until the time is spent; the final report (complete) is returned and written."""
+        if self.workers == 1:
+            # Fuzzing in this process: signals are acted on between examples.
+            with listening():
+                return self._loop(self._iterate)
+        # One pool for the whole campaign; SIGTERM unwinds like Ctrl-C so that it is stopped.
+        with terminate_as_interrupt(), worker_pool(self.workers) as pool:
+            return self._loop(lambda config: self._iterate_in(pool, config))
+
+    def _loop(self, iterate: Callable[[RunConfig], int]) -> Report:
         started_at = datetime.now(UTC).isoformat(timespec="seconds")
         started = time.time()
         stop_at = started + self.max_time
@@ -141,9 +203,7 @@ class Campaign:
                 seed = self.seed_of(self.iterations)
                 config = replace(self.config, seed=seed, max_examples=budget, stop_at=stop_at)
                 began = time.time()
-                ran = 0
-                for view in self.views:
-                    ran += self._iterate(view, config)
+                ran = iterate(config)
                 self.examples += ran
                 self._write(started_at, complete=False)
                 spent = max(time.time() - began, 1e-3)
@@ -156,10 +216,46 @@ class Campaign:
             self._write(started_at, complete=complete)
         return self.report(started_at, complete=complete)
 
-    def _iterate(self, view: View, config: RunConfig) -> int:
-        known = {failure.path for failure in self.failures.values()}
-        run = _CampaignRun(self.target, view, config, self.progress, known)
-        report = run.report()
+    def _iterate(self, config: RunConfig) -> int:
+        """One iteration in this process; the number of histories run."""
+        ran = 0
+        for view in self.views:
+            known = {failure.path for failure in self.failures.values()}
+            run = _CampaignRun(self.target, view, config, self.progress, known)
+            report = run.report()
+            self._fold(view, report, run.corpus, config.seed)
+            ran += run.tally.examples
+        return ran
+
+    def _iterate_in(self, pool: ProcessPoolExecutor, config: RunConfig) -> int:
+        """One iteration cut into one shard per worker, run in ``pool``; the histories run."""
+        known = frozenset(failure.path for failure in self.failures.values())
+        jobs = [
+            Job(self.target.name, view, config.for_shard(shard), self.timeout)
+            for view in self.views
+            for shard in Shard().split(self.workers)
+        ]
+        self.progress(
+            f"iteration {self.iterations}: {config.max_examples} histories on "
+            f"{self.workers} workers"
+        )
+        futures = [submit(pool, _run_piece, job, known) for job in jobs]
+        pieces = [future.result() for future in futures]
+        # Folded in shard order, not in order of completion, so that the outcome is repeatable.
+        for job, piece in zip(jobs, pieces, strict=True):
+            report = TargetReport.model_validate(piece.report)
+            self._fold(job.view, report, piece.corpus, job.config.seed)
+        kept = {failure.path for failure in self.failures.values()}
+        for piece in pieces:
+            for path in piece.superseded:
+                if path not in kept:
+                    path.unlink(missing_ok=True)
+        return sum(piece.examples for piece in pieces)
+
+    def _fold(
+        self, view: View, report: TargetReport, corpus: Mapping[str, Path], seed: int
+    ) -> None:
+        """Count one run's failures into the campaign: each distinct one once."""
         self._per_view.setdefault(view, []).append(report)
         for result in report.results:
             example = result.counterexample
@@ -176,14 +272,13 @@ class Campaign:
                 result.invariant,
                 signature,
                 result,
-                run.corpus[result.invariant],
-                config.seed,
+                corpus[result.invariant],
+                seed,
             )
             self.progress(
                 f"new failure: {self.target.name} {result.invariant} [{signature}] "
                 f"in iteration {self.iterations}"
             )
-        return run.tally.examples
 
     def report(self, started_at: str, *, complete: bool) -> Report:
         """The campaign so far, as one report: counts summed over iterations."""

@@ -6,7 +6,7 @@ import argparse
 import os
 import secrets
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -18,7 +18,7 @@ from rich.text import Text
 from compactcheck import untrusted
 from compactcheck.campaign import Campaign
 from compactcheck.compare import diff, summary
-from compactcheck.conformance import conformance, open_targets, report_of
+from compactcheck.conformance import conformance, open_targets, report_of, terminate_as_interrupt
 from compactcheck.corpus import DEFAULT_CORPUS_DIR
 from compactcheck.database import REDIS_URL_VARIABLE, DatabaseError, check_reachable, redis_url
 from compactcheck.errors import CompactcheckError
@@ -181,6 +181,12 @@ def _parser() -> argparse.ArgumentParser:
         "--max-time", type=_seconds, required=True, metavar="S", help="seconds to spend"
     )
     _fuzzing_options(fuzz, examples_help="at most this many histories per iteration", default=1000)
+    fuzz.add_argument(
+        "--workers",
+        type=_positive,
+        default=1,
+        help="worker processes; each iteration is cut into one shard per worker",
+    )
     _outputs(fuzz, json_default=DEFAULT_CAMPAIGN_REPORT)
 
     merge = commands.add_parser("merge", help="join the JSON reports and corpora of shards")
@@ -239,7 +245,7 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _rules(console: Console) -> int:
+def _rules(arguments: argparse.Namespace, console: Console) -> int:
     table = Table(title="Snapshot validation rules")
     table.add_column("rule")
     table.add_column("origin")
@@ -251,7 +257,8 @@ def _rules(console: Console) -> int:
     return EXIT_OK
 
 
-def _golden(console: Console, path: Path) -> int:
+def _golden(arguments: argparse.Namespace, console: Console) -> int:
+    path: Path = arguments.path
     results: list[CaseResult] = [run_case(load_case(file), file) for file in case_files(path)]
     if not results:
         raise CompactcheckError(f"{path}: expected golden case files (*.json), found none")
@@ -338,9 +345,14 @@ def _check_invariants(arguments: argparse.Namespace, targets: Sequence[Target]) 
 
 def _run(arguments: argparse.Namespace, console: Console) -> int:
     profile: Profile = arguments.profile or ("ci" if os.environ.get("CI") else "dev")
+    shard: Shard = arguments.shard
+    if shard.count > 1 and arguments.seed is None and profile != "ci":
+        raise ShardError(
+            f"--shard {shard.label} needs --seed S: the shards of one run must share its seed, "
+            f"and the {profile} profile would pick a random one"
+        )
     config = _config(arguments, profile)
     seed = config.seed
-    shard: Shard = arguments.shard
     targets = open_targets(arguments.targets, config, arguments.view, arguments.timeout)
     _check_invariants(arguments, targets)
     reproduce = f"--seed {seed}" + (f" --shard {shard.label}" if shard.count > 1 else "")
@@ -375,7 +387,8 @@ def _run(arguments: argparse.Namespace, console: Console) -> int:
                 highlight=False,
             )
         try:
-            with console.status("fuzzing") as status:
+            # This process only waits for its workers: SIGTERM may interrupt it anywhere.
+            with terminate_as_interrupt(), console.status("fuzzing") as status:
                 merged = run_jobs(
                     work.jobs,
                     arguments.workers,
@@ -424,11 +437,22 @@ def _fuzz(arguments: argparse.Namespace, console: Console) -> int:
     database = "local + Redis" if config.redis_url else "local"
     console.print(
         f"compactcheck {config.toolkit_version}  fuzz {untrusted.one_line(target.name)}  "
-        f"seed {config.seed}  for {arguments.max_time:g} s  database {database}  "
-        f"report {arguments.json}",
+        f"seed {config.seed}  for {arguments.max_time:g} s  workers {arguments.workers}  "
+        f"database {database}  report {arguments.json}",
         highlight=False,
     )
-    campaign = Campaign(target, views, config, arguments.max_time, report_path=arguments.json)
+    if arguments.workers > 1:
+        # Each worker resolves its own; a subprocess target must not be shared.
+        target.close()
+    campaign = Campaign(
+        target,
+        views,
+        config,
+        arguments.max_time,
+        report_path=arguments.json,
+        workers=arguments.workers,
+        timeout=arguments.timeout,
+    )
     started = datetime.now(UTC).isoformat(timespec="seconds")
     complete = False
     try:
@@ -473,6 +497,15 @@ def _merge(arguments: argparse.Namespace, console: Console) -> int:
     report = merge_reports(reports, corpus=corpus)
     _write_outputs(report, arguments)
     print_report(report, console)
+    missing = report.missing_shards()
+    if missing:
+        # A shard that never arrived must not let the merge pass for the whole run.
+        console.print(
+            f"[yellow]missing shard(s) {', '.join(missing)}: this report covers "
+            f"{len(report.shards)} of {len(report.shards) + len(missing)} shards[/]",
+            highlight=False,
+        )
+        return EXIT_FAILED if report.exit_code() == EXIT_FAILED else EXIT_INCONCLUSIVE
     return report.exit_code()
 
 
@@ -511,7 +544,7 @@ def _replay(arguments: argparse.Namespace, console: Console) -> int:
     return EXIT_INCONCLUSIVE if "errored" in verdicts else EXIT_OK
 
 
-def _targets(console: Console) -> int:
+def _targets(arguments: argparse.Namespace, console: Console) -> int:
     table = Table(title="Built-in targets (also: py:module:attr, py:file.py:attr, cmd:COMMAND)")
     for column in ("target", "view", "what it is"):
         table.add_column(column)
@@ -569,42 +602,43 @@ def _diff(arguments: argparse.Namespace, console: Console) -> int:
     return EXIT_FAILED if regressions else EXIT_OK
 
 
+def _init(arguments: argparse.Namespace, console: Console) -> int:
+    for path in scaffold(arguments.dir):
+        console.print(f"wrote {path}", highlight=False)
+    console.print("next: pytest tests/test_compactcheck_conformance.py", highlight=False)
+    return EXIT_OK
+
+
+_COMMANDS: dict[str, Callable[[argparse.Namespace, Console], int]] = {
+    "run": _run,
+    "fuzz": _fuzz,
+    "merge": _merge,
+    "replay": _replay,
+    "targets": _targets,
+    "invariants": _invariants,
+    "smoke": _smoke,
+    "statistics": _statistics,
+    "summary": _summary,
+    "diff": _diff,
+    "init": _init,
+    "rules": _rules,
+    "golden": _golden,
+}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
     arguments = _parser().parse_args(argv)
     console = Console()
     try:
-        if arguments.command == "run":
-            return _run(arguments, console)
-        if arguments.command == "fuzz":
-            return _fuzz(arguments, console)
-        if arguments.command == "merge":
-            return _merge(arguments, console)
-        if arguments.command == "replay":
-            return _replay(arguments, console)
-        if arguments.command == "targets":
-            return _targets(console)
-        if arguments.command == "invariants":
-            return _invariants(arguments, console)
-        if arguments.command == "smoke":
-            return _smoke(arguments, console)
-        if arguments.command == "statistics":
-            return _statistics(arguments, console)
-        if arguments.command == "summary":
-            return _summary(arguments, console)
-        if arguments.command == "diff":
-            return _diff(arguments, console)
-        if arguments.command == "init":
-            for path in scaffold(arguments.dir):
-                console.print(f"wrote {path}", highlight=False)
-            console.print("next: pytest tests/test_compactcheck_conformance.py", highlight=False)
-            return EXIT_OK
-        if arguments.command == "rules":
-            return _rules(console)
-        return _golden(console, arguments.path)
+        return _COMMANDS[arguments.command](arguments, console)
     except (CompactcheckError, UnknownInvariantError) as error:
         print(f"compactcheck: error: {untrusted.one_line(str(error))}", file=sys.stderr)
         return EXIT_USAGE
+    except KeyboardInterrupt:
+        # `run` and `fuzz` write their partial reports themselves; other commands just stop.
+        print("compactcheck: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from types import FrameType
 
+from compactcheck.interrupts import Terminated, listening
 from compactcheck.report import Report, TargetReport
 from compactcheck.runner import InterruptedRunError, Progress, RunConfig, run_target
 from compactcheck.targets import Target, TargetError, resolve
@@ -35,13 +36,13 @@ def open_targets(
     return targets
 
 
-class Terminated(KeyboardInterrupt):
-    """SIGTERM arrived: handled like Ctrl-C, so the partial report is still written."""
-
-
 @contextmanager
 def terminate_as_interrupt() -> Iterator[None]:
-    """Turn SIGTERM into an interrupt while fuzzing (main thread only; else a no-op)."""
+    """Turn SIGTERM into an immediate interrupt (main thread only; else a no-op).
+
+    For a process that only waits for worker processes: unwinding it anywhere is safe. A
+    process that fuzzes in itself listens instead (``interrupts.listening``).
+    """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -71,7 +72,7 @@ def conformance(
     """
     started = datetime.now(UTC).isoformat(timespec="seconds")
     done: list[TargetReport] = partial if partial is not None else []
-    with terminate_as_interrupt():
+    with listening():
         for target in targets:
             for target_view in target.views:
                 if view is None or target_view == view:
@@ -87,9 +88,12 @@ def report_of(
     done: Sequence[TargetReport], config: RunConfig, started: str, *, complete: bool
 ) -> Report:
     """The report of what has been run so far."""
+    shard = config.shard
     return Report(
         toolkit_version=config.toolkit_version,
-        seed=config.seed,
+        # A shard reports the run's seed and its own place; --seed S --shard i/M re-runs it.
+        seed=config.seed if config.run_seed is None else config.run_seed,
+        shards=[shard.label] if shard.count > 1 else [],
         profile=config.profile,
         max_examples=config.max_examples,
         rounds=config.rounds,

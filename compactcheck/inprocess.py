@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import concurrent.futures
 import json
+import time
 import traceback
 from collections.abc import Callable
 from typing import Any
 
+from compactcheck import interrupts
 from compactcheck.backend import Answer
 from compactcheck.report import Implementation
 from invariants import View
 
 # Worker threads that outlive a timeout cannot be killed; a daemon pool keeps them from
 # holding the process open at exit.
+# How long a wait for an answer goes without looking for a Ctrl-C.
+_SLICE = 0.2
 _POOL = concurrent.futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="compactcheck")
 
 
@@ -53,7 +57,17 @@ class CallableBackend:
         if self.timeout is None:
             return self.function(argument)
         future = _POOL.submit(self.function, argument)
-        return future.result(timeout=self.timeout)
+        deadline = time.monotonic() + self.timeout
+        while True:
+            # In slices, so that a Ctrl-C heard meanwhile is acted on within a fraction of a
+            # second (the abandoned call finishes in its daemon thread).
+            interrupts.check()
+            left = deadline - time.monotonic()
+            try:
+                return future.result(timeout=max(0.0, min(left, _SLICE)))
+            except concurrent.futures.TimeoutError:
+                if left <= _SLICE:
+                    raise
 
     def compact(self, view: View, payload: dict[str, Any]) -> Answer:
         """Call the function with the view's input and wrap what it returns."""

@@ -127,6 +127,7 @@ def merge_reports(reports: Sequence[Report], *, corpus: Path | None = None) -> R
             )
         seen[fingerprint] = number
     first = reports[0]
+    shards = _shards_of(reports)
     for report in reports[1:]:
         for name in ("profile", "rounds", "toolkit_version"):
             if getattr(report, name) != getattr(first, name):
@@ -152,7 +153,51 @@ def merge_reports(reports: Sequence[Report], *, corpus: Path | None = None) -> R
         complete=all(report.complete for report in reports),
         started_at=min((r.started_at for r in reports if r.started_at), default=""),
         targets=targets,
+        shards=shards,
     )
+
+
+def _shards_of(reports: Sequence[Report]) -> list[str]:
+    """The shards the merged report holds: none when it is a whole run, else the ones present.
+
+    Shard reports merge only with shards of the same run (same seed, same M), each shard once.
+    Reports of whole runs (no ``--shard``) merge as before, for instance one per target.
+    """
+    cut = [(number, report) for number, report in enumerate(reports, 1) if report.shards]
+    if not cut:
+        return []
+    whole = next((number for number, report in enumerate(reports, 1) if not report.shards), None)
+    if whole is not None:
+        number, report = cut[0]
+        raise MergeError(
+            f"report {whole} is a whole run and report {number} holds shard "
+            f"{', '.join(report.shards)}; merge the shards of one run only"
+        )
+    first_number, first = cut[0]
+    count = first.shards[0].split("/")[1]
+    owner: dict[str, int] = {}
+    for number, report in cut:
+        other = report.shards[0].split("/")[1]
+        if other != count:
+            raise MergeError(
+                f"report {first_number} is cut into {count} shards and report {number} into "
+                f"{other}; merge the shards of one run only"
+            )
+        if report.seed != first.seed:
+            raise MergeError(
+                f"reports {first_number} and {number} are shards of runs with different seeds "
+                f"({first.seed} and {report.seed}); merge the shards of one run only"
+            )
+        for label in report.shards:
+            if label in owner:
+                raise MergeError(
+                    f"shard {label} is in reports {owner[label]} and {number}; merging it twice "
+                    "would count its examples twice"
+                )
+            owner[label] = number
+    present = sorted(owner, key=lambda label: int(label.split("/")[0]))
+    # All M shards together are the whole run.
+    return [] if len(present) == int(count) else present
 
 
 def point_into(target: TargetReport, corpus: Path) -> TargetReport:

@@ -33,7 +33,8 @@ import pytest
 
 from compactcheck.conformance import report_of
 from compactcheck.corpus import DEFAULT_CORPUS_DIR
-from compactcheck.merge import merge_target_groups
+from compactcheck.merge import merge_target_groups, point_into
+from compactcheck.parallel import gather_corpora
 from compactcheck.report import InvariantResult, TargetReport
 from compactcheck.runner import RunConfig, Shard, run_target
 from compactcheck.targets import resolve
@@ -144,10 +145,15 @@ class LawCase:
         result = self.result()
         if result.verdict == "violation" and result.counterexample is not None:
             witness = json.dumps(result.counterexample.witness, indent=1)[:4000]
+            corpus = result.counterexample.corpus_file
+            if corpus and self.config.shard.count > 1:
+                # Where the best of the shards' entries is once the session ends.
+                final = self.config.corpus_dir.parent.parent / Path(corpus).name
+                corpus = f"{final} (merged from the shards when the session ends)"
             pytest.fail(
                 f"{self.invariant} broken by {self.target} in round "
                 f"{result.counterexample.round}: {result.because}\nwitness: {witness}\n"
-                f"corpus: {result.counterexample.corpus_file}",
+                f"corpus: {corpus}",
                 pytrace=False,
             )
         if result.verdict == "errored":
@@ -183,7 +189,13 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
             for law in catalogue(each):
                 if include is None or law.id in include:
                     for shard in shards:
-                        shard_config = run_config.for_shard(shard)
+                        # Shards of one target keep their corpus entries apart; the
+                        # controller merges them into the corpus when the session ends.
+                        shard_config = (
+                            run_config.for_piece(shard)
+                            if shard.count > 1
+                            else run_config.for_shard(shard)
+                        )
                         cases.append(LawCase(name, each, law.id, shard_config, timeout))
     metafunc.parametrize("compactcheck_law", cases, ids=[case.test_id for case in cases])
 
@@ -249,6 +261,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         return
     path = config.getoption("--compactcheck-json")
     _receive(_shipped())
+    run_config = _run_config(config)
+    # Every worker is down by now: the shards' corpora can be merged into the corpus.
+    gather_corpora(run_config.corpus_dir)
     if not path or not _FROM_WORKERS:
         return
     from compactcheck.report_io import write_report
@@ -256,7 +271,6 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     # Sorted, so that the report does not depend on which worker finished first.
     ordered = [_FROM_WORKERS[key] for key in sorted(_FROM_WORKERS)]
     interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
-    report = report_of(
-        merge_target_groups(ordered), _run_config(config), "", complete=not interrupted
-    )
+    merged = [point_into(target, run_config.corpus_dir) for target in merge_target_groups(ordered)]
+    report = report_of(merged, run_config, "", complete=not interrupted)
     write_report(report, Path(path))

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator
 
 Verdict = Literal["pass", "violation", "skipped", "errored", "unknown"]
 VERDICTS: tuple[Verdict, ...] = ("pass", "violation", "skipped", "errored", "unknown")
@@ -14,6 +15,7 @@ EXIT_PASS = 0
 EXIT_VIOLATION = 1
 EXIT_USAGE = 2
 EXIT_INCONCLUSIVE = 3
+_SHARD_LABEL = re.compile(r"^([1-9][0-9]{0,5})/([1-9][0-9]{0,5})$")
 
 
 class _ReportModel(BaseModel):
@@ -84,6 +86,32 @@ class Report(_ReportModel):
     complete: bool = Field(description="false when the run was interrupted")
     started_at: str
     targets: list[TargetReport]
+    shards: list[str] = Field(
+        default_factory=list,
+        description="the shards (i/M) of a cut run that this report holds; empty for a whole run",
+    )
+
+    @field_validator("shards")
+    @classmethod
+    def _shards_of_one_cut(cls, shards: list[str]) -> list[str]:
+        counts: set[int] = set()
+        for label in shards:
+            match = _SHARD_LABEL.match(label)
+            if match is None or not 1 <= int(match[1]) <= int(match[2]):
+                raise ValueError(f"shard {label!r}: expected i/M with 1 <= i <= M")
+            counts.add(int(match[2]))
+        if len(counts) > 1:
+            raise ValueError(f"shards {shards}: expected the shards of one cut (one M)")
+        if len(set(shards)) != len(shards):
+            raise ValueError(f"shards {shards}: a shard is listed twice")
+        return shards
+
+    def missing_shards(self) -> list[str]:
+        """The shards of a cut run that this report lacks (none for a whole run)."""
+        if not self.shards:
+            return []
+        count = int(self.shards[0].split("/")[1])
+        return [f"{i}/{count}" for i in range(1, count + 1) if f"{i}/{count}" not in self.shards]
 
     def verdicts(self) -> list[Verdict]:
         """Every verdict in the report."""

@@ -17,8 +17,10 @@ from hypothesis.database import ExampleDatabase
 from hypothesis.errors import HypothesisException
 from pydantic import JsonValue
 
+from compactcheck import interrupts
 from compactcheck.corpus import DEFAULT_CORPUS_DIR, CorpusEntry, write_entry
 from compactcheck.database import profile_database
+from compactcheck.draws import seed_only_draws
 from compactcheck.errors import CompactcheckError
 from compactcheck.report import Counterexample, InvariantResult, TargetReport, Verdict
 from compactcheck.targets import Target
@@ -27,6 +29,8 @@ from invariants import Budget, Finding, Invariant, View, select
 
 Profile = Literal["dev", "ci", "campaign"]
 Progress = Callable[[str], None]
+# Where the shards run on one machine keep their corpora until they are merged into the main one.
+SHARD_CORPORA = ".shards"
 _SHARD = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
 
 
@@ -109,6 +113,8 @@ class RunConfig:
     stop_at: float | None = None
     # Stop exploring once every selected law is broken (benchmarks, detection tests).
     stop_when_all_broken: bool = False
+    # The seed the user gave, when ``seed`` is a shard's own (set by ``for_shard``).
+    run_seed: int | None = None
 
     def hypothesis_database(self) -> ExampleDatabase | None:
         """The example database of the profile: local in dev, local plus Redis in campaign."""
@@ -128,7 +134,19 @@ class RunConfig:
             shard=shard,
             seed=shard.seed(self.seed),
             max_examples=max(1, shard.budget(self.max_examples)),
+            run_seed=self.seed if self.run_seed is None else self.run_seed,
         )
+
+    def for_piece(self, shard: Shard) -> RunConfig:
+        """One shard run beside others on this machine, its corpus kept apart until merged.
+
+        Shards of one target would otherwise overwrite each other's corpus entries (the file
+        name is a function of target, view and invariant); ``gather_corpora`` merges them. The
+        Hypothesis database stays the shared one.
+        """
+        database_dir = self.database_dir or self.corpus_dir.parent / "hypothesis"
+        corpus = self.corpus_dir / SHARD_CORPORA / f"{shard.index}-of-{shard.count}"
+        return replace(self.for_shard(shard), corpus_dir=corpus, database_dir=database_dir)
 
     def time_is_up(self) -> bool:
         """Whether a time box was set and is spent."""
@@ -288,6 +306,8 @@ class TargetRun:
         @seed(config.seed)
         @given(cases(config.rounds))
         def explore(case: Case) -> None:
+            # A Ctrl-C heard meanwhile is raised here, where Hypothesis unwinds cleanly.
+            interrupts.check()
             # At the top, before counting: Hypothesis calls the body again to replay the stop.
             if config.time_is_up():
                 self.cut_short = True
@@ -332,6 +352,7 @@ class TargetRun:
         @seed(self.config.seed)
         @given(cases(self.config.rounds))
         def hunt(case: Case) -> None:
+            interrupts.check()
             if self.config.time_is_up():
                 # Passing from here on ends shrinking at the smallest failure found so far.
                 self.cut_short = True
@@ -412,7 +433,7 @@ class TargetRun:
     def _quiet_verdict(self, law: Invariant) -> tuple[Verdict, str]:
         tally = self.tally
         declared = getattr(self.driver, "budget", None) or self.config.budget
-        if law.id == "budget_respected" and declared is None:
+        if law.requires_budget and declared is None:
             return "skipped", "not applicable: no budget was declared (--budget N)"
         statuses = tally.statuses
         common_reason = tally.reasons.most_common(1)[0][0] if tally.reasons else ""
@@ -439,11 +460,12 @@ class TargetRun:
             f"{self.target.name} [{self.view}]: exploring {self.config.max_examples} histories"
         )
         try:
-            self.explore()
-            for law in self.laws:
-                if law.id in self.failures and self.config.shrink:
-                    self.progress(f"{self.target.name} [{self.view}]: shrinking {law.id}")
-                    self.shrink(law)
+            with seed_only_draws():
+                self.explore()
+                for law in self.laws:
+                    if law.id in self.failures and self.config.shrink:
+                        self.progress(f"{self.target.name} [{self.view}]: shrinking {law.id}")
+                        self.shrink(law)
         except KeyboardInterrupt as interrupt:
             self.interrupted = True
             partial = self._target_report(started)

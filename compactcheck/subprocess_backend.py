@@ -22,6 +22,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
+from compactcheck import interrupts
 from compactcheck.backend import Answer
 from compactcheck.errors import CompactcheckError
 from compactcheck.protocol import (
@@ -45,6 +46,8 @@ DEFAULT_STDERR_BYTES = 64 * 1024
 # How long close() lets a harness exit on its own after stop before killing it.
 STOP_GRACE = 1.0
 _CHUNK = 64 * 1024
+# How long a wait for an answer goes without looking for a Ctrl-C.
+_SLICE = 0.2
 
 
 class HarnessStartError(CompactcheckError):
@@ -205,7 +208,9 @@ class _Process:
                     if self._discarding:
                         raise _OversizeError(resynced=False)
                     raise _DeadlineError
-                for key, _ in selector.select(remaining):
+                # In slices, so that a Ctrl-C heard meanwhile is acted on promptly.
+                interrupts.check()
+                for key, _ in selector.select(min(remaining, _SLICE)):
                     if key.fd == self._stdin:
                         try:
                             written = os.write(self._stdin, pending)

@@ -26,7 +26,7 @@ from compactcheck.views import (
 )
 from invariants import VIEWS, Budget, View
 from reference_engine.messages import reference_messages
-from reference_engine.mutants.messages import MESSAGE_MUTANTS, MUTANT_BUDGET
+from reference_engine.mutants.messages import MESSAGE_MUTANTS
 from reference_engine.mutants.mutant import Mutant
 from reference_engine.mutants.session import SESSION_MUTANTS
 from reference_engine.mutants.snapshot import SNAPSHOT_MUTANTS
@@ -227,9 +227,8 @@ def resolve(
             )
         if mutant.view == "messages":
             # A mutant of the budget law is judged against the budget it was built to break.
-            if budget is None and mutant.targets == "budget_respected":
-                budget = MUTANT_BUDGET
-            return _messages_target(text, mutant.build(), mutant.description, budget)
+            declared = mutant.budget if budget is None else budget
+            return _messages_target(text, mutant.build(), mutant.description, declared)
         if mutant.view == "session":
             compactor = mutant.build()
             return _builtin(text, mutant.description, {"session": lambda: SessionDriver(compactor)})

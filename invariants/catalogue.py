@@ -31,19 +31,23 @@ class Invariant:
     view: View
     statement: str
     check: Check
+    # Judged only against a declared budget; without one the law is not applicable.
+    requires_budget: bool = False
 
 
 _REGISTRY: dict[tuple[View, str], Invariant] = {}
 
 
-def invariant(view: View, id: str, statement: str) -> Callable[[Check], Check]:
+def invariant(
+    view: View, id: str, statement: str, *, requires_budget: bool = False
+) -> Callable[[Check], Check]:
     """Register a checker under a stable id for one view."""
 
     def register(check: Check) -> Check:
         key = (view, id)
         if key in _REGISTRY:
             raise ValueError(f"invariant {id!r} is registered twice for the {view} view")
-        _REGISTRY[key] = Invariant(id, view, statement, check)
+        _REGISTRY[key] = Invariant(id, view, statement, check, requires_budget)
         return check
 
     return register

@@ -17,7 +17,7 @@ from invariants import (
     UserMessage,
     dump_messages,
 )
-from strategies.projected import Projected
+from strategies.projected import Projected, projected_histories
 from strategies.scenario import (
     Action,
     ActivateSkill,
@@ -34,7 +34,6 @@ from strategies.scenario import (
     Visitor,
     walk,
 )
-from strategies.scenarios import scenarios
 
 SYSTEM_PROMPT = "You are a careful coding agent. Follow every constraint below."
 
@@ -178,5 +177,4 @@ def message_histories(
     scenario_strategy: st.SearchStrategy[Scenario] | None = None,
 ) -> st.SearchStrategy[Projected[MessageHistory]]:
     """Scenarios projected into the messages view."""
-    chosen = scenarios() if scenario_strategy is None else scenario_strategy
-    return chosen.map(lambda scenario: Projected(scenario, project_messages(scenario)))
+    return projected_histories(project_messages, scenario_strategy)

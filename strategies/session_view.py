@@ -8,7 +8,7 @@ from typing import Any, Final
 from hypothesis import strategies as st
 
 from invariants.session import SessionEvent, checkpoint_source, estimate_message
-from strategies.projected import Projected
+from strategies.projected import Projected, projected_histories
 from strategies.scenario import (
     Action,
     ActivateSkill,
@@ -24,7 +24,6 @@ from strategies.scenario import (
     Visitor,
     walk,
 )
-from strategies.scenarios import scenarios
 
 _PROVIDER: Final = "openai"
 _MODEL: Final = "gpt-test"
@@ -282,5 +281,4 @@ def session_histories(
     scenario_strategy: st.SearchStrategy[Scenario] | None = None,
 ) -> st.SearchStrategy[Projected[SessionHistory]]:
     """Scenarios projected into the session view."""
-    chosen = scenarios() if scenario_strategy is None else scenario_strategy
-    return chosen.map(lambda scenario: Projected(scenario, project_session(scenario)))
+    return projected_histories(project_session, scenario_strategy)

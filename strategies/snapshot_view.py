@@ -20,7 +20,7 @@ from invariants import (
     SkillState,
     sha256_hex,
 )
-from strategies.projected import Projected
+from strategies.projected import Projected, projected_histories
 from strategies.scenario import (
     Action,
     ActivateSkill,
@@ -36,7 +36,6 @@ from strategies.scenario import (
     Visitor,
     walk,
 )
-from strategies.scenarios import scenarios
 
 # Snapshot ids are derived from content, as the reference engine does, so projections are
 # deterministic; the namespace is ours.
@@ -295,5 +294,4 @@ def snapshot_histories(
     scenario_strategy: st.SearchStrategy[Scenario] | None = None,
 ) -> st.SearchStrategy[Projected[SnapshotHistory]]:
     """Scenarios projected into the snapshot view."""
-    chosen = scenarios() if scenario_strategy is None else scenario_strategy
-    return chosen.map(lambda scenario: Projected(scenario, project_snapshot(scenario)))
+    return projected_histories(project_snapshot, scenario_strategy)

@@ -9,7 +9,7 @@ Violation = tuple[TargetReport, InvariantResult, Counterexample]
 
 def header_fields(report: Report) -> list[tuple[str, str]]:
     """The run's identity, in the order every header shows it."""
-    return [
+    fields = [
         ("seed", str(report.seed)),
         ("profile", report.profile),
         ("toolkit", report.toolkit_version),
@@ -17,6 +17,11 @@ def header_fields(report: Report) -> list[tuple[str, str]]:
         ("rounds", str(report.rounds)),
         ("started", report.started_at),
     ]
+    if report.shards:
+        missing = report.missing_shards()
+        held = ", ".join(report.shards) + (f" (missing {', '.join(missing)})" if missing else "")
+        fields.append(("shards", held))
+    return fields
 
 
 def violations(report: Report) -> list[tuple[int, Violation]]:

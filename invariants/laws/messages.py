@@ -587,6 +587,7 @@ def user_turn_present(before: Messages, after: Messages, facts: Facts) -> Findin
     "messages",
     "budget_respected",
     "the output fits the declared budget under its counter (approx_tokens is chars / 4)",
+    requires_budget=True,
 )
 def budget_respected(before: Messages, after: Messages, facts: Facts) -> Finding:
     """The output is no larger than the caller's declared budget."""

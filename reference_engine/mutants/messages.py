@@ -3,7 +3,7 @@
 Each mutant is the reference message compactor with one bug: a wrong cut rule, a wrong head, a
 careless summary or an edit of the output. They are capped at ``MUTANT_MAX_MESSAGES`` (those that
 differ say why); the budget mutant is declared with ``MUTANT_BUDGET``, which the facts must
-carry when it is judged (``declared_budget``).
+carry when it is judged (``Mutant.budget``).
 """
 
 from __future__ import annotations
@@ -214,19 +214,17 @@ def _budget_counts_messages(messages: Messages) -> Messages:
     return compact_messages(messages, MUTANT_BUDGET.limit, miscounted)
 
 
-def declared_budget(mutant: Mutant) -> Budget | None:
-    """The budget the facts must declare when a message mutant is judged."""
-    return MUTANT_BUDGET if mutant.targets == "budget_respected" else None
-
-
 def _mutant(
     name: str,
     targets: str,
     description: str,
     compact: Callable[[Messages], Sequence[ChatMessage]],
     max_witness: int,
+    budget: Budget | None = None,
 ) -> Mutant:
-    return Mutant(name, "messages", targets, description, lambda: _backend(compact), max_witness)
+    return Mutant(
+        name, "messages", targets, description, lambda: _backend(compact), max_witness, budget
+    )
 
 
 MESSAGE_MUTANTS: tuple[Mutant, ...] = (
@@ -321,5 +319,6 @@ MESSAGE_MUTANTS: tuple[Mutant, ...] = (
         "reads its token budget as a message count, so it never trims",
         _budget_counts_messages,
         12,
+        MUTANT_BUDGET,
     ),
 )

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from invariants.catalogue import View
+from invariants.facts import Budget
 
 
 @dataclass(frozen=True)
@@ -16,7 +17,8 @@ class Mutant:
     ``build`` returns a fresh backend for the view: for ``messages`` a callable from a list of
     OpenAI chat dicts to a list of them; for ``snapshot`` a snapshot engine (see
     ``reference_engine.mutants.snapshot``); for ``session`` a session engine.
-    ``max_witness`` bounds the size of its shrunk history (events or messages).
+    ``max_witness`` bounds the size of its shrunk history (events or messages); ``budget`` is
+    the budget it is judged against when the caller declares none.
     """
 
     name: str
@@ -25,3 +27,5 @@ class Mutant:
     description: str
     build: Callable[[], Any]
     max_witness: int = 12
+    # The budget the facts declare when it is judged (a budget mutant needs one to break).
+    budget: Budget | None = None

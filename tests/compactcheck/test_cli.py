@@ -67,3 +67,16 @@ def test_version_and_rules() -> None:
     rules = run("rules").stdout
     for rule in ("goal", "evidence_in_range", "range_not_empty", "checksum", "progress"):
         assert rule in rules
+
+
+def test_every_command_of_the_parser_has_a_handler() -> None:
+    import argparse
+
+    from compactcheck import cli
+
+    [commands] = [
+        action
+        for action in cli._parser()._actions
+        if isinstance(action, argparse._SubParsersAction)
+    ]
+    assert set(commands.choices) == set(cli._COMMANDS)

@@ -17,7 +17,6 @@ from reference_engine.mutants import Mutant
 from reference_engine.mutants.messages import (
     MESSAGE_MUTANTS,
     MUTANT_MAX_MESSAGES,
-    declared_budget,
 )
 from strategies.messages_facts import messages_facts
 from strategies.messages_view import MessageHistory, message_histories
@@ -34,7 +33,7 @@ NEEDS_LONGER = {"messages-stale-constraint", "messages-drop-late-results"}
 
 def facts_for(mutant: Mutant, projected: Projected[MessageHistory]) -> Facts:
     """The facts a mutant is judged by: its declared budget when its law is the budget's."""
-    return messages_facts(projected, declared_budget(mutant))
+    return messages_facts(projected, mutant.budget)
 
 
 def test_every_messages_law_has_a_mutant() -> None:

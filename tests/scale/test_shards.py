@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from compactcheck.cli import main
 from compactcheck.conformance import report_of
 from compactcheck.corpus import CorpusEntry, load_entry, write_entry
+from compactcheck.errors import CompactcheckError
 from compactcheck.merge import MergeError, merge_corpora, merge_reports
 from compactcheck.parallel import Job, plan, run_jobs
 from compactcheck.report import Report
@@ -181,6 +183,11 @@ def test_cli_merges_shard_reports_and_corpora(tmp_path: Path) -> None:
     report = load_report(merged)
     shards = [load_report(path) for path in outputs]
     assert report.max_examples == 20 == sum(shard.max_examples for shard in shards)
+    # Each shard says which it is and carries the run's seed; together they are the whole run.
+    assert [shard.shards for shard in shards] == [["1/2"], ["2/2"]]
+    assert {shard.seed for shard in shards} == {0}
+    assert report.shards == []
+    assert report.missing_shards() == []
     [target] = report.targets
     by_law = {result.invariant: result for result in target.results}
     broken = by_law["user_turn_present"]
@@ -203,3 +210,73 @@ def test_cli_merges_shard_reports_and_corpora(tmp_path: Path) -> None:
         json.loads(flipped.model_dump_json())["targets"][0]["results"]
         == json.loads(merge_reports(shards).model_dump_json())["targets"][0]["results"]
     )
+
+
+def _shard_report(label: str, seed: int = 5, started: str = "") -> Report:
+    shard = Shard.parse(label)
+    config = RunConfig(seed=seed, max_examples=10).for_shard(shard)
+    return report_of([], config, started, complete=True)
+
+
+def test_a_shard_report_carries_the_run_seed_and_its_place() -> None:
+    report = _shard_report("2/3")
+    assert report.seed == 5
+    assert report.shards == ["2/3"]
+    assert report.missing_shards() == ["1/3", "3/3"]
+    assert report_of([], RunConfig(seed=5), "", complete=True).shards == []
+
+
+def test_merging_shards_of_one_run_lists_what_is_missing() -> None:
+    whole = merge_reports([_shard_report("3/3"), _shard_report("1/3"), _shard_report("2/3")])
+    assert whole.shards == []
+    part = merge_reports([_shard_report("3/3"), _shard_report("1/3")])
+    assert part.shards == ["1/3", "3/3"]
+    assert part.missing_shards() == ["2/3"]
+
+
+@pytest.mark.parametrize(
+    ("reports", "message"),
+    [
+        (lambda: [_shard_report("1/2"), _shard_report("1/2", started="re-run")], "shard 1/2 is in"),
+        (lambda: [_shard_report("1/2"), _shard_report("2/3")], "cut into 2 shards"),
+        (lambda: [_shard_report("1/2"), _shard_report("2/2", seed=6)], "different seeds"),
+        (
+            lambda: [_shard_report("1/2"), report_of([], RunConfig(seed=5), "", complete=True)],
+            "report 2 is a whole run",
+        ),
+    ],
+)
+def test_merging_shards_of_different_runs_is_refused(reports: Any, message: str) -> None:
+    with pytest.raises(MergeError, match=message):
+        merge_reports(reports())
+
+
+def test_a_report_with_inconsistent_shards_does_not_load(tmp_path: Path) -> None:
+    data = _shard_report("1/2").to_json_data()
+    for bad in (["1/2", "1/3"], ["3/2"], ["1/2", "1/2"], ["x"]):
+        path = tmp_path / "bad.json"
+        path.write_text(json.dumps({**data, "shards": bad}))
+        with pytest.raises(CompactcheckError, match="shard"):
+            load_report(path)
+
+
+def test_cli_merge_of_some_shards_is_inconclusive_and_says_which_are_missing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "shard1.json"
+    arguments = ["run", "reference-messages", "--profile", "ci", "--max-examples", "10"]
+    assert main([*arguments, "--shard", "1/2", "--json", str(out)]) == 0
+    code = main(["merge", str(out), "--markdown", str(tmp_path / "merged.md")])
+    assert code == 3
+    assert "missing shard(s) 2/2" in capsys.readouterr().out
+    assert "missing 2/2" in (tmp_path / "merged.md").read_text()
+
+
+def test_cli_refuses_a_shard_without_a_seed_where_the_seed_is_random(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code = main(["run", "reference-messages", "--profile", "dev", "--shard", "1/2"])
+    assert code == 2
+    error = capsys.readouterr().err
+    assert "--shard 1/2 needs --seed" in error
+    assert error.count("\n") == 1

@@ -72,6 +72,18 @@ def _session(folder: Path, workers: str) -> tuple[dict[str, str], dict[str, Any]
                 verdict = child.tag
         outcomes[case.attrib["name"]] = verdict
     report = json.loads((folder / "report.json").read_text())
+    corpus = folder / ".compactcheck" / "corpus"
+    # The shards' own corpora were merged into the corpus and removed; nothing overwrote.
+    assert not (corpus / ".shards").exists()
+    named = {
+        result["counterexample"]["corpus_file"]
+        for target in report["targets"]
+        for result in target["results"]
+        if result["counterexample"]
+    }
+    assert named
+    assert all(Path(name).parent == corpus and Path(name).is_file() for name in named)
+    assert {path.name for path in corpus.glob("*.json")} == {Path(name).name for name in named}
     for target in report["targets"]:
         target.pop("seconds")
         target.pop("stderr")

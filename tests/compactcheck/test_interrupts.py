@@ -1,0 +1,94 @@
+"""Signals during a run are recorded, then acted on where unwinding is safe."""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from compactcheck import interrupts
+from compactcheck.interrupts import Terminated, listening
+from compactcheck.runner import InterruptedRunError, RunConfig, run_target
+from compactcheck.targets import resolve
+
+
+@pytest.fixture
+def ctrl_c_heard() -> Iterator[None]:
+    """SIGINT with Python's default handler (a background job starts with it ignored)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+@pytest.mark.usefixtures("ctrl_c_heard")
+def test_the_first_signal_is_recorded_and_raised_at_the_next_check() -> None:
+    with listening():
+        signal.raise_signal(signal.SIGINT)
+        assert interrupts.heard()
+        with pytest.raises(KeyboardInterrupt) as raised:
+            interrupts.check()
+        assert not isinstance(raised.value, Terminated)
+        # A second signal means the user insists: raised at once.
+        with pytest.raises(KeyboardInterrupt):
+            signal.raise_signal(signal.SIGINT)
+    assert not interrupts.heard()
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    interrupts.check()
+
+
+@pytest.mark.usefixtures("ctrl_c_heard")
+def test_sigterm_is_heard_as_terminated_and_the_handler_restored() -> None:
+    before = signal.getsignal(signal.SIGTERM)
+    with listening():
+        signal.raise_signal(signal.SIGTERM)
+        with pytest.raises(Terminated):
+            interrupts.check()
+    assert signal.getsignal(signal.SIGTERM) == before
+
+
+def test_an_ignored_ctrl_c_stays_ignored() -> None:
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with listening():
+            assert signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+            signal.raise_signal(signal.SIGINT)
+            interrupts.check()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+SELF_INTERRUPTING = """
+import os
+import signal
+
+calls = 0
+
+
+def compact(messages):
+    global calls
+    calls += 1
+    if calls == 5:
+        # Like a Ctrl-C that arrives while the compactor is busy.
+        os.kill(os.getpid(), signal.SIGINT)
+    return messages[-2:]
+"""
+
+
+@pytest.mark.usefixtures("ctrl_c_heard")
+def test_a_signal_during_a_backend_call_stops_the_run_at_once(tmp_path: Path) -> None:
+    module = tmp_path / "busy.py"
+    module.write_text(SELF_INTERRUPTING)
+    target = resolve(f"py:{module}:compact", view="messages")
+    config = RunConfig(seed=1, max_examples=10_000, profile="ci", corpus_dir=tmp_path)
+    try:
+        with listening(), pytest.raises(InterruptedRunError) as raised:
+            run_target(target, "messages", config)
+    finally:
+        target.close()
+    partial = raised.value.report
+    # Stopped at the call that heard it, not at the end of the budget.
+    assert partial.errors == ["interrupted: the counts cover the histories run so far"]
+    examples = max(result.examples for result in partial.results)
+    assert 1 <= examples <= 5
