@@ -19,6 +19,9 @@ from collections.abc import Iterator
 from hypothesis.internal.conjecture import providers
 from hypothesis.internal.constants_ast import Constants
 
+# Hypothesis's own, for a caller that must draw the way Hypothesis would (our tests of this).
+HYPOTHESIS_LOCAL_CONSTANTS = providers._get_local_constants
+
 
 def _no_local_constants() -> Constants:
     return Constants()

@@ -7,10 +7,12 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+import pytest
 from hypothesis import Phase, given, seed, settings
 from hypothesis import strategies as st
+from hypothesis.internal.conjecture import providers
 
-from compactcheck.draws import seed_only_draws
+from compactcheck.draws import HYPOTHESIS_LOCAL_CONSTANTS, seed_only_draws
 from compactcheck.runner import RunConfig, run_target
 from compactcheck.targets import resolve
 
@@ -19,6 +21,13 @@ LOCAL_MODULE = """
 LIMITS = (9182736, 1928374, 5550123, 7777111, 12312312, 6400001, 918273645, -55501234)
 NAMES = ("zz-local-constant-zz", "another local string", "yet another one")
 """
+
+
+@pytest.fixture(autouse=True)
+def _hypothesis_own_draws(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Undo tests/conftest.py here: these tests compare Hypothesis's draws with ours."""
+    monkeypatch.setattr(providers, "_get_local_constants", HYPOTHESIS_LOCAL_CONSTANTS)
+    providers.CONSTANTS_CACHE.cache.clear()
 
 
 def _import_local_module(folder: Path, name: str) -> ModuleType:
