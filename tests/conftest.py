@@ -7,7 +7,8 @@ order under ``pytest -n 0``, another on each ``-n 2`` worker). See ``compactchec
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import subprocess
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -18,3 +19,23 @@ from compactcheck.draws import seed_only_draws
 def _draws_from_the_seed_alone() -> Iterator[None]:
     with seed_only_draws():
         yield
+
+
+@pytest.fixture
+def reaper() -> Iterator[Callable[[subprocess.Popen[str]], subprocess.Popen[str]]]:
+    """Hands back each process it is given, and kills any still running when the test ends.
+
+    A test that fails while its process runs (an assertion, a timeout) must not leave it
+    behind, busy on a core, for the rest of the session.
+    """
+    started: list[subprocess.Popen[str]] = []
+
+    def keep(process: subprocess.Popen[str]) -> subprocess.Popen[str]:
+        started.append(process)
+        return process
+
+    yield keep
+    for process in started:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()

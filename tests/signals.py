@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import signal
+import subprocess
+from collections.abc import Callable
 
 
 def hear_ctrl_c() -> None:
@@ -12,3 +14,7 @@ def hear_ctrl_c() -> None:
     that starts with SIGINT ignored never turns it into KeyboardInterrupt; CI may run us so.
     """
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+# The ``reaper`` fixture (tests/conftest.py): keeps a process, kills it if the test leaves it.
+Reaper = Callable[["subprocess.Popen[str]"], "subprocess.Popen[str]"]

@@ -11,36 +11,40 @@ from pathlib import Path
 
 import pytest
 
-from tests.signals import hear_ctrl_c
+from tests.signals import Reaper, hear_ctrl_c
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
-def test_an_interrupted_run_writes_a_partial_report(signum: int, tmp_path: Path) -> None:
+def test_an_interrupted_run_writes_a_partial_report(
+    signum: int, tmp_path: Path, reaper: Reaper
+) -> None:
     # A budget far beyond what the test waits for: the signal always lands mid-run.
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "compactcheck",
-            "run",
-            "mutant:messages-cut-parallel-results",
-            "reference-messages",
-            "--profile",
-            "ci",
-            "--max-examples",
-            "200000",
-            "--no-shrink",
-            "--json",
-            "r.json",
-            "--corpus",
-            "corpus",
-        ],
-        cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "COLUMNS": "120"},
-        preexec_fn=hear_ctrl_c,
+    process = reaper(
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "compactcheck",
+                "run",
+                "mutant:messages-cut-parallel-results",
+                "reference-messages",
+                "--profile",
+                "ci",
+                "--max-examples",
+                "200000",
+                "--no-shrink",
+                "--json",
+                "r.json",
+                "--corpus",
+                "corpus",
+            ],
+            cwd=tmp_path,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "COLUMNS": "120"},
+            preexec_fn=hear_ctrl_c,
+        )
     )
     # Wait until the first target has left its failure in the corpus, then interrupt.
     deadline = time.monotonic() + 240

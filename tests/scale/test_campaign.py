@@ -19,7 +19,7 @@ from compactcheck.corpus import corpus_files, load_entry
 from compactcheck.report_io import load_report
 from compactcheck.runner import RunConfig
 from compactcheck.targets import all_mutants, resolve
-from tests.signals import hear_ctrl_c
+from tests.signals import Reaper, hear_ctrl_c
 
 
 def test_witness_signature_ignores_ids_and_text_but_not_structure() -> None:
@@ -71,30 +71,32 @@ def test_campaign_counts_each_failure_once_and_stops_on_time(tmp_path: Path) -> 
     assert quiet.verdict == "pass"
 
 
-def test_interrupted_fuzz_leaves_a_report_marked_incomplete(tmp_path: Path) -> None:
+def test_interrupted_fuzz_leaves_a_report_marked_incomplete(tmp_path: Path, reaper: Reaper) -> None:
     report = tmp_path / "campaign.json"
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "compactcheck",
-            "fuzz",
-            "reference-messages",
-            "--max-time",
-            "120",
-            "--seed",
-            "1",
-            "--json",
-            str(report),
-            "--corpus",
-            str(tmp_path / "corpus"),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        cwd=tmp_path,
-        env={**os.environ, "COLUMNS": "120"},
-        preexec_fn=hear_ctrl_c,
+    process = reaper(
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "compactcheck",
+                "fuzz",
+                "reference-messages",
+                "--max-time",
+                "120",
+                "--seed",
+                "1",
+                "--json",
+                str(report),
+                "--corpus",
+                str(tmp_path / "corpus"),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=tmp_path,
+            env={**os.environ, "COLUMNS": "120"},
+            preexec_fn=hear_ctrl_c,
+        )
     )
     deadline = time.monotonic() + 60
     # The report appears after the first (small) iteration.
@@ -230,32 +232,34 @@ def _running(process: _Seen) -> bool:
     "signum", [signal.SIGINT, signal.SIGTERM, signal.SIGKILL], ids=["SIGINT", "SIGTERM", "SIGKILL"]
 )
 def test_interrupted_fuzz_on_workers_leaves_an_incomplete_report_and_no_worker(
-    signum: int, tmp_path: Path
+    signum: int, tmp_path: Path, reaper: Reaper
 ) -> None:
     report = tmp_path / "campaign.json"
-    process = subprocess.Popen(
-        _fuzz(
-            "reference-messages",
-            "--workers",
-            "2",
-            # The second iteration is sized to run for a minute or more: the signal lands in it.
-            "--max-time",
-            "3600",
-            "--max-examples",
-            "100000",
-            "--seed",
-            "1",
-            "--json",
-            str(report),
-            "--corpus",
-            str(tmp_path / "corpus"),
-        ),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        cwd=tmp_path,
-        env={**os.environ, "COLUMNS": "120"},
-        preexec_fn=hear_ctrl_c,
+    process = reaper(
+        subprocess.Popen(
+            _fuzz(
+                "reference-messages",
+                "--workers",
+                "2",
+                # The second iteration is sized to run for a minute or more: the signal lands in it.
+                "--max-time",
+                "3600",
+                "--max-examples",
+                "100000",
+                "--seed",
+                "1",
+                "--json",
+                str(report),
+                "--corpus",
+                str(tmp_path / "corpus"),
+            ),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=tmp_path,
+            env={**os.environ, "COLUMNS": "120"},
+            preexec_fn=hear_ctrl_c,
+        )
     )
     deadline = time.monotonic() + 90
     # The report appears after the first iteration, by when the pool's workers are running.
