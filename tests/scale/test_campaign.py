@@ -73,36 +73,15 @@ def test_campaign_counts_each_failure_once_and_stops_on_time(tmp_path: Path) -> 
 
 def test_interrupted_fuzz_leaves_a_report_marked_incomplete(tmp_path: Path, reaper: Reaper) -> None:
     report = tmp_path / "campaign.json"
-    process = reaper(
-        subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "compactcheck",
-                "fuzz",
-                "reference-messages",
-                "--max-time",
-                "120",
-                "--seed",
-                "1",
-                "--json",
-                str(report),
-                "--corpus",
-                str(tmp_path / "corpus"),
-            ],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            cwd=tmp_path,
-            env={**os.environ, "COLUMNS": "120"},
-            preexec_fn=hear_ctrl_c,
-        )
+    process = _start_fuzz(
+        reaper,
+        report,
+        "reference-messages",
+        "--max-time",
+        "120",
     )
-    deadline = time.monotonic() + 60
     # The report appears after the first (small) iteration.
-    while not report.exists() and time.monotonic() < deadline and process.poll() is None:
-        time.sleep(0.2)
-    assert report.exists(), process.communicate()
+    _wait_for_the_first_iteration(process, report, 60)
     process.send_signal(signal.SIGINT)
     stdout, stderr = process.communicate(timeout=60)
     assert process.returncode == 130, (stdout[-2000:], stderr[-2000:])
@@ -114,8 +93,37 @@ def test_interrupted_fuzz_leaves_a_report_marked_incomplete(tmp_path: Path, reap
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".campaign")] == []
 
 
+def _wait_for_the_first_iteration(
+    process: subprocess.Popen[str], report: Path, seconds: float
+) -> None:
+    """Until the report is on disk (the campaign writes it after each iteration)."""
+    deadline = time.monotonic() + seconds
+    while not report.exists() and time.monotonic() < deadline and process.poll() is None:
+        time.sleep(0.2)
+    assert report.exists(), process.communicate()
+
+
 def _fuzz(*arguments: str) -> list[str]:
     return [sys.executable, "-m", "compactcheck", "fuzz", *arguments]
+
+
+def _start_fuzz(reaper: Reaper, report: Path, *arguments: str) -> subprocess.Popen[str]:
+    """A real `compactcheck fuzz` process (seed 1, its report and corpus beside each other)
+    that hears Ctrl-C, killed if the test leaves it running."""
+    folder = report.parent
+    return reaper(
+        subprocess.Popen(
+            _fuzz(
+                *arguments, "--seed", "1", "--json", str(report), "--corpus", str(folder / "corpus")
+            ),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=folder,
+            env={**os.environ, "COLUMNS": "120"},
+            preexec_fn=hear_ctrl_c,
+        )
+    )
 
 
 def test_fuzz_on_workers_breaks_the_mutant_within_the_time_box(tmp_path: Path) -> None:
@@ -235,37 +243,20 @@ def test_interrupted_fuzz_on_workers_leaves_an_incomplete_report_and_no_worker(
     signum: int, tmp_path: Path, reaper: Reaper
 ) -> None:
     report = tmp_path / "campaign.json"
-    process = reaper(
-        subprocess.Popen(
-            _fuzz(
-                "reference-messages",
-                "--workers",
-                "2",
-                # The second iteration is sized to run for a minute or more: the signal lands in it.
-                "--max-time",
-                "3600",
-                "--max-examples",
-                "100000",
-                "--seed",
-                "1",
-                "--json",
-                str(report),
-                "--corpus",
-                str(tmp_path / "corpus"),
-            ),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            cwd=tmp_path,
-            env={**os.environ, "COLUMNS": "120"},
-            preexec_fn=hear_ctrl_c,
-        )
+    process = _start_fuzz(
+        reaper,
+        report,
+        "reference-messages",
+        "--workers",
+        "2",
+        # The second iteration is sized to run for a minute or more: the signal lands in it.
+        "--max-time",
+        "3600",
+        "--max-examples",
+        "100000",
     )
-    deadline = time.monotonic() + 90
     # The report appears after the first iteration, by when the pool's workers are running.
-    while not report.exists() and time.monotonic() < deadline and process.poll() is None:
-        time.sleep(0.2)
-    assert report.exists(), process.communicate()
+    _wait_for_the_first_iteration(process, report, 90)
     below = _descendants(process.pid)
     # The fork server's children: the workers.
     workers = [seen for seen in below if seen.parent != process.pid]
