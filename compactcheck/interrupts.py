@@ -37,6 +37,11 @@ def _hear(signum: int, frame: FrameType | None) -> None:
         raise _interrupt(signum)
 
 
+def note(signum: int) -> None:
+    """Record a signal for ``check`` without raising (a handler of one's own may call this)."""
+    _heard.append(signum)
+
+
 def heard() -> bool:
     """Whether a signal asked the run to stop."""
     return bool(_heard)

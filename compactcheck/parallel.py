@@ -23,6 +23,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any, ParamSpec, TypeVar
 
+from compactcheck import interrupts
 from compactcheck.merge import merge_corpora, merge_target_groups
 from compactcheck.report import TargetReport
 from compactcheck.runner import SHARD_CORPORA, Progress, RunConfig, Shard, run_target
@@ -45,14 +46,18 @@ _stopping = False
 def _hear_stop(signum: int, frame: FrameType | None) -> None:
     """In a worker: SIGINT or SIGTERM interrupts the running job, so that it unwinds.
 
-    A worker told to stop starts no further job. Between jobs SIGINT is otherwise ignored
-    (Ctrl-C reaches the whole process group, and the parent stops its pool) and SIGTERM ends
-    the worker, as it would by default.
+    The signal is recorded, and the job raises it at its next safe point (between examples,
+    or within 0.2 s of a wait for the backend; see ``interrupts``): raised here, it could land
+    in Hypothesis's engine or in a gc callback, printed there as ignored. A worker told to stop
+    starts no further job. Between jobs SIGINT is otherwise ignored (Ctrl-C reaches the whole
+    process group, and the parent stops its pool) and SIGTERM ends the worker, as it would by
+    default.
     """
     global _stopping
     _stopping = True
     if _busy:
-        raise KeyboardInterrupt
+        interrupts.note(signum)
+        return
     if signum == signal.SIGTERM:
         raise SystemExit(128 + signum)
 
@@ -67,7 +72,7 @@ def _end_with_parent(sentinel: int) -> None:
     deadline = time.monotonic() + _STOP_GRACE
     while True:
         os.kill(os.getpid(), signal.SIGTERM)
-        # Told again after a while, as in _stop: an interrupt can be lost.
+        # Told again after a while, as in _stop.
         again = min(deadline, time.monotonic() + _STOP_AGAIN)
         while _busy and time.monotonic() < again:
             time.sleep(0.05)
@@ -138,8 +143,8 @@ def _stop(pool: ProcessPoolExecutor) -> None:
             if process.pid is not None:
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(process.pid, signal.SIGINT)
-        # Told again after a while: an interrupt raised where Python ignores exceptions (a gc
-        # callback, a finaliser) is lost, and an idle worker exits on its own meanwhile.
+        # Told again after a while (a worker acts on the first at its next safe point; the
+        # rest only make sure a signal that arrived between two jobs is not the last word).
         again = min(deadline, time.monotonic() + _STOP_AGAIN)
         while time.monotonic() < again and any(process.is_alive() for process in alive):
             time.sleep(0.05)

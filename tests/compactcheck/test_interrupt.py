@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -67,3 +68,70 @@ def test_an_interrupted_run_writes_a_partial_report(
     assert verdicts["tool_pairing"] == "violation"
     # No temporary files are left half-written beside the outputs.
     assert not [p for p in tmp_path.rglob(".*.tmp")]
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_an_interrupted_run_on_workers_stops_them_and_writes_its_report(
+    signum: int, tmp_path: Path, reaper: Reaper
+) -> None:
+    process = reaper(
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "compactcheck",
+                "run",
+                "mutant:messages-cut-parallel-results",
+                "reference-messages",
+                "--workers",
+                "2",
+                "--profile",
+                "ci",
+                "--max-examples",
+                "200000",
+                "--no-shrink",
+                "--json",
+                "r.json",
+                "--corpus",
+                "corpus",
+            ],
+            cwd=tmp_path,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "COLUMNS": "120"},
+            preexec_fn=hear_ctrl_c,
+        )
+    )
+    deadline = time.monotonic() + 240
+    while not list((tmp_path / "corpus").glob("*.json")):
+        assert process.poll() is None, process.communicate()
+        assert time.monotonic() < deadline, "no corpus entry appeared"
+        time.sleep(0.2)
+    signalled = time.monotonic()
+    process.send_signal(signum)
+    stdout, stderr = process.communicate(timeout=60)
+    # Running jobs are interrupted, not awaited (200,000 histories would take hours).
+    assert time.monotonic() - signalled < 30
+    assert process.returncode == 130, (stdout[-2000:], stderr[-2000:])
+    assert "Traceback" not in stderr
+    assert json.loads((tmp_path / "r.json").read_text())["complete"] is False
+    # The failure found before the signal is still in the corpus.
+    assert list((tmp_path / "corpus").glob("*.json"))
+    # No worker outlives the run: every process started there (the workers and their fork
+    # server run in the run's folder) is gone.
+    time.sleep(1.0)
+    assert _running_in(tmp_path) == []
+
+
+def _running_in(folder: Path) -> list[int]:
+    """Live processes whose working folder is ``folder`` (zombies have none)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if Path(os.readlink(entry / "cwd")) == folder:
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
