@@ -20,18 +20,23 @@ VIEWS: dict[str, Callable[[], st.SearchStrategy[Any]]] = {
 }
 
 
-def rate(strategy: st.SearchStrategy[Any], count: int) -> tuple[int, float]:
-    """How many examples Hypothesis generated, and how many per second (generation only)."""
-    drawn = 0
-
-    @seed(0)
-    @settings(
+def generation_only(count: int) -> settings:
+    """Settings that draw ``count`` examples and do nothing else (no database, no shrinking)."""
+    return settings(
         max_examples=count,
         database=None,
         phases=(Phase.generate,),
         deadline=None,
         suppress_health_check=list(HealthCheck),
     )
+
+
+def rate(strategy: st.SearchStrategy[Any], count: int) -> tuple[int, float]:
+    """How many examples Hypothesis generated, and how many per second (generation only)."""
+    drawn = 0
+
+    @seed(0)
+    @generation_only(count)
     @given(strategy)
     def consume(example: Any) -> None:
         nonlocal drawn

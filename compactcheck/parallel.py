@@ -38,9 +38,8 @@ _STOP_AGAIN = 1.0
 P = ParamSpec("P")
 T = TypeVar("T")
 
-# In a worker process: whether a job is running, and whether a stop signal came (_hear_stop).
+# In a worker process: whether a job is running (a stop signal is kept by `interrupts`).
 _busy = False
-_stopping = False
 
 
 def _hear_stop(signum: int, frame: FrameType | None) -> None:
@@ -53,10 +52,8 @@ def _hear_stop(signum: int, frame: FrameType | None) -> None:
     process group, and the parent stops its pool) and SIGTERM ends the worker, as it would by
     default.
     """
-    global _stopping
-    _stopping = True
+    interrupts.note(signum)
     if _busy:
-        interrupts.note(signum)
         return
     if signum == signal.SIGTERM:
         raise SystemExit(128 + signum)
@@ -93,7 +90,7 @@ def _as_job(job: Callable[[], T]) -> T:
     global _busy
     _busy = True
     try:
-        if _stopping:
+        if interrupts.heard():
             # A job queued before the stop signal came is refused, not started.
             raise KeyboardInterrupt
         return job()

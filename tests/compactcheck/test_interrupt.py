@@ -20,39 +20,9 @@ def test_an_interrupted_run_writes_a_partial_report(
     signum: int, tmp_path: Path, reaper: Reaper
 ) -> None:
     # A budget far beyond what the test waits for: the signal always lands mid-run.
-    process = reaper(
-        subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "compactcheck",
-                "run",
-                "mutant:messages-cut-parallel-results",
-                "reference-messages",
-                "--profile",
-                "ci",
-                "--max-examples",
-                "200000",
-                "--no-shrink",
-                "--json",
-                "r.json",
-                "--corpus",
-                "corpus",
-            ],
-            cwd=tmp_path,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "COLUMNS": "120"},
-            preexec_fn=hear_ctrl_c,
-        )
-    )
+    process = _start_run(reaper, tmp_path)
     # Wait until the first target has left its failure in the corpus, then interrupt.
-    deadline = time.monotonic() + 240
-    while not list((tmp_path / "corpus").glob("*.json")):
-        assert process.poll() is None, process.communicate()
-        assert time.monotonic() < deadline, "no corpus entry appeared"
-        time.sleep(0.2)
+    _wait_for_a_corpus_entry(process, tmp_path)
     time.sleep(1.0)
     process.send_signal(signum)
     stdout, stderr = process.communicate(timeout=120)
@@ -74,40 +44,8 @@ def test_an_interrupted_run_writes_a_partial_report(
 def test_an_interrupted_run_on_workers_stops_them_and_writes_its_report(
     signum: int, tmp_path: Path, reaper: Reaper
 ) -> None:
-    process = reaper(
-        subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "compactcheck",
-                "run",
-                "mutant:messages-cut-parallel-results",
-                "reference-messages",
-                "--workers",
-                "2",
-                "--profile",
-                "ci",
-                "--max-examples",
-                "200000",
-                "--no-shrink",
-                "--json",
-                "r.json",
-                "--corpus",
-                "corpus",
-            ],
-            cwd=tmp_path,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "COLUMNS": "120"},
-            preexec_fn=hear_ctrl_c,
-        )
-    )
-    deadline = time.monotonic() + 240
-    while not list((tmp_path / "corpus").glob("*.json")):
-        assert process.poll() is None, process.communicate()
-        assert time.monotonic() < deadline, "no corpus entry appeared"
-        time.sleep(0.2)
+    process = _start_run(reaper, tmp_path, "--workers", "2")
+    _wait_for_a_corpus_entry(process, tmp_path)
     signalled = time.monotonic()
     process.send_signal(signum)
     stdout, stderr = process.communicate(timeout=60)
@@ -135,3 +73,32 @@ def _running_in(folder: Path) -> list[int]:
             except OSError:
                 continue
     return found
+
+
+def _start_run(reaper: Reaper, folder: Path, *extra: str) -> subprocess.Popen[str]:
+    """A real `compactcheck run` of a mutant and the reference, with a budget far beyond what
+    a test waits for (the signal always lands mid-run), that hears Ctrl-C."""
+    command = [sys.executable, "-m", "compactcheck", "run"]
+    targets = ["mutant:messages-cut-parallel-results", "reference-messages"]
+    options = ["--profile", "ci", "--max-examples", "200000", "--no-shrink"]
+    outputs = ["--json", "r.json", "--corpus", "corpus"]
+    return reaper(
+        subprocess.Popen(
+            [*command, *targets, *extra, *options, *outputs],
+            cwd=folder,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={"PATH": "/usr/bin:/bin", "HOME": str(folder), "COLUMNS": "120"},
+            preexec_fn=hear_ctrl_c,
+        )
+    )
+
+
+def _wait_for_a_corpus_entry(process: subprocess.Popen[str], folder: Path) -> None:
+    """Until the first failure is in the corpus (the run is well under way)."""
+    deadline = time.monotonic() + 240
+    while not list((folder / "corpus").glob("*.json")):
+        assert process.poll() is None, process.communicate()
+        assert time.monotonic() < deadline, "no corpus entry appeared"
+        time.sleep(0.2)
