@@ -27,12 +27,13 @@ from compactcheck.merge import merge_corpora, merge_reports, merge_target_groups
 from compactcheck.parallel import gather_corpora, plan, run_jobs
 from compactcheck.render import FORMATS, print_regressions, print_report, print_summary
 from compactcheck.replay import replay
-from compactcheck.report import Report, TargetReport
+from compactcheck.report import CALL_ANSWERED, Report, TargetReport
 from compactcheck.report_io import load_report, write_report, write_text
 from compactcheck.runner import Profile, RunConfig, Shard, ShardError
 from compactcheck.scaffold import scaffold
 from compactcheck.smoke import smoke_round
 from compactcheck.targets import Target, builtin_targets, resolve
+from compactcheck.views import MALFORMED
 from invariants import VIEWS, Budget, UnknownInvariantError, catalogue
 from reference_engine.snapshot import ALL_RULES, RULE_STATEMENTS, SEED_RULES
 from strategies import feature_statistics, format_statistics
@@ -78,6 +79,27 @@ def _positive(text: str) -> int:
     return value
 
 
+def _natural(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, found {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a number of at least 0, found {value}")
+    return value
+
+
+def _malformed(text: str) -> tuple[str, ...]:
+    names = tuple(name.strip() for name in text.split(",") if name.strip())
+    unknown = [name for name in names if name not in MALFORMED]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(
+            f"unknown malformed-input scenario(s) {', '.join(unknown) or repr(text)}; "
+            f"known: {', '.join(MALFORMED)}"
+        )
+    return names
+
+
 def _seconds(text: str) -> float:
     try:
         value = float(text)
@@ -114,6 +136,26 @@ def _fuzzing_options(
         choices=("messages", "characters", "approx_tokens"),
         default="approx_tokens",
         help="how --budget is counted",
+    )
+    parser.add_argument(
+        "--malformed",
+        type=_malformed,
+        default=(),
+        metavar="NAME[,NAME]",
+        help=f"also generate messages histories a provider would reject: {', '.join(MALFORMED)} "
+        "(default: none; every generated history is one the provider accepts)",
+    )
+    parser.add_argument(
+        "--min-exercised",
+        type=_natural,
+        default=5,
+        help="keep exploring past --max-examples until every applicable law was exercised this "
+        "often (0: no extra exploring)",
+    )
+    parser.add_argument(
+        "--max-total-examples",
+        type=_positive,
+        help="the cap of that exploring, in histories (default: 5 x --max-examples)",
     )
     parser.add_argument(
         "--no-shrink",
@@ -321,6 +363,10 @@ def _config(arguments: argparse.Namespace, profile: Profile) -> RunConfig:
         toolkit_version=toolkit_version(),
         budget=budget,
         shrink=not arguments.no_shrink,
+        seed_given=arguments.seed is not None,
+        malformed=tuple(arguments.malformed),
+        min_exercised=arguments.min_exercised,
+        max_total_examples=arguments.max_total_examples,
         redis_url=url,
         redis_read_only=arguments.redis_read_only,
     )
@@ -329,7 +375,7 @@ def _config(arguments: argparse.Namespace, profile: Profile) -> RunConfig:
 def _check_invariants(arguments: argparse.Namespace, targets: Sequence[Target]) -> None:
     try:
         views = {view for target in targets for view in target.views}
-        known = {law.id for view in views for law in catalogue(view)}
+        known = {law.id for view in views for law in catalogue(view)} | {CALL_ANSWERED}
         named = [*(arguments.invariants or []), *arguments.exclude_invariants]
         unknown = [name for name in named if name not in known]
         if unknown:
@@ -361,7 +407,8 @@ def _run(arguments: argparse.Namespace, console: Console) -> int:
     console.print(
         f"compactcheck {config.toolkit_version}  seed {seed}  profile {profile}  "
         f"max-examples {config.max_examples}  rounds {config.rounds}  "
-        f"(reproduce with {reproduce})",
+        + (f"malformed {','.join(config.malformed)}  " if config.malformed else "")
+        + f"(reproduce with {reproduce})",
         highlight=False,
     )
     done: list[TargetReport] = []

@@ -100,4 +100,5 @@ def report_of(
         complete=complete,
         started_at=started,
         targets=list(done),
+        malformed=list(config.malformed),
     )

@@ -16,7 +16,18 @@ from typing import Any
 from compactcheck.atomic import write_text_atomically
 from compactcheck.corpus import corpus_files, load_entry
 from compactcheck.errors import CompactcheckError
-from compactcheck.report import Counterexample, InvariantResult, Report, TargetReport, Verdict
+from compactcheck.report import (
+    CALL_ANSWERED,
+    COVERAGE_PREFIX,
+    VACUITY_PREFIX,
+    Counterexample,
+    InvariantResult,
+    Report,
+    TargetReport,
+    Verdict,
+    rarely_compacted,
+    vacuity_line,
+)
 
 # When no shard broke a law and none could judge it, the most telling verdict wins.
 _QUIET_ORDER: tuple[Verdict, ...] = ("errored", "unknown", "skipped")
@@ -44,7 +55,7 @@ def merge_results(results: Sequence[InvariantResult]) -> InvariantResult:
     first = results[0]
     counts = {
         name: sum(getattr(result, name) for result in results)
-        for name in ("examples", "exercised", "compactions", "errored", "skipped")
+        for name in ("examples", "exercised", "compactions", "unchanged", "errored", "skipped")
     }
     common: dict[str, Any] = {"invariant": first.invariant, "statement": first.statement}
     broken = [r.counterexample for r in results if r.counterexample is not None]
@@ -60,6 +71,19 @@ def merge_results(results: Sequence[InvariantResult]) -> InvariantResult:
     verdicts = {result.verdict for result in results}
     if verdicts == {"skipped"} and first.because and first.because.startswith("not applicable"):
         return InvariantResult(**common, **counts, verdict="skipped", because=first.because)
+    answered = counts["compactions"] + counts["unchanged"]
+    if first.invariant == CALL_ANSWERED and answered > 0:
+        because = f"answered all {counts['exercised']} calls on valid input"
+        return InvariantResult(**common, **counts, verdict="pass", because=because)
+    if answered > 0 and rarely_compacted(counts["compactions"], answered):
+        return InvariantResult(
+            **common,
+            **counts,
+            verdict="unknown",
+            because=vacuity_line(
+                counts["compactions"], counts["unchanged"], counts["skipped"], counts["examples"]
+            ),
+        )
     if counts["compactions"] > 0:
         # What a single run over the whole budget would have said, from the summed counts.
         if counts["exercised"] > 0:
@@ -87,7 +111,24 @@ def merge_target_reports(reports: Sequence[TargetReport]) -> TargetReport:
                 order.append(result.invariant)
                 by_law[result.invariant] = []
             by_law[result.invariant].append(result)
-    errors = list(dict.fromkeys(error for report in reports for error in report.errors))
+    # Vacuity and coverage are properties of the whole: recomputed below, not carried.
+    errors = list(
+        dict.fromkeys(
+            error
+            for report in reports
+            for error in report.errors
+            if not error.startswith((VACUITY_PREFIX, COVERAGE_PREFIX))
+        )
+    )
+    calls: dict[str, int] = {}
+    for report in reports:
+        for status, count in report.calls.items():
+            calls[status] = calls.get(status, 0) + count
+    compacted, unchanged = calls.get("compacted", 0), calls.get("unchanged", 0)
+    if compacted + unchanged and rarely_compacted(compacted, compacted + unchanged):
+        examples = sum(report.results[0].examples for report in reports if report.results)
+        declined = calls.get("declined", 0) + calls.get("skipped", 0)
+        errors.append(vacuity_line(compacted, unchanged, declined, examples))
     stderr = "\n".join(report.stderr for report in reports if report.stderr)
     implementation = next((r.implementation for r in reports if r.implementation), None)
     return TargetReport(
@@ -96,6 +137,7 @@ def merge_target_reports(reports: Sequence[TargetReport]) -> TargetReport:
         implementation=implementation,
         results=[merge_results(by_law[law]) for law in order],
         errors=errors,
+        calls=calls,
         stderr=stderr[-_STDERR_CHARS:],
         seconds=round(sum(report.seconds for report in reports), 3),
     )
@@ -154,6 +196,7 @@ def merge_reports(reports: Sequence[Report], *, corpus: Path | None = None) -> R
         started_at=min((r.started_at for r in reports if r.started_at), default=""),
         targets=targets,
         shards=shards,
+        malformed=first.malformed,
     )
 
 

@@ -33,6 +33,7 @@ import pytest
 
 from compactcheck.conformance import report_of
 from compactcheck.corpus import DEFAULT_CORPUS_DIR
+from compactcheck.crash import CALL_ANSWERED, call_law
 from compactcheck.merge import merge_target_groups, point_into
 from compactcheck.parallel import gather_corpora
 from compactcheck.report import InvariantResult, TargetReport
@@ -98,6 +99,8 @@ def _run_config(config: pytest.Config) -> RunConfig:
         max_examples=config.getoption("--compactcheck-max-examples"),
         rounds=config.getoption("--compactcheck-rounds"),
         profile="ci",
+        # A test run is a replay of its seed, whatever the example database holds.
+        seed_given=True,
         include=tuple(include.split(",")) if include else None,
         corpus_dir=Path(config.rootpath) / DEFAULT_CORPUS_DIR,
     )
@@ -186,8 +189,9 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
             target.close()
         for each in views:
             include = run_config.include
-            for law in catalogue(each):
-                if include is None or law.id in include:
+            # The call law first: a crash is a finding whatever laws were selected.
+            for law in [call_law(each), *catalogue(each)]:
+                if include is None or law.id in include or law.id == CALL_ANSWERED:
                     for shard in shards:
                         # Shards of one target keep their corpus entries apart; the
                         # controller merges them into the corpus when the session ends.

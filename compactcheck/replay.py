@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Literal
 
 from compactcheck.corpus import corpus_files, load_entry
+from compactcheck.crash import CALL_ANSWERED, call_finding, call_law
 from compactcheck.errors import CompactcheckError
 from compactcheck.targets import resolve
 from invariants import UnknownInvariantError, select
@@ -35,7 +36,7 @@ def replay_entry(path: Path, *, timeout: float = 30.0) -> ReplayResult:
         return ReplayResult(path, target_name, view, invariant, verdict, detail)
 
     try:
-        [law] = select(view, [invariant])
+        [law] = [call_law(view)] if invariant == CALL_ANSWERED else select(view, [invariant])
         target = resolve(target_name, view=view, timeout=timeout)
     except (CompactcheckError, UnknownInvariantError) as error:
         return result("errored", str(error))
@@ -47,7 +48,14 @@ def replay_entry(path: Path, *, timeout: float = 30.0) -> ReplayResult:
         return result("errored", f"the entry's input no longer fits the {view} view: {error}")
     finally:
         target.close()
-    if not outcome.judged:
+    if law.id == CALL_ANSWERED:
+        call = call_finding(outcome)
+        if call is None:
+            return result("errored", f"round was {outcome.status}: {outcome.reason}")
+        if call.holds:
+            return result("fixed", "the call answers on the recorded input")
+        return result("still failing", call.violations[0].because)
+    if not outcome.judges(law):
         return result("errored", f"round was {outcome.status}: {outcome.reason}")
     finding = outcome.judge(law)
     if finding.holds:

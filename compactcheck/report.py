@@ -15,6 +15,37 @@ EXIT_PASS = 0
 EXIT_VIOLATION = 1
 EXIT_USAGE = 2
 EXIT_INCONCLUSIVE = 3
+# What a target's calls came to, in the order a report lists them ("timed out" is a kind of
+# "errored"): see TargetReport.calls.
+CALL_STATUSES = ("compacted", "unchanged", "declined", "skipped", "unsafe", "errored", "timed out")
+Reproduced = Literal["deterministic", "flaky", "errored", "not_checked"]
+# The id of the call law (compactcheck.crash): its verdict counts calls, not compactions.
+CALL_ANSWERED = "call_answered"
+# Lines of TargetReport.errors that a report recomputes when shards are merged.
+VACUITY_PREFIX = "inconclusive: "
+COVERAGE_PREFIX = "coverage: "
+
+
+def rarely_compacted(compactions: int, answered: int) -> bool:
+    """Whether a target changed the history in none or almost none of its answered calls.
+
+    Fewer than max(3, 5 %) of the answered calls: a pass would rest on a handful of compactions.
+    """
+    return compactions < max(3, -(-answered // 20))
+
+
+def vacuity_line(compactions: int, unchanged: int, declined: int, examples: int) -> str:
+    """Why a target that (almost) never compacted gets no pass, and what to do about it."""
+    answered = compactions + unchanged
+    return (
+        f"{VACUITY_PREFIX}the target changed the history in {compactions} of {answered} answered "
+        f"calls ({unchanged} handed it back unchanged, {declined} declined) over {examples} "
+        "histories, so the laws had almost nothing to judge (at least 5 % must compact); make "
+        "it compact: lower its trigger or size setting, declare a budget it must meet "
+        "(--budget N), or give it longer histories (--rounds)"
+    )
+
+
 _SHARD_LABEL = re.compile(r"^([1-9][0-9]{0,5})/([1-9][0-9]{0,5})$")
 
 
@@ -35,7 +66,16 @@ class Counterexample(_ReportModel):
     output: JsonValue = Field(default=None, description="what the backend answered")
     history_size: int = Field(description="events or messages in the shrunk history")
     corpus_file: str | None = Field(default=None, description="the crash corpus entry")
-    reproduced: Literal["deterministic", "flaky", "not_checked"] = "not_checked"
+    reproduced: Reproduced = Field(
+        default="not_checked",
+        description="re-run three times: broke every time, only some times, or no re-run "
+        "answered (errored)",
+    )
+    input_problems: list[str] = Field(
+        default_factory=list,
+        description="the provider rules the input breaks: such input came from a --malformed "
+        "scenario or from the target's own earlier answer",
+    )
 
 
 class InvariantResult(_ReportModel):
@@ -46,9 +86,12 @@ class InvariantResult(_ReportModel):
     verdict: Verdict
     examples: int = Field(description="histories generated and run")
     exercised: int = Field(description="compactions that actually exercised the invariant")
-    compactions: int = Field(default=0, description="compactions judged (all rounds)")
+    compactions: int = Field(
+        default=0, description="calls whose answer changed the history (all rounds)"
+    )
+    unchanged: int = Field(default=0, description="calls that handed the history back unchanged")
     errored: int = Field(default=0, description="backend calls that errored")
-    skipped: int = Field(default=0, description="backend calls that declined")
+    skipped: int = Field(default=0, description="backend calls that declined or were declined")
     because: str | None = None
     counterexample: Counterexample | None = None
 
@@ -71,6 +114,11 @@ class TargetReport(_ReportModel):
     results: list[InvariantResult]
     errors: list[str] = Field(default_factory=list, description="target-level problems")
     stderr: str = Field(default="", description="the tail of a subprocess's stderr")
+    calls: dict[str, int] = Field(
+        default_factory=dict,
+        description="the target's calls by outcome: compacted (changed the history), unchanged, "
+        "declined, skipped, unsafe (not a safe point to compact), errored, timed out",
+    )
     seconds: float = 0.0
 
 
@@ -86,6 +134,11 @@ class Report(_ReportModel):
     complete: bool = Field(description="false when the run was interrupted")
     started_at: str
     targets: list[TargetReport]
+    malformed: list[str] = Field(
+        default_factory=list,
+        description="malformed-input scenarios asked for (--malformed); empty: every generated "
+        "history is one the target's provider accepts",
+    )
     shards: list[str] = Field(
         default_factory=list,
         description="the shards (i/M) of a cut run that this report holds; empty for a whole run",

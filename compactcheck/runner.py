@@ -19,10 +19,21 @@ from pydantic import JsonValue
 
 from compactcheck import interrupts
 from compactcheck.corpus import DEFAULT_CORPUS_DIR, CorpusEntry, write_entry
+from compactcheck.crash import CALL_ANSWERED, call_finding, call_law
 from compactcheck.database import profile_database
 from compactcheck.draws import seed_only_draws
 from compactcheck.errors import CompactcheckError
-from compactcheck.report import Counterexample, InvariantResult, TargetReport, Verdict
+from compactcheck.report import (
+    CALL_STATUSES,
+    COVERAGE_PREFIX,
+    Counterexample,
+    InvariantResult,
+    Reproduced,
+    TargetReport,
+    Verdict,
+    rarely_compacted,
+    vacuity_line,
+)
 from compactcheck.targets import Target
 from compactcheck.views import Case, Driver, RoundOutcome, cases
 from invariants import Budget, Finding, Invariant, View, select
@@ -115,6 +126,15 @@ class RunConfig:
     stop_when_all_broken: bool = False
     # The seed the user gave, when ``seed`` is a shard's own (set by ``for_shard``).
     run_seed: int | None = None
+    # Whether the user named the seed: then a run replays it exactly, and saved failures in
+    # the example database are not fed back in (they would change the shrunk witnesses).
+    seed_given: bool = False
+    # Named malformed-input scenarios the user asked for (views.MALFORMED); none by default.
+    malformed: tuple[str, ...] = ()
+    # Coverage: keep exploring past max_examples, up to max_total_examples, until every
+    # applicable law was exercised min_exercised times and the target compacted often enough.
+    min_exercised: int = 5
+    max_total_examples: int | None = None
 
     def hypothesis_database(self) -> ExampleDatabase | None:
         """The example database of the profile: local in dev, local plus Redis in campaign."""
@@ -148,6 +168,12 @@ class RunConfig:
         corpus = self.corpus_dir / SHARD_CORPORA / f"{shard.index}-of-{shard.count}"
         return replace(self.for_shard(shard), corpus_dir=corpus, database_dir=database_dir)
 
+    @property
+    def example_cap(self) -> int:
+        """The most histories coverage-directed exploring may run (default 5 x max_examples)."""
+        cap = self.max_total_examples or 5 * self.max_examples
+        return max(cap, self.max_examples)
+
     def time_is_up(self) -> bool:
         """Whether a time box was set and is spent."""
         return self.stop_at is not None and time.time() >= self.stop_at
@@ -176,6 +202,17 @@ class _Tally:
     exercised: Counter[str] = field(default_factory=Counter)
     compactions: int = 0
     reasons: Counter[str] = field(default_factory=Counter)
+    # Calls that errored on input that broke a provider rule (not a finding; see crash.py).
+    malformed_errors: int = 0
+
+    @property
+    def answered(self) -> int:
+        """Calls that got a valid answer, changed or not."""
+        return self.statuses["compacted"] + self.statuses["unchanged"]
+
+    def rarely_compacted(self) -> bool:
+        """Whether the target changed the history in none or almost none of its answered calls."""
+        return rarely_compacted(self.compactions, self.answered)
 
 
 class InterruptedRunError(KeyboardInterrupt):
@@ -216,6 +253,23 @@ def _sized(value: Any) -> int:
         tail = value.get("rawTail")
         return (len(tail) + 1) if isinstance(tail, list) else 0
     return 0
+
+
+def _finding(outcome: RoundOutcome, law: Invariant) -> Finding | None:
+    """One law's finding on one round; None where the law does not apply to it."""
+    if law.id == CALL_ANSWERED:
+        return call_finding(outcome)
+    if not outcome.judges(law):
+        return None
+    return outcome.judge(law)
+
+
+def _pass_seed(base: int, index: int) -> int:
+    """The seed of coverage pass ``index`` (the run seed itself for the first)."""
+    if index == 0:
+        return base
+    digest = hashlib.sha256(f"compactcheck-coverage:{base}:{index}".encode())
+    return int.from_bytes(digest.digest()[:4], "big")
 
 
 def _steer(case: Case, outcomes: Sequence[RoundOutcome]) -> None:
@@ -264,8 +318,15 @@ class TargetRun:
         include = None if config.include is None else [i for i in config.include if i in known]
         exclude = [i for i in config.exclude if i in known]
         self.laws: list[Invariant] = select(view, include, exclude)
+        # The call law first: a crash is a finding whatever laws were selected, unless the
+        # user excluded it by name.
+        calls = [call_law(view)] if CALL_ANSWERED not in config.exclude else []
+        self.judging: list[Invariant] = [*calls, *self.laws]
+        self.passes = 0
         self.tally = _Tally()
         self.failures: dict[str, _Failure] = {}
+        # The coverage pass in which each law first broke.
+        self.found_in: dict[str, int] = {}
         self.detections: dict[str, Detection] = {}
         self.corpus: dict[str, Path] = {}
         self.interrupted = False
@@ -297,14 +358,18 @@ class TargetRun:
         self.corpus[law.id] = path
         return path
 
-    def explore(self) -> None:
-        """Run the budget once, judging every law on every compacted round."""
+    def _cases(self) -> Any:
+        return cases(self.config.rounds, self.view, self.config.malformed)
+
+    def explore(self, pass_index: int = 0, budget: int | None = None) -> None:
+        """Run one pass of the budget, judging every law on every round it applies to."""
         tally, laws, config = self.tally, self.laws, self.config
         started = time.monotonic()
+        pass_config = replace(config, max_examples=budget or config.max_examples)
 
-        @_settings(config, (Phase.explicit, Phase.generate, Phase.target), "explore")
-        @seed(config.seed)
-        @given(cases(config.rounds))
+        @_settings(pass_config, (Phase.explicit, Phase.generate, Phase.target), "explore")
+        @seed(_pass_seed(config.seed, pass_index))
+        @given(self._cases())
         def explore(case: Case) -> None:
             # A Ctrl-C heard meanwhile is raised here, where Hypothesis unwinds cleanly.
             interrupts.check()
@@ -312,7 +377,7 @@ class TargetRun:
             if config.time_is_up():
                 self.cut_short = True
                 raise _StopExploringError
-            if config.stop_when_all_broken and laws and len(self.failures) == len(laws):
+            if config.stop_when_all_broken and laws and self.all_broken():
                 raise _StopExploringError
             tally.examples += 1
             outcomes = self.driver.run(case)
@@ -323,15 +388,18 @@ class TargetRun:
                     tally.statuses["timed out"] += 1
                 if outcome.reason:
                     tally.reasons[outcome.reason] += 1
-                if not outcome.judged:
-                    continue
-                tally.compactions += 1
-                for law in laws:
-                    finding = outcome.judge(law)
+                if outcome.status == "errored" and outcome.input_problems:
+                    tally.malformed_errors += 1
+                tally.compactions += outcome.judged
+                for law in self.judging:
+                    finding = _finding(outcome, law)
+                    if finding is None:
+                        continue
                     tally.exercised[law.id] += finding.exercised
                     if not finding.holds and law.id not in self.failures:
                         size = _history_size(outcome)
                         self.failures[law.id] = _Failure(outcome, finding, size)
+                        self.found_in[law.id] = pass_index
                         self.detections[law.id] = Detection(
                             tally.examples, time.monotonic() - started, size
                         )
@@ -342,15 +410,53 @@ class TargetRun:
         _digest(explore, f"explore:{self.target.name}:{self.view}")
         with contextlib.suppress(_StopExploringError):
             explore()
+        self.passes += 1
+
+    def all_broken(self) -> bool:
+        """Whether every selected law of the catalogue is broken (the call law aside)."""
+        return all(law.id in self.failures for law in self.laws)
+
+    def short_of_coverage(self) -> list[Invariant]:
+        """Applicable laws, not yet broken, exercised fewer than ``min_exercised`` times."""
+        declared = getattr(self.driver, "budget", None) or self.config.budget
+        return [
+            law
+            for law in self.laws
+            if law.id not in self.failures
+            and not (law.requires_budget and declared is None)
+            and self.tally.exercised[law.id] < self.config.min_exercised
+        ]
+
+    def explore_for_coverage(self) -> None:
+        """Explore past the budget, up to the cap, while a law or compaction is short."""
+        tally, config = self.tally, self.config
+        while (
+            tally.answered > 0
+            and (self.short_of_coverage() or tally.rarely_compacted())
+            and tally.examples < config.example_cap
+            and not config.time_is_up()
+            and not (config.stop_when_all_broken and self.all_broken())
+        ):
+            budget = min(config.max_examples, config.example_cap - tally.examples)
+            self.progress(f"{self.target.name} [{self.view}]: {budget} more histories for coverage")
+            self.explore(self.passes, budget)
 
     def shrink(self, law: Invariant) -> None:
         """Search again for this law alone, letting Hypothesis shrink the history."""
         found: list[_Failure] = []
 
+        # A named seed is a replay: saved failures are not fed back in (they would change the
+        # witnesses); without one, the database's failures come first.
+        phases: tuple[Phase, ...] = (Phase.explicit, Phase.generate, Phase.shrink)
+        if not self.config.seed_given:
+            phases = (Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink)
+        # The hunt starts from the pass that found the failure, so that it finds it again.
+        found_in = self.found_in.get(law.id, 0)
+
         # Settings outside seed: @seed alone would switch the example database off.
-        @_settings(self.config, (Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink), "hunt")
-        @seed(self.config.seed)
-        @given(cases(self.config.rounds))
+        @_settings(self.config, phases, "hunt")
+        @seed(_pass_seed(self.config.seed, found_in))
+        @given(self._cases())
         def hunt(case: Case) -> None:
             interrupts.check()
             if self.config.time_is_up():
@@ -358,10 +464,8 @@ class TargetRun:
                 self.cut_short = True
                 return
             for outcome in self.driver.run(case):
-                if not outcome.judged:
-                    continue
-                finding = outcome.judge(law)
-                if not finding.holds:
+                finding = _finding(outcome, law)
+                if finding is not None and not finding.holds:
                     found.append(_Failure(outcome, finding, _history_size(outcome)))
                     raise _BrokenLawError
 
@@ -379,20 +483,29 @@ class TargetRun:
             self.failures[law.id] = failure
             self.record(law, failure.outcome, failure.finding, shrunk=not self.cut_short)
 
-    def reproduced(self, law: Invariant) -> Literal["deterministic", "flaky"]:
-        """Re-run the shrunk round a few times: does it break the law every time?"""
+    def reproduced(self, law: Invariant) -> Reproduced:
+        """Re-run the shrunk round a few times: does it break the law every time?
+
+        "errored": no re-run answered, so a violation of a law could not be confirmed (the
+        call law's own finding is then the failure).
+        """
         failure = self.failures[law.id]
         entry = {
             "round": failure.outcome.round,
             "input": failure.outcome.input,
             "facts": failure.outcome.facts.model_dump(mode="json") if failure.outcome.facts else {},
         }
-        broke = 0
+        broke = unanswered = 0
         for _ in range(3):
             outcome = self.driver.replay(entry)
-            if outcome.judged and not outcome.judge(law).holds:
+            finding = _finding(outcome, law)
+            if finding is None:
+                unanswered += 1
+            elif not finding.holds:
                 broke += 1
-        return "deterministic" if broke == 3 else "flaky"
+        if broke == 3:
+            return "deterministic"
+        return "errored" if unanswered == 3 else "flaky"
 
     def result(self, law: Invariant) -> InvariantResult:
         """The verdict of one law."""
@@ -403,8 +516,9 @@ class TargetRun:
             "examples": tally.examples,
             "exercised": tally.exercised[law.id],
             "compactions": tally.compactions,
+            "unchanged": tally.statuses["unchanged"],
             "errored": tally.statuses["errored"],
-            "skipped": tally.statuses["skipped"],
+            "skipped": tally.statuses["skipped"] + tally.statuses["declined"],
         }
         failure = self.failures.get(law.id)
         if failure is not None:
@@ -419,6 +533,7 @@ class TargetRun:
                 output=failure.outcome.output,
                 history_size=failure.size,
                 corpus_file=str(self.corpus.get(law.id, "")) or None,
+                input_problems=list(failure.outcome.input_problems),
                 reproduced="not_checked" if self.interrupted else self.reproduced(law),
             )
             return InvariantResult(
@@ -437,7 +552,16 @@ class TargetRun:
             return "skipped", "not applicable: no budget was declared (--budget N)"
         statuses = tally.statuses
         common_reason = tally.reasons.most_common(1)[0][0] if tally.reasons else ""
-        if tally.compactions == 0:
+        exercised = tally.exercised[law.id]
+        if law.id == CALL_ANSWERED and tally.answered:
+            excused = (
+                f"; {tally.malformed_errors} call(s) on input that breaks a provider rule errored, "
+                "which is not held against it"
+                if tally.malformed_errors
+                else ""
+            )
+            return "pass", f"answered all {exercised} calls on valid input{excused}"
+        if tally.answered == 0:
             if statuses["timed out"] and statuses["timed out"] == statuses["errored"]:
                 return "unknown", f"every call timed out: {common_reason}"
             if statuses["errored"] and not statuses["skipped"]:
@@ -448,10 +572,28 @@ class TargetRun:
                 f"no compaction could be judged in {tally.examples} histories "
                 f"({dict(statuses)}): {common_reason}"
             )
-        exercised = tally.exercised[law.id]
+        if tally.rarely_compacted():
+            return "unknown", self.vacuity()
         if exercised == 0:
-            return "unknown", f"held on {tally.compactions} compactions, none of which exercised it"
-        return "pass", f"held on {tally.compactions} compactions; {exercised} exercised it"
+            return "unknown", (
+                f"held on {tally.compactions} compactions in {tally.examples} histories, none "
+                "of which could have broken it"
+            )
+        short = (
+            f" (fewer than the {self.config.min_exercised} wanted, within the cap of "
+            f"{self.config.example_cap} histories)"
+            if exercised < self.config.min_exercised
+            else ""
+        )
+        return "pass", f"held on {tally.compactions} compactions; {exercised} exercised it{short}"
+
+    def vacuity(self) -> str:
+        """Why a target that (almost) never compacted gets no pass, and what to do about it."""
+        tally = self.tally
+        declined = tally.statuses["declined"] + tally.statuses["skipped"]
+        return vacuity_line(
+            tally.compactions, tally.statuses["unchanged"], declined, tally.examples
+        )
 
     def report(self) -> TargetReport:
         """Explore, shrink what broke, and report; on an interrupt, report what was found."""
@@ -462,7 +604,8 @@ class TargetRun:
         try:
             with seed_only_draws():
                 self.explore()
-                for law in self.laws:
+                self.explore_for_coverage()
+                for law in self.judging:
                     if law.id in self.failures and self.config.shrink:
                         self.progress(f"{self.target.name} [{self.view}]: shrinking {law.id}")
                         self.shrink(law)
@@ -476,12 +619,26 @@ class TargetRun:
         errors = (
             ["interrupted: the counts cover the histories run so far"] if self.interrupted else []
         )
+        tally = self.tally
+        if tally.answered and tally.rarely_compacted():
+            errors.append(self.vacuity())
+        short = [law.id for law in self.short_of_coverage() if tally.answered]
+        if short and not tally.rarely_compacted():
+            errors.append(
+                f"{COVERAGE_PREFIX}{', '.join(short)} exercised fewer than "
+                f"{self.config.min_exercised} times in {tally.examples} histories (the cap "
+                f"is {self.config.example_cap}; raise it with --max-total-examples)"
+            )
+        calls = {
+            status: tally.statuses[status] for status in CALL_STATUSES if tally.statuses[status]
+        }
         return TargetReport(
             target=self.target.name,
             view=self.view,
             implementation=self.target.implementation,
-            results=[self.result(law) for law in self.laws],
+            results=[self.result(law) for law in self.judging],
             errors=errors,
+            calls=calls,
             stderr=self.target.stderr_tail()[-4000:],
             seconds=round(time.monotonic() - started, 3),
         )

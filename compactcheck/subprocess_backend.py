@@ -330,6 +330,10 @@ class CommandBackend:
         self._ring = _StderrRing(stderr_bytes)
         self._seq = itertools.count(1)
         self._restarts = 0
+        # Whether the harness ever answered a request: one that dies on some inputs and answers
+        # others is restarted every time (each death is a finding of that call, and shrinking
+        # one means many deaths in a row); one that never answered is given up on.
+        self._answered = False
         self._unavailable: str | None = None
         self._process: _Process | None = None
         self._implementation = self._start()
@@ -397,6 +401,7 @@ class CommandBackend:
         except ProtocolError as error:
             return Answer.error(f"harness answer to seq {seq}: {error}")
         assert isinstance(parsed, CompactResponse)
+        self._answered = True
         echoed = data["seq"]
         if type(echoed) is not int or echoed != seq:
             return Answer.error(
@@ -490,10 +495,11 @@ class CommandBackend:
             crashed = not process.killed
             process.kill()
             if crashed:
-                if self._restarts >= self._max_restarts:
+                if not self._answered and self._restarts >= self._max_restarts:
                     self._unavailable = (
-                        f"the harness ended {self._restarts + 1} times, more than the "
-                        f"{self._max_restarts} restarts allowed (max_restarts); it last {hint}"
+                        f"the harness ended {self._restarts + 1} times without ever answering, "
+                        f"more than the {self._max_restarts} restarts allowed (max_restarts); it "
+                        f"last {hint}"
                     )
                     self._process = None
                     return None

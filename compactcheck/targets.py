@@ -102,7 +102,10 @@ def builtin_targets() -> dict[str, tuple[View, str]]:
     for mutant in all_mutants().values():
         targets[f"mutant:{mutant.name}"] = (
             mutant.view,
-            f"{mutant.description} (breaks {mutant.targets})",
+            f"{mutant.description} (breaks {mutant.targets}"
+            + (
+                f"; run with --malformed {','.join(mutant.malformed)})" if mutant.malformed else ")"
+            ),
         )
     return targets
 

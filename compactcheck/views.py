@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Collection
 from dataclasses import dataclass, replace
 from typing import Any, Literal, Protocol
 
@@ -43,10 +44,15 @@ from strategies import (
 )
 from strategies.facts import facts_of_truth
 from strategies.messages_facts import messages_facts
+from strategies.provider_rules import chat_completions_problems
 
 KNOBS = 8
 
-Status = Literal["compacted", "declined", "skipped", "errored", "unsafe"]
+# compacted: the answer changed the history; unchanged: it handed the history back as it was.
+Status = Literal["compacted", "unchanged", "declined", "skipped", "errored", "unsafe"]
+# Inputs that break a provider's rules on purpose, each only when the user names it (--malformed):
+# a tool result arriving after other messages, and tool calls left without results.
+MALFORMED: tuple[str, ...] = ("late-results", "pending-calls")
 
 
 @dataclass(frozen=True)
@@ -70,10 +76,23 @@ class Case:
         return replace(self.scenario, turns=self.scenario.turns[:turns], pending_batch=None)
 
 
+def cases(
+    rounds: int, view: View | None = None, malformed: Collection[str] = ()
+) -> st.SearchStrategy[Case]:
+    """Cases for one view: a messages history is one the provider accepts unless ``malformed``.
+
+    The snapshot and session designs allow a result to arrive late; a chat provider does not.
+    """
+    if view == "messages":
+        late, pending = "late-results" in malformed, "pending-calls" in malformed
+        return _cases(rounds, scenarios(late_results=late, pending_calls=pending))
+    return _cases(rounds, scenarios())
+
+
 @st.composite
-def cases(draw: st.DrawFn, rounds: int) -> Case:
+def _cases(draw: st.DrawFn, rounds: int, scenario_strategy: st.SearchStrategy[Scenario]) -> Case:
     """A scenario cut into one to ``rounds`` compaction rounds at turn boundaries."""
-    scenario = draw(scenarios())
+    scenario = draw(scenario_strategy)
     turns = len(scenario.turns)
     count = draw(st.integers(1, max(1, min(rounds, turns))))
     inner = (
@@ -108,16 +127,27 @@ class RoundOutcome:
     output: Any = None
     reason: str = ""
     timed_out: bool = False
+    # The provider rules the input breaks (empty for input a provider accepts).
+    input_problems: tuple[str, ...] = ()
 
     @property
     def judged(self) -> bool:
-        """Whether the laws apply to this round."""
+        """Whether the round compacted: changed the history, so every law applies."""
         return self.status == "compacted"
 
+    @property
+    def answered(self) -> bool:
+        """Whether the target gave a valid answer, changed or not."""
+        return self.status in ("compacted", "unchanged")
+
+    def judges(self, law: Invariant) -> bool:
+        """Whether ``law`` applies to this round: it compacted, or the law judges any answer."""
+        return self.judged or (self.status == "unchanged" and not law.requires_change)
+
     def judge(self, law: Invariant) -> Finding:
-        """One law's finding on this round (only for a compacted round)."""
-        if self.facts is None or not self.judged:
-            raise ValueError(f"round {self.round} was {self.status}; there is nothing to judge")
+        """One law's finding on this round (only where the law applies)."""
+        if self.facts is None or not self.judges(law):
+            raise ValueError(f"round {self.round} was {self.status}; {law.id} has nothing to judge")
         return law.check(self.before, self.after, self.facts)
 
 
@@ -156,6 +186,7 @@ class MessagesDriver:
         self, index: int, messages: list[dict[str, Any]], facts: Facts, knobs: tuple[int, ...]
     ) -> RoundOutcome:
         before = parse_messages(messages)
+        problems = tuple(chat_completions_problems(messages))
         handed = copy.deepcopy(messages)
         payload: dict[str, Any] = {"messages": handed}
         recorded: dict[str, Any] = {"messages": messages}
@@ -178,6 +209,7 @@ class MessagesDriver:
             )
         if problem is not None:
             problem.round, problem.facts, problem.input = index, facts, recorded
+            problem.input_problems = problems
             return problem
         assert answer.result is not None
         output = answer.result.get("messages")
@@ -193,9 +225,13 @@ class MessagesDriver:
                 input=recorded,
                 output=output,
                 reason=f"the answer is not a valid chat message list: {where}: {first['msg']}",
+                input_problems=problems,
             )
+        status: Status = "unchanged" if list(after) == list(before) else "compacted"
         # The whole answer is kept: adapters report the parameters they drew beside the messages.
-        return RoundOutcome(index, "compacted", facts, before, after, recorded, answer.result)
+        return RoundOutcome(
+            index, status, facts, before, after, recorded, answer.result, input_problems=problems
+        )
 
     def run(self, case: Case) -> list[RoundOutcome]:
         """Compact after each round's turns; feed the output forward."""
@@ -210,7 +246,7 @@ class MessagesDriver:
             facts = messages_facts(Projected(prefix, history), self.budget)
             outcome = self._one(index + 1, [*carried, *new], facts, case.knobs)
             outcomes.append(outcome)
-            if outcome.status != "compacted":
+            if not outcome.answered:
                 break
             carried = dump_messages(outcome.after)
         return outcomes

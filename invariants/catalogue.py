@@ -33,13 +33,21 @@ class Invariant:
     check: Check
     # Judged only against a declared budget; without one the law is not applicable.
     requires_budget: bool = False
+    # Judged only on calls that changed the history: an unchanged answer keeps every content law
+    # trivially. Size laws say False, because an unchanged answer over budget breaks them.
+    requires_change: bool = True
 
 
 _REGISTRY: dict[tuple[View, str], Invariant] = {}
 
 
 def invariant(
-    view: View, id: str, statement: str, *, requires_budget: bool = False
+    view: View,
+    id: str,
+    statement: str,
+    *,
+    requires_budget: bool = False,
+    requires_change: bool = True,
 ) -> Callable[[Check], Check]:
     """Register a checker under a stable id for one view."""
 
@@ -47,7 +55,7 @@ def invariant(
         key = (view, id)
         if key in _REGISTRY:
             raise ValueError(f"invariant {id!r} is registered twice for the {view} view")
-        _REGISTRY[key] = Invariant(id, view, statement, check, requires_budget)
+        _REGISTRY[key] = Invariant(id, view, statement, check, requires_budget, requires_change)
         return check
 
     return register

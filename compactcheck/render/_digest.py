@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from compactcheck.report import VERDICTS, Counterexample, InvariantResult, Report, TargetReport
+from compactcheck.report import (
+    CALL_STATUSES,
+    VERDICTS,
+    Counterexample,
+    InvariantResult,
+    Report,
+    TargetReport,
+)
 
 Violation = tuple[TargetReport, InvariantResult, Counterexample]
 
@@ -17,6 +24,8 @@ def header_fields(report: Report) -> list[tuple[str, str]]:
         ("rounds", str(report.rounds)),
         ("started", report.started_at),
     ]
+    if report.malformed:
+        fields.append(("malformed input", ", ".join(report.malformed)))
     if report.shards:
         missing = report.missing_shards()
         held = ", ".join(report.shards) + (f" (missing {', '.join(missing)})" if missing else "")
@@ -45,3 +54,21 @@ def counts_line(report: Report) -> str:
     verdicts = report.verdicts()
     parts = [f"{verdicts.count(v)} {v}" for v in VERDICTS if v in verdicts]
     return ", ".join(parts) if parts else "no results"
+
+
+def calls_line(target: TargetReport) -> str:
+    """What a target's calls came to, e.g. "180 compacted, 20 unchanged, 2 errored"."""
+    counted = [
+        f"{target.calls[status]} {status}" for status in CALL_STATUSES if target.calls.get(status)
+    ]
+    return f"calls: {', '.join(counted)}" if counted else "calls: none recorded"
+
+
+def input_problems_line(example: Counterexample) -> str | None:
+    """The provider rules a witness's input breaks, or None when a provider accepts it."""
+    if not example.input_problems:
+        return None
+    return (
+        "input a provider would reject (from --malformed or the target's own earlier answer): "
+        + ("; ".join(example.input_problems))
+    )

@@ -11,7 +11,14 @@ from rich.table import Table
 from rich.text import Text
 
 from compactcheck.compare import Regression, Summary
-from compactcheck.render._digest import counts_line, header_fields, problems, violations
+from compactcheck.render._digest import (
+    calls_line,
+    counts_line,
+    header_fields,
+    input_problems_line,
+    problems,
+    violations,
+)
 from compactcheck.report import Report, Verdict
 from compactcheck.untrusted import block, json_block, one_line
 
@@ -68,6 +75,8 @@ def print_report(report: Report, console: Console) -> None:
                 _safe(note),
             )
     console.print(table)
+    for target in report.targets:
+        console.print(_safe(f"{target.target} [{target.view}] {calls_line(target)}", "dim"))
 
     for number, (target, result, example) in violations(report):
         parts: list[Text] = [
@@ -82,6 +91,9 @@ def print_report(report: Report, console: Console) -> None:
         ]
         if example.diff:
             parts += [Text("diff:", style="bold"), Text(json_block(example.diff))]
+        rejected = input_problems_line(example)
+        if rejected:
+            parts.append(_safe(rejected, "yellow"))
         if example.corpus_file:
             parts.append(Text.assemble(("corpus file: ", "bold"), one_line(example.corpus_file)))
         title = Text.assemble(

@@ -5,7 +5,14 @@ from __future__ import annotations
 from html import escape
 
 from compactcheck.compare import summary
-from compactcheck.render._digest import counts_line, header_fields, problems, violations
+from compactcheck.render._digest import (
+    calls_line,
+    counts_line,
+    header_fields,
+    input_problems_line,
+    problems,
+    violations,
+)
 from compactcheck.report import Report
 from compactcheck.untrusted import block, json_block, one_line
 
@@ -102,7 +109,13 @@ def render_html(report: Report) -> str:
                 title = _e(result.because)
             out.append(f'<td class="{result.verdict}" title="{title}">{label}</td>')
         out.append("</tr>")
-    out += ["</tbody>", "</table>", f"<p>{_e(counts_line(report))}</p>", "</section>"]
+    out += ["</tbody>", "</table>", f"<p>{_e(counts_line(report))}</p>"]
+    out += [
+        f'<p class="dim">{_e(target.target, 200)} [{_e(target.view, 40)}] '
+        f"{_e(calls_line(target))}</p>"
+        for target in report.targets
+    ]
+    out.append("</section>")
 
     if numbered:
         out += ["<section>", "<h2>Violations</h2>"]
@@ -119,6 +132,9 @@ def render_html(report: Report) -> str:
         ]
         if example.diff:
             out += ["<p><strong>Diff:</strong></p>", _pre(json_block(example.diff))]
+        rejected = input_problems_line(example)
+        if rejected:
+            out.append(f"<p><strong>Input:</strong> {_e(rejected, 2000)}</p>")
         out += [
             "<details><summary>Input handed to the backend</summary>",
             _pre(json_block(example.input)),

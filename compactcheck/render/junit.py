@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from compactcheck.render._digest import header_fields
+from compactcheck.render._digest import calls_line, header_fields, input_problems_line
 from compactcheck.report import InvariantResult, Report, TargetReport
 from compactcheck.untrusted import block, json_block, one_line
 
@@ -31,6 +31,9 @@ def _failure_text(result: InvariantResult) -> str:
     ]
     if example.diff:
         parts += ["diff:", json_block(example.diff)]
+    rejected = input_problems_line(example)
+    if rejected:
+        parts.append(one_line(rejected, 2000))
     if example.corpus_file:
         parts.append(f"corpus file: {one_line(example.corpus_file)}")
     return "\n".join(parts)
@@ -88,7 +91,11 @@ def render_junit(report: Report) -> str:
         )
         for name, value in numbers.items():
             suite.set(name, str(value))
-        fields = [*header_fields(report), ("complete", str(report.complete).lower())]
+        fields = [
+            *header_fields(report),
+            ("complete", str(report.complete).lower()),
+            ("calls", calls_line(target).removeprefix("calls: ")),
+        ]
         if target.implementation is not None:
             implementation = target.implementation
             fields.append(("implementation", f"{implementation.name} {implementation.version}"))

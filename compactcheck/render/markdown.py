@@ -5,7 +5,14 @@ from __future__ import annotations
 import re
 
 from compactcheck.compare import Summary, summary
-from compactcheck.render._digest import counts_line, header_fields, problems, violations
+from compactcheck.render._digest import (
+    calls_line,
+    counts_line,
+    header_fields,
+    input_problems_line,
+    problems,
+    violations,
+)
 from compactcheck.report import Report, Verdict
 from compactcheck.untrusted import block, json_block, one_line
 
@@ -73,6 +80,11 @@ def render_markdown(report: Report) -> str:
     numbered = violations(report)
     links = {(t.target, t.view, r.invariant): n for n, (t, r, _) in numbered}
     out += ["## Results", "", matrix(summary([report]), links), "", counts_line(report), ""]
+    out += [
+        f"- {text(target.target, 200)} \\[{text(target.view, 40)}\\] {calls_line(target)}"
+        for target in report.targets
+    ]
+    out.append("")
 
     if numbered:
         out += ["## Violations", ""]
@@ -94,6 +106,9 @@ def render_markdown(report: Report) -> str:
         ]
         if example.diff:
             out += ["**Diff:**", "", fence(json_block(example.diff), "json"), ""]
+        rejected = input_problems_line(example)
+        if rejected:
+            out += [f"**Input:** {text(rejected, 2000)}", ""]
         if example.corpus_file:
             out += [f"**Corpus file:** {text(example.corpus_file)}", ""]
 

@@ -588,6 +588,7 @@ def user_turn_present(before: Messages, after: Messages, facts: Facts) -> Findin
     "budget_respected",
     "the output fits the declared budget under its counter (approx_tokens is chars / 4)",
     requires_budget=True,
+    requires_change=False,
 )
 def budget_respected(before: Messages, after: Messages, facts: Facts) -> Finding:
     """The output is no larger than the caller's declared budget."""
@@ -611,3 +612,32 @@ def budget_respected(before: Messages, after: Messages, facts: Facts) -> Finding
         value_diff(budget.limit, size),
     )
     return Finding("budget_respected", True, (violation,))
+
+
+@invariant(
+    "messages",
+    "progress",
+    "an input over the declared budget compacts to a smaller output under the budget's counter",
+    requires_budget=True,
+    requires_change=False,
+)
+def progress(before: Messages, after: Messages, facts: Facts) -> Finding:
+    """A compactor handed more than the budget makes the history smaller, so it cannot loop."""
+    budget = facts.budget
+    if budget is None:
+        return Finding("progress", False)
+    size_in = message_size(before, budget.counter)
+    if size_in <= budget.limit:
+        # Under budget there is nothing the compactor must do: the law could not fail here.
+        return Finding("progress", False)
+    size_out = message_size(after, budget.counter)
+    if size_out < size_in:
+        return Finding("progress", True)
+    violation = Violation(
+        "progress",
+        f"the input measures {size_in} {budget.counter}, over the budget of {budget.limit}, "
+        f"and the output measures {size_out}: compaction made no progress",
+        (),
+        value_diff(size_in, size_out),
+    )
+    return Finding("progress", True, (violation,))

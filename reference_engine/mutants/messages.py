@@ -214,6 +214,18 @@ def _budget_counts_messages(messages: Messages) -> Messages:
     return compact_messages(messages, MUTANT_BUDGET.limit, miscounted)
 
 
+def _summary_without_trim(messages: Messages) -> Messages:
+    # Writes the summary of the span it meant to drop, then forgets to drop the span: over the
+    # budget, the context only grows.
+    compacted = compact_messages(messages, MUTANT_MAX_MESSAGES)
+    kept = set(map(id, messages))
+    summaries = [message for message in compacted if id(message) not in kept]
+    systems = 0
+    while systems < len(messages) and isinstance(messages[systems], SystemMessage):
+        systems += 1
+    return (*messages[:systems], *summaries, *messages[systems:])
+
+
 def _mutant(
     name: str,
     targets: str,
@@ -221,9 +233,17 @@ def _mutant(
     compact: Callable[[Messages], Sequence[ChatMessage]],
     max_witness: int,
     budget: Budget | None = None,
+    malformed: tuple[str, ...] = (),
 ) -> Mutant:
     return Mutant(
-        name, "messages", targets, description, lambda: _backend(compact), max_witness, budget
+        name,
+        "messages",
+        targets,
+        description,
+        lambda: _backend(compact),
+        max_witness,
+        budget,
+        malformed,
     )
 
 
@@ -249,6 +269,7 @@ MESSAGE_MUTANTS: tuple[Mutant, ...] = (
         "drops a tool result that did not arrive right after its call, keeping the call",
         _drop_late_results,
         12,
+        malformed=("late-results",),
     ),
     _mutant(
         "messages-resummarise-goal",
@@ -318,6 +339,14 @@ MESSAGE_MUTANTS: tuple[Mutant, ...] = (
         "budget_respected",
         "reads its token budget as a message count, so it never trims",
         _budget_counts_messages,
+        12,
+        MUTANT_BUDGET,
+    ),
+    _mutant(
+        "messages-summary-without-trim",
+        "progress",
+        "adds the summary of the span it meant to drop but keeps the span, so the context grows",
+        _summary_without_trim,
         12,
         MUTANT_BUDGET,
     ),

@@ -29,3 +29,6 @@ class Mutant:
     max_witness: int = 12
     # The budget the facts declare when it is judged (a budget mutant needs one to break).
     budget: Budget | None = None
+    # The malformed-input scenarios its bug needs to show (run --malformed): a bug that only
+    # input a provider rejects can reveal.
+    malformed: tuple[str, ...] = ()

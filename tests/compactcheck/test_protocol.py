@@ -97,7 +97,7 @@ def test_a_hang_times_out_kills_and_the_next_call_runs_on_a_fresh_process() -> N
         assert backend.restarts == 0, "a timeout is not a crash of the harness"
 
 
-def test_an_exit_mid_run_is_errored_restarted_and_bounded(backend: CommandBackend) -> None:
+def test_an_exit_mid_run_is_errored_and_restarted(backend: CommandBackend) -> None:
     first = backend.compact("messages", say("exit"))
     assert first.kind == "errored"
     assert "exited with code 3" in first.reason
@@ -105,14 +105,27 @@ def test_an_exit_mid_run_is_errored_restarted_and_bounded(backend: CommandBacken
     assert "\n" not in first.reason
     assert backend.compact("messages", say("echo")).kind == "result"
     assert backend.restarts == 1
-    assert backend.compact("messages", say("exit")).kind == "errored"
-    assert backend.compact("messages", say("exit")).kind == "errored"
+    # It has answered: a harness that dies on some inputs is restarted every time, past the
+    # budget (each death is that call's finding, and shrinking one means many in a row).
+    for _ in range(4):
+        assert backend.compact("messages", say("exit")).kind == "errored"
+    assert backend.compact("messages", say("echo")).kind == "result"
+    assert backend.restarts == 5
+    assert backend.stderr_tail().count("faulty: exiting on purpose") == 5
+
+
+def test_a_harness_that_never_answers_is_given_up_after_its_restarts(
+    backend: CommandBackend,
+) -> None:
+    for _ in range(3):
+        assert backend.compact("messages", say("exit")).kind == "errored"
     assert backend.restarts == 2
-    # The budget (2 restarts) is spent: no third restart, every further call says why.
+    # The budget (2 restarts) is spent and it never answered: every further call says why.
     for _ in range(2):
         gave_up = backend.compact("messages", say("echo"))
         assert gave_up.kind == "errored"
         assert "max_restarts" in gave_up.reason
+        assert "without ever answering" in gave_up.reason
         assert "exited with code 3" in gave_up.reason
     assert backend.pid is None
     assert backend.stderr_tail().count("faulty: exiting on purpose") == 3

@@ -107,6 +107,7 @@ def test_catalogue_lists_every_messages_law() -> None:
         "non_empty",
         "user_turn_present",
         "budget_respected",
+        "progress",
     ]
 
 
@@ -450,3 +451,25 @@ def test_laws_judge_a_long_history() -> None:
     assert findings["goal_preserved"].holds
     assert findings["non_empty"].holds
     assert findings["recent_tail_preserved"].holds
+
+
+# progress
+
+
+def test_progress_is_not_exercised_without_a_budget_or_under_it() -> None:
+    assert not check("progress", HISTORY, HISTORY).exercised
+    roomy = FACTS.model_copy(update={"budget": Budget(limit=len(HISTORY), counter="messages")})
+    assert not check("progress", HISTORY, HISTORY, roomy).exercised
+
+
+def test_progress_flags_an_input_over_budget_handed_back_unchanged() -> None:
+    tight = FACTS.model_copy(update={"budget": Budget(limit=5, counter="messages")})
+    because, _ = only_violation(check("progress", HISTORY, HISTORY, tight))
+    assert because.startswith(f"the input measures {len(HISTORY)} messages, over the budget of 5")
+
+
+def test_progress_holds_when_the_output_shrinks_even_if_still_over_budget() -> None:
+    tight = FACTS.model_copy(update={"budget": Budget(limit=2, counter="messages")})
+    finding = check("progress", HISTORY, GOOD, tight)
+    assert finding.exercised
+    assert finding.holds
