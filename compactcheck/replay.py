@@ -55,6 +55,9 @@ def replay_entry(path: Path, *, timeout: float = 30.0) -> ReplayResult:
         if call.holds:
             return result("fixed", "the call answers on the recorded input")
         return result("still failing", call.violations[0].because)
+    if outcome.status == "unchanged" and not outcome.judges(law):
+        # An unchanged history keeps every content law: the recorded failure is gone.
+        return result("fixed", "the target now hands this history back unchanged")
     if not outcome.judges(law):
         return result("errored", f"round was {outcome.status}: {outcome.reason}")
     finding = outcome.judge(law)

@@ -273,9 +273,10 @@ def _pass_seed(base: int, index: int) -> int:
 
 
 def _steer(case: Case, outcomes: Sequence[RoundOutcome]) -> None:
-    """Point Hypothesis's targeted search at the hard cases: long, open, chained, aggressive."""
+    """Point Hypothesis's targeted search at the hard cases: open, chained, aggressive."""
     judged = [outcome for outcome in outcomes if outcome.judged]
-    target(float(max((_history_size(o) for o in outcomes), default=0)), label="history length")
+    # No "history length" score: the generator draws long histories itself, and climbing toward
+    # length only repeated one history with more routine reads.
     target(float(_open_calls(case)), label="open tool calls at the cut")
     target(float(len(judged)), label="compaction rounds")
     ratios = [
@@ -521,6 +522,14 @@ class TargetRun:
             "skipped": tally.statuses["skipped"] + tally.statuses["declined"],
         }
         failure = self.failures.get(law.id)
+        if failure is not None and law.id == CALL_ANSWERED and tally.answered == 0:
+            # Not one call answered: nothing was judged, and the run says so (exit 3); the
+            # corpus keeps the failing call all the same.
+            return InvariantResult(
+                **common,
+                verdict="errored",
+                because=f"every call failed: {failure.finding.violations[0].because}",
+            )
         if failure is not None:
             violation = failure.finding.violations[0]
             diff: dict[str, JsonValue] | None = violation.diff
@@ -606,7 +615,9 @@ class TargetRun:
                 self.explore()
                 self.explore_for_coverage()
                 for law in self.judging:
-                    if law.id in self.failures and self.config.shrink:
+                    # A target none of whose calls answered has no crash to shrink: all crash.
+                    hopeless = law.id == CALL_ANSWERED and self.tally.answered == 0
+                    if law.id in self.failures and self.config.shrink and not hopeless:
                         self.progress(f"{self.target.name} [{self.view}]: shrinking {law.id}")
                         self.shrink(law)
         except KeyboardInterrupt as interrupt:
@@ -620,9 +631,10 @@ class TargetRun:
             ["interrupted: the counts cover the histories run so far"] if self.interrupted else []
         )
         tally = self.tally
-        if tally.answered and tally.rarely_compacted():
+        judged = tally.answered and not self.interrupted
+        if judged and tally.rarely_compacted():
             errors.append(self.vacuity())
-        short = [law.id for law in self.short_of_coverage() if tally.answered]
+        short = [law.id for law in self.short_of_coverage() if judged]
         if short and not tally.rarely_compacted():
             errors.append(
                 f"{COVERAGE_PREFIX}{', '.join(short)} exercised fewer than "

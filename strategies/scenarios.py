@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Final, TypeVar
 
 from hypothesis import strategies as st
 
 from invariants import AcceptanceCriterion, PlanStep, StepStatus, TaskPlan, ValidationRecord
 from strategies import vocabulary as words
+from strategies.contents import MAX_SIZE_CLASS, command_log, instruction, length_of, read_output
 from strategies.scenario import (
     Action,
     ActivateSkill,
@@ -21,6 +23,7 @@ from strategies.scenario import (
     StartStep,
     ToolBatch,
     ToolCallSpec,
+    ToolKind,
     Turn,
 )
 
@@ -31,10 +34,40 @@ STATUSES: Final[tuple[StepStatus, ...]] = (
     "blocked",
     "failed",
 )
+# How a step's status is drawn: half of the steps end completed, so that most plans have
+# completed work whose evidence a snapshot must cite (and a stale citation can show); the first
+# entry is still "pending", where a shrunk step goes.
+_STATUS_DIGITS: Final[tuple[StepStatus, ...]] = (
+    "pending",
+    "completed",
+    "in_progress",
+    "completed",
+    "blocked",
+    "completed",
+    "failed",
+    "completed",
+)
+# Most plans state acceptance criteria (a run without any shrinks to none).
+_CRITERIA_COUNTS: Final = (0, 1, 1, 2, 2, 3, 3, 3)
+# A coding agent's planned calls: reads, edits (as often as the other two together, so that a
+# run often changes several files) and validations.
+_CALL_KINDS: Final[tuple[ToolKind, ...]] = ("read", "edit", "validate", "edit")
 _T = TypeVar("_T")
 DEFAULT_MAX_TURNS: Final = 4
 DEFAULT_MAX_ACTIONS: Final = 5
 MAX_PARALLEL_CALLS: Final = 3
+# A busy turn's routine reads (read_file, grep, list_dir with bulky outputs) come from one drawn
+# integer: a digit for how bulky, one for how many, one for the length of the user's notes. Each
+# table grows from its first entry, where a shrunk digit goes; a quiet run has none of them.
+ROUTINE_COUNTS: Final = (1, 2, 3, 4, 6, 8, 10, 12, 14, 16, 20, 24, 28, 32, 40, 48)
+ROUTINE_LEVELS: Final = (0, 0, 1, 2, 3, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 10)
+INSTRUCTION_CLASSES: Final = (0, 0, 0, 0, 0, 2, 4, 7)
+_BULK_RANGE: Final = len(ROUTINE_COUNTS) * len(ROUTINE_LEVELS) * len(INSTRUCTION_CLASSES)
+# Outputs of one turn's routine reads together stay under this many characters: a turn of many
+# reads gets short ones, so a history stays in the tens of kilobytes, rarely a few hundred.
+_TURN_CHARS: Final = 64 * 1024
+# How far below the turn's level each routine read sits, in rotation, so that sizes vary.
+_ROUTINE_SPREAD: Final = (0, 2, 1, 3)
 
 
 def sometimes(chance: int, out_of: int) -> st.SearchStrategy[bool]:
@@ -75,19 +108,27 @@ def _arguments(**values: str) -> str:
     return json.dumps(values, separators=(",", ":"))
 
 
+def _size_class(digits: Digits) -> int:
+    """A size class from the digits left over: the top of a wide draw, which leans to zero."""
+    return min(MAX_SIZE_CLASS, digits.value.bit_length())
+
+
 def _call(value: int) -> ToolCallSpec:
     """A call before its identity is known; ``delay`` holds its raw timing digits for _Ids."""
     digits = Digits(value)
-    kind = digits.take(3)
+    kind = digits.pick(_CALL_KINDS)
     is_error = digits.chance(1, 4)
     timing = digits.take(2 * 16)
     error = digits.pick(words.ERRORS)
     path = digits.pick(words.PATHS)
-    if kind == 0:
+    variant = value % len(words.BODY_WORDS)
+    if kind == "read":
         name = digits.pick(words.READ_TOOLS)
         output = error if is_error else digits.pick(words.OUTPUTS)
+        if not is_error:
+            output = read_output(name, path, _size_class(digits), variant) or output
         return ToolCallSpec("", name, _arguments(path=path), output, is_error, delay=timing)
-    if kind == 1:
+    if kind == "edit":
         output = error if is_error else f"wrote {path}"
         return ToolCallSpec(
             "",
@@ -103,7 +144,8 @@ def _call(value: int) -> ToolCallSpec:
     passed = digits.chance(1, 2)
     summary = digits.pick(words.VALIDATION_SUMMARIES)
     record = ValidationRecord(command=command, passed=passed, summary=summary)
-    output = error if is_error else f"{command}: {summary}"
+    log = command_log(command, _size_class(digits), variant)
+    output = error if is_error else (f"{log}\n" if log else "") + f"{command}: {summary}"
     return ToolCallSpec(
         "",
         "run_command",
@@ -126,6 +168,34 @@ _batches: st.SearchStrategy[ToolBatch] = st.builds(
 def batches() -> st.SearchStrategy[ToolBatch]:
     """Tool batches of one to three calls, before ids and timing are assigned."""
     return _batches
+
+
+@lru_cache(maxsize=1024)
+def _routine_reads(turn_index: int, count: int, level: int) -> tuple[ToolBatch, ...]:
+    """A turn's routine reads: ``count`` read-only calls, answered at once, changing nothing."""
+    cap = max(
+        (size for size in range(MAX_SIZE_CLASS + 1) if count * length_of(size) <= _TURN_CHARS),
+        default=0,
+    )
+    reads = []
+    for index in range(count):
+        tool = words.ROUTINE_TOOLS[index % len(words.ROUTINE_TOOLS)]
+        spot = turn_index + index
+        size = max(0, min(cap, level - _ROUTINE_SPREAD[index % len(_ROUTINE_SPREAD)]))
+        pattern = words.BODY_WORDS[spot % len(words.BODY_WORDS)]
+        if tool == "list_dir":
+            path = words.DIRECTORIES[spot % len(words.DIRECTORIES)]
+            arguments = _arguments(path=path)
+        else:
+            path = words.ROUTINE_PATHS[spot % len(words.ROUTINE_PATHS)]
+            arguments = (
+                _arguments(pattern=pattern, path=path)
+                if tool == "grep"
+                else (_arguments(path=path))
+            )
+        output = read_output(tool, path, size, spot) or words.OUTPUTS[spot % 2]
+        reads.append(ToolBatch("", (ToolCallSpec("", tool, arguments, output, False),)))
+    return tuple(reads)
 
 
 def _plain_action(value: int) -> Action:
@@ -151,7 +221,10 @@ class _Ids:
         self.batches = 0
 
     def batch(self, batch: ToolBatch, later: int) -> ToolBatch:
-        """The batch with ids, each call's result due after at most ``later`` more actions."""
+        """The batch with ids, each call's result due after at most ``later`` more actions.
+
+        With ``later`` 0 every result follows its call at once.
+        """
         self.batches += 1
         calls = []
         for call in batch.calls:
@@ -163,17 +236,32 @@ class _Ids:
         return ToolBatch(f"batch_{self.batches}", tuple(calls))
 
 
+@dataclass(frozen=True)
+class _Shape:
+    """What ``scenarios()`` was asked for."""
+
+    min_turns: int
+    max_turns: int
+    max_actions: int
+    with_tool_call: bool
+    late_results: bool
+    pending_calls: bool
+
+
 @st.composite
-def _scenario(
-    draw: st.DrawFn, min_turns: int, max_turns: int, max_actions: int, with_tool_call: bool
-) -> Scenario:
+def _scenario(draw: st.DrawFn, shape: _Shape) -> Scenario:
     header = Digits(draw(st.integers(0, _WIDE)))
-    turn_count = min_turns + header.take(max_turns - min_turns + 1)
-    has_pending_batch = header.chance(1, 5)
+    turn_count = shape.min_turns + header.take(shape.max_turns - shape.min_turns + 1)
+    # The digit is read whatever the options, so that one draw gives the same run with or
+    # without the provider-breaking parts.
+    has_pending_batch = header.chance(1, 5) and shape.pending_calls
     over_threshold = not header.chance(1, 4)
+    # A quiet run has no routine reads and no pasted notes: the short history of a plain test,
+    # where a compactor's summary can outweigh what it replaces. Shrinking leads there.
+    busy = header.chance(3, 4)
     stale_lock = header.chance(2, 3)
     initial_count = header.take(4)
-    criteria_count = header.take(4)
+    criteria_count = header.pick(_CRITERIA_COUNTS)
     # Texts are taken in rotation from their pools, so that texts never repeat within a run.
     rotation = header.take(len(words.CONSTRAINTS))
     goal = header.pick(words.GOALS)
@@ -185,7 +273,7 @@ def _scenario(
             satisfied=bool(satisfied >> index & 1),
             evidence=(words.EVIDENCE[index],) if satisfied >> index & 1 else (),
         )
-        for index in range(min(criteria_count, 3))
+        for index in range(criteria_count)
     )
     constraint_count = 0
 
@@ -198,15 +286,25 @@ def _scenario(
     initial = tuple(new_constraint(None) for _ in range(initial_count))
     current = [constraint.id for constraint in initial]
     action_lists: list[list[Action]] = []
+    routines: list[tuple[ToolBatch, ...]] = []
     turns: list[Turn] = []
     questions = 0
     for index in range(turn_count):
         traits = Digits(draw(st.integers(0, 5 * 4 * 5 * 5 * 5 - 1)))
         compacted = traits.chance(1, 5)
         restarted = traits.chance(1, 4)
-        asks = traits.chance(1, 4)
+        asks = traits.chance(3, 4)
         user_text = traits.pick(words.USER_TEXTS)
         answer_text = traits.pick(words.ANSWERS)
+        bulk = Digits(draw(st.integers(0, _BULK_RANGE - 1)))
+        # The level is the low digit, so that shrinking drops reads before it shortens them:
+        # a witness keeps few events.
+        level = bulk.pick(ROUTINE_LEVELS)
+        routine_count = bulk.pick(ROUTINE_COUNTS) if busy else 0
+        routines.append(_routine_reads(index, routine_count, level))
+        notes = instruction(bulk.pick(INSTRUCTION_CLASSES), index)
+        if notes and busy:
+            user_text = f"{user_text}\n\n{notes}"
         changes: list[Constraint] = []
         if index > 0:
             for change in draw(st.lists(st.integers(0, 7), max_size=2)):
@@ -219,8 +317,8 @@ def _scenario(
                     current.remove(replaced)
                 current.append(constraint.id)
                 changes.append(constraint)
-        actions = draw(st.lists(_actions, max_size=max_actions))
-        if index == turn_count - 1 and with_tool_call:
+        actions = draw(st.lists(_actions, max_size=shape.max_actions))
+        if index == turn_count - 1 and shape.with_tool_call:
             actions.insert(0, draw(_batches))
         action_lists.append(actions)
         question = words.QUESTIONS[(rotation + questions) % len(words.QUESTIONS)] if asks else None
@@ -239,10 +337,13 @@ def _scenario(
     # Place the step events: a start for every step that left "pending", a completion after it.
     insertions: list[list[tuple[int, int, Action]]] = [[] for _ in range(turn_count)]
     steps: list[PlanStep] = []
-    step_values = draw(st.lists(st.integers(0, _WIDE), min_size=1, max_size=4))
+    # A longer run has a bigger plan: at least one step per turn, so that a run of several rounds
+    # has work done, in progress and ahead of it.
+    plan_size = st.lists(st.integers(0, _WIDE), min_size=min(turn_count, 4), max_size=4)
+    step_values = draw(plan_size)
     for index, value in enumerate(step_values):
         digits = Digits(value)
-        status = digits.pick(STATUSES)
+        status = digits.pick(_STATUS_DIGITS)
         step_id = f"s{index + 1}"
         evidence: tuple[str, ...] = ()
         if status != "pending":
@@ -262,7 +363,8 @@ def _scenario(
     ids = _Ids()
     for index, actions in enumerate(action_lists):
         inserts = sorted(insertions[index], key=lambda item: (item[0], item[1]))
-        merged: list[Action] = []
+        # The agent looks around first: routine reads open the turn, before its real work.
+        merged: list[Action] = list(routines[index])
         cursor = 0
         for position in range(len(actions) + 1):
             while cursor < len(inserts) and inserts[cursor][0] == position:
@@ -271,7 +373,7 @@ def _scenario(
             if position < len(actions):
                 merged.append(actions[position])
         final = [
-            ids.batch(action, len(merged) - 1 - position)
+            ids.batch(action, len(merged) - 1 - position if shape.late_results else 0)
             if isinstance(action, ToolBatch)
             else action
             for position, action in enumerate(merged)
@@ -297,15 +399,22 @@ def scenarios(
     max_turns: int = DEFAULT_MAX_TURNS,
     max_actions: int = DEFAULT_MAX_ACTIONS,
     with_tool_call: bool = False,
+    late_results: bool = True,
+    pending_calls: bool = True,
 ) -> st.SearchStrategy[Scenario]:
     """Agent runs of ``min_turns`` to ``max_turns`` user turns of at most ``max_actions`` actions.
 
     ``with_tool_call`` opens the last turn with a tool batch, so that every run has a call and
     its result that no earlier compaction folded (corruption strategies need one to break).
+    ``late_results=False`` makes every result follow its batch at once (a chat provider demands
+    it); ``pending_calls=False`` leaves no call without its result (no trailing pending batch).
+    Besides its planned actions, each turn opens with routine reads of drawn number and bulk.
     """
     if not 1 <= min_turns <= max_turns or max_actions < 0:
         raise ValueError(
             f"scenarios() needs 1 <= min_turns <= max_turns and max_actions >= 0; got "
             f"min_turns={min_turns}, max_turns={max_turns}, max_actions={max_actions}"
         )
-    return _scenario(min_turns, max_turns, max_actions, with_tool_call)
+    return _scenario(
+        _Shape(min_turns, max_turns, max_actions, with_tool_call, late_results, pending_calls)
+    )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import statistics as stats
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Final
@@ -9,6 +11,8 @@ from typing import Final
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
+from invariants.laws.messages import message_chars
+from strategies.messages_view import project_messages
 from strategies.scenario import Scenario, ToolBatch
 from strategies.scenarios import STATUSES, scenarios
 
@@ -37,6 +41,44 @@ FEATURES: Final[tuple[str, ...]] = (
     "restart",
     "stale_lock",
 )
+
+
+# Sizes at which real compactors trigger, per counter: the share of histories over each is
+# the share that can reach size-triggered code at all.
+TRIGGERS: Final[tuple[tuple[str, int], ...]] = (
+    ("messages", 20),
+    ("messages", 40),
+    ("messages", 100),
+    ("characters", 3_000),
+    ("characters", 10_000),
+    ("characters", 50_000),
+    ("approx_tokens", 8_000),
+)
+
+
+@dataclass(frozen=True)
+class HistorySize:
+    """The size of a scenario's messages projection under each budget counter."""
+
+    messages: int
+    characters: int
+
+    @property
+    def approx_tokens(self) -> int:
+        """Characters / 4, rounded up, as the messages view's budget counts them."""
+        return math.ceil(self.characters / 4)
+
+    def measure(self, counter: str) -> int:
+        """The size under one counter: messages, characters or approx_tokens."""
+        if counter == "messages":
+            return self.messages
+        return self.characters if counter == "characters" else self.approx_tokens
+
+
+def history_size(scenario: Scenario) -> HistorySize:
+    """How big the messages view of a scenario is: messages, and characters of their text."""
+    messages = project_messages(scenario).messages
+    return HistorySize(len(messages), sum(message_chars(message) for message in messages))
 
 
 def scenario_features(scenario: Scenario) -> frozenset[str]:
@@ -97,6 +139,7 @@ class FeatureStatistics:
     draws: int
     features: dict[str, int]
     sizes: dict[str, Counter[int]] = field(default_factory=dict)
+    histories: tuple[HistorySize, ...] = ()
 
     def share(self, feature: str) -> float:
         """The fraction of scenarios that exhibit a feature."""
@@ -105,6 +148,13 @@ class FeatureStatistics:
     def rare(self, threshold: float) -> list[str]:
         """Features seen in fewer than ``threshold`` of the scenarios."""
         return [feature for feature in FEATURES if self.share(feature) < threshold]
+
+    def share_over(self, counter: str, limit: int) -> float:
+        """The fraction of messages histories larger than ``limit`` under a counter."""
+        if not self.histories:
+            return 0.0
+        over = sum(size.measure(counter) > limit for size in self.histories)
+        return over / len(self.histories)
 
 
 def _sizes(scenario: Scenario) -> dict[str, list[int]]:
@@ -133,6 +183,7 @@ def feature_statistics(
     """Draw scenarios the way a test would (default settings) and count their features."""
     features: Counter[str] = Counter()
     sizes: dict[str, Counter[int]] = {}
+    histories: list[HistorySize] = []
     count = 0
 
     @seed(random_seed)
@@ -150,9 +201,14 @@ def feature_statistics(
         features.update(scenario_features(scenario))
         for name, values in _sizes(scenario).items():
             sizes.setdefault(name, Counter()).update(values)
+        histories.append(history_size(scenario))
 
     observe()
-    return FeatureStatistics(count, dict(features), sizes)
+    return FeatureStatistics(count, dict(features), sizes, tuple(histories))
+
+
+def _spread(values: list[int]) -> str:
+    return f"min {min(values):,}  median {stats.median(values):,.0f}  max {max(values):,}"
 
 
 def format_statistics(statistics: FeatureStatistics) -> list[str]:
@@ -167,4 +223,13 @@ def format_statistics(statistics: FeatureStatistics) -> list[str]:
         mean = sum(value * times for value, times in counter.items()) / total if total else 0.0
         spread = "  ".join(f"{value}:{times}" for value, times in sorted(counter.items()))
         lines.append(f"{name}: mean {mean:.2f}  [{spread}]")
+    if statistics.histories:
+        sizes = statistics.histories
+        lines.append("messages histories (messages view):")
+        lines.append(f"  messages    {_spread([size.messages for size in sizes])}")
+        lines.append(f"  characters  {_spread([size.characters for size in sizes])}")
+        for measure, limit in TRIGGERS:
+            share = statistics.share_over(measure, limit)
+            label = f"over {limit:,} {measure}"
+            lines.append(f"  {label:<26}  {share:6.1%}  {'#' * round(share * 40)}")
     return lines

@@ -121,3 +121,48 @@ QUESTIONS: Final = (
 )
 
 ANSWERS: Final = ("Yes.", "No.", "main", "Only the last 30 days.", "Ask me again tomorrow.")
+
+# The words bulky contents (file bodies, logs, listings) are built from. None of them, alone or
+# joined by "_" or a space, spells a constraint, goal, question or a step id such as "s1".
+BODY_WORDS: Final = (
+    "cache",
+    "date",
+    "row",
+    "user",
+    "token",
+    "parser",
+    "export",
+    "ledger",
+    "invoice",
+    "payload",
+    "retry",
+    "header",
+    "loader",
+    "queue",
+    "schema",
+    "worker",
+    "record",
+    "field",
+    "entry",
+    "limit",
+    "batch",
+    "config",
+    "column",
+    "report",
+)
+
+DIRECTORIES: Final = (".", "src", "tests", "src/auth", "src/report", "src/settings")
+
+# The read-only calls an agent makes between its real work, in the order a routine read uses them.
+ROUTINE_TOOLS: Final = ("read_file", "grep", "list_dir")
+
+# Files an agent reads around its work but never edits: apart from PATHS (no entry holds one), so
+# that a changed file's path shows only where the run really touched it.
+ROUTINE_PATHS: Final = (
+    "pyproject.toml",
+    "docs/index.md",
+    "src/cli.py",
+    "src/db/models.py",
+    "src/util/dates.py",
+    "tests/conftest.py",
+)

@@ -56,12 +56,15 @@ def counts_line(report: Report) -> str:
     return ", ".join(parts) if parts else "no results"
 
 
-def calls_line(target: TargetReport) -> str:
-    """What a target's calls came to, e.g. "180 compacted, 20 unchanged, 2 errored"."""
+def calls_line(target: TargetReport) -> str | None:
+    """What a target's calls came to, e.g. "calls: 180 compacted, 20 unchanged, 2 errored".
+
+    None for a report that recorded no calls (one written before reports counted them).
+    """
     counted = [
         f"{target.calls[status]} {status}" for status in CALL_STATUSES if target.calls.get(status)
     ]
-    return f"calls: {', '.join(counted)}" if counted else "calls: none recorded"
+    return f"calls: {', '.join(counted)}" if counted else None
 
 
 def input_problems_line(example: Counterexample) -> str | None:

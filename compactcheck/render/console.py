@@ -76,7 +76,9 @@ def print_report(report: Report, console: Console) -> None:
             )
     console.print(table)
     for target in report.targets:
-        console.print(_safe(f"{target.target} [{target.view}] {calls_line(target)}", "dim"))
+        calls = calls_line(target)
+        if calls:
+            console.print(_safe(f"{target.target} [{target.view}] {calls}", "dim"))
 
     for number, (target, result, example) in violations(report):
         parts: list[Text] = [

@@ -110,10 +110,11 @@ def render_html(report: Report) -> str:
             out.append(f'<td class="{result.verdict}" title="{title}">{label}</td>')
         out.append("</tr>")
     out += ["</tbody>", "</table>", f"<p>{_e(counts_line(report))}</p>"]
+    counted = [(target, calls_line(target)) for target in report.targets]
     out += [
-        f'<p class="dim">{_e(target.target, 200)} [{_e(target.view, 40)}] '
-        f"{_e(calls_line(target))}</p>"
-        for target in report.targets
+        f'<p class="dim">{_e(target.target, 200)} [{_e(target.view, 40)}] {_e(calls)}</p>'
+        for target, calls in counted
+        if calls
     ]
     out.append("</section>")
 

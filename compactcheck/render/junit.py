@@ -91,11 +91,10 @@ def render_junit(report: Report) -> str:
         )
         for name, value in numbers.items():
             suite.set(name, str(value))
-        fields = [
-            *header_fields(report),
-            ("complete", str(report.complete).lower()),
-            ("calls", calls_line(target).removeprefix("calls: ")),
-        ]
+        fields = [*header_fields(report), ("complete", str(report.complete).lower())]
+        calls = calls_line(target)
+        if calls:
+            fields.append(("calls", calls.removeprefix("calls: ")))
         if target.implementation is not None:
             implementation = target.implementation
             fields.append(("implementation", f"{implementation.name} {implementation.version}"))

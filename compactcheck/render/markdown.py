@@ -80,11 +80,14 @@ def render_markdown(report: Report) -> str:
     numbered = violations(report)
     links = {(t.target, t.view, r.invariant): n for n, (t, r, _) in numbered}
     out += ["## Results", "", matrix(summary([report]), links), "", counts_line(report), ""]
+    counted = [(target, calls_line(target)) for target in report.targets]
     out += [
-        f"- {text(target.target, 200)} \\[{text(target.view, 40)}\\] {calls_line(target)}"
-        for target in report.targets
+        f"- {text(target.target, 200)} \\[{text(target.view, 40)}\\] {calls}"
+        for target, calls in counted
+        if calls
     ]
-    out.append("")
+    if any(calls for _, calls in counted):
+        out.append("")
 
     if numbered:
         out += ["## Violations", ""]

@@ -63,7 +63,7 @@ def test_references_pass_with_every_applicable_law_exercised(tmp_path: Path) -> 
     }
     for target in report.targets:
         for result in target.results:
-            if result.invariant == "budget_respected":
+            if result.invariant in ("budget_respected", "progress") and target.view == "messages":
                 assert result.verdict == "skipped"
                 continue
             assert result.verdict == "pass", result
@@ -142,7 +142,9 @@ def test_a_user_callable_in_a_file_is_a_target(tmp_path: Path) -> None:
         "r.json",
         cwd=tmp_path,
     )
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr
+    # It never compacts: nothing to judge, so inconclusive, never a pass.
+    assert done.returncode == 3, done.stdout[-3000:] + done.stderr
+    assert "inconclusive" in done.stdout
     report = load(tmp_path / "r.json")
     assert report.targets[0].implementation is not None
     assert report.targets[0].implementation.name == "compact"
@@ -217,9 +219,11 @@ def test_every_mutant_target_is_caught_by_its_law(mutant: object, tmp_path: Path
         corpus_dir=tmp_path,
         include=[mutant.targets],
         shrink=False,
+        # A bug that only input a provider rejects can show is hunted with that input.
+        malformed=mutant.malformed,
     )
     report = run_target(target, mutant.view, config)
-    [result] = report.results
+    result = next(r for r in report.results if r.invariant == mutant.targets)
     assert result.verdict == "violation", result
 
 
@@ -247,9 +251,11 @@ def test_a_backend_that_answers_differently_is_labelled_flaky(tmp_path: Path) ->
         cwd=tmp_path,
     )
     assert done.returncode == 1, done.stdout[-2000:] + done.stderr
-    [result] = load(tmp_path / "r.json").targets[0].results
+    results = {r.invariant: r for r in load(tmp_path / "r.json").targets[0].results}
+    result = results["recent_tail_preserved"]
     assert result.counterexample is not None
     assert result.counterexample.reproduced == "flaky"
+    assert results["call_answered"].verdict == "pass"
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed")

@@ -104,7 +104,11 @@ def test_a_dying_harness_gets_a_crash_finding_not_flaky_violations(tmp_path: Pat
     assert crash.counterexample.reproduced == "deterministic"
     # Its other violations (it drops the middle of the history, constraints and all) are its
     # own, and re-running them shows it every time: a dying harness does not make them flaky.
-    labels = {r.invariant: r.counterexample.reproduced for r in results.values() if r.counterexample}
+    labels = {
+        result.invariant: result.counterexample.reproduced
+        for result in results.values()
+        if result.counterexample is not None
+    }
     assert set(labels.values()) == {"deterministic"}, labels
     assert results["tool_pairing"].verdict == "pass"
 

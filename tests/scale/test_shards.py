@@ -74,6 +74,7 @@ def _suite(shard: Shard, corpus: Path) -> Report:
             include=(mutant.targets,),
             shrink=False,
             stop_when_all_broken=True,
+            malformed=mutant.malformed,
         )
         jobs.append(Job(f"mutant:{mutant.name}", mutant.view, config.for_shard(shard), 30.0))
     targets = run_jobs(jobs, 2)
