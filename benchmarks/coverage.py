@@ -16,12 +16,15 @@ from pathlib import Path
 from compactcheck.report import TargetReport
 from compactcheck.runner import RunConfig, run_target
 from compactcheck.targets import resolve
-from invariants import View
+from invariants import Budget, View
 
-REFERENCES: tuple[tuple[str, View], ...] = (
-    ("reference", "snapshot"),
-    ("reference-session", "session"),
-    ("reference-messages", "messages"),
+# The messages reference twice: its size laws apply only under a declared budget.
+BUDGET = Budget(limit=8000, counter="approx_tokens")
+REFERENCES: tuple[tuple[str, View, Budget | None], ...] = (
+    ("reference", "snapshot", None),
+    ("reference-session", "session", None),
+    ("reference-messages", "messages", None),
+    ("reference-messages", "messages", BUDGET),
 )
 
 
@@ -31,18 +34,25 @@ def _seeds(text: str) -> list[int]:
 
 
 def run(
-    name: str, view: View, seed: int, max_examples: int, minimum: int, folder: Path
+    name: str,
+    view: View,
+    budget: Budget | None,
+    seed: int,
+    max_examples: int,
+    minimum: int,
+    folder: Path,
 ) -> TargetReport:
     """One reference on one seed, as `compactcheck run NAME --profile ci --seed SEED` would."""
     config = RunConfig(
         seed=seed,
         max_examples=max_examples,
         profile="ci",
-        corpus_dir=folder / f"{name}-{seed}",
+        corpus_dir=folder / f"{name}-{seed}-{budget is not None}",
+        budget=budget,
         seed_given=True,
         min_exercised=minimum,
     )
-    target = resolve(name, view=view)
+    target = resolve(name, view=view, budget=budget)
     try:
         return run_target(target, view, config)
     finally:
@@ -59,16 +69,24 @@ def main() -> int:
     seeds: list[int] = options.seeds
     failed: list[str] = []
     with tempfile.TemporaryDirectory() as folder:
-        for name, view in REFERENCES:
+        for name, view, budget in REFERENCES:
             started = time.monotonic()
             reports = {
                 seed: run(
-                    name, view, seed, options.max_examples, options.min_exercised, Path(folder)
+                    name,
+                    view,
+                    budget,
+                    seed,
+                    options.max_examples,
+                    options.min_exercised,
+                    Path(folder),
                 )
                 for seed in seeds
             }
             seconds = time.monotonic() - started
-            print(f"\n## {name} [{view}]: exercised per seed ({len(seeds)} seeds, {seconds:.1f} s)")
+            declared = f" --budget {budget.limit} --counter {budget.counter}" if budget else ""
+            heading = f"{name}{declared} [{view}]"
+            print(f"\n## {heading}: exercised per seed ({len(seeds)} seeds, {seconds:.1f} s)")
             print(f"{'law':<32}" + "".join(f"{seed:>7}" for seed in seeds) + "  verdicts")
             laws = [result.invariant for result in reports[seeds[0]].results]
             for law in laws:

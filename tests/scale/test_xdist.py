@@ -99,8 +99,8 @@ def test_two_workers_and_none_give_the_same_results_and_report(tmp_path: Path) -
     serial_outcomes, serial_report = _session(tmp_path / "serial", "0")
     parallel_outcomes, parallel_report = _session(tmp_path / "parallel", "2")
     assert parallel_outcomes == serial_outcomes
-    # Stable ids: target x view x invariant x shard, eight of them.
-    assert len(serial_outcomes) == 8
+    # Stable ids: target x view x invariant x shard, twelve of them (the call law included).
+    assert len(serial_outcomes) == 12
     assert "test_mutant[mutant:messages-drop-user-turns-messages-user_turn_present-shard2of2]" in (
         serial_outcomes
     )
