@@ -7,6 +7,7 @@ import os
 import secrets
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -477,7 +478,9 @@ def _run(arguments: argparse.Namespace, console: Console) -> int:
 
 
 def _fuzz(arguments: argparse.Namespace, console: Console) -> int:
-    config = _config(arguments, "campaign")
+    # A campaign is not a replay: its seed only starts the series, and it feeds the example
+    # database's saved failures back in whatever seed was given.
+    config = replace(_config(arguments, "campaign"), seed_given=False)
     [target] = open_targets([arguments.target], config, arguments.view, arguments.timeout)
     _check_invariants(arguments, [target])
     views = [view for view in target.views if arguments.view in (None, view)]

@@ -617,7 +617,10 @@ class TargetRun:
                 for law in self.judging:
                     # A target none of whose calls answered has no crash to shrink: all crash.
                     hopeless = law.id == CALL_ANSWERED and self.tally.answered == 0
-                    if law.id in self.failures and self.config.shrink and not hopeless:
+                    # Every try at shrinking a hang would wait out the timeout: kept as found.
+                    failure = self.failures.get(law.id)
+                    hung = failure is not None and failure.outcome.timed_out
+                    if law.id in self.failures and self.config.shrink and not hopeless and not hung:
                         self.progress(f"{self.target.name} [{self.view}]: shrinking {law.id}")
                         self.shrink(law)
         except KeyboardInterrupt as interrupt:

@@ -215,3 +215,22 @@ def test_a_named_seed_replays_whatever_the_example_database_holds(tmp_path: Path
         witnesses.append(pairing.counterexample.input)
     assert (tmp_path / ".compactcheck" / "hypothesis").exists()
     assert witnesses[0] == witnesses[1]
+
+
+def test_a_compactor_that_hangs_gets_a_crash_finding_kept_as_found(tmp_path: Path) -> None:
+    code, report, console = run(
+        f"py:{TARGETS / 'hangs_sometimes.py'}:compact",
+        tmp_path,
+        "--timeout",
+        "0.3",
+        "--max-examples",
+        "15",
+        "--min-exercised",
+        "0",
+    )
+    assert code == 1, console
+    crash = next(r for r in only(report).results if r.invariant == "call_answered")
+    assert crash.verdict == "violation"
+    assert crash.counterexample is not None
+    assert "did not answer in time" in crash.counterexample.because
+    assert only(report).calls["timed out"] >= 1
