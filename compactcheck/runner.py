@@ -6,15 +6,16 @@ import contextlib
 import hashlib
 import re
 import time
+import warnings
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
 from hypothesis import HealthCheck, Phase, given, seed, settings, target
 from hypothesis.database import ExampleDatabase
-from hypothesis.errors import HypothesisException
+from hypothesis.errors import HypothesisException, HypothesisWarning
 from pydantic import JsonValue
 
 from compactcheck import interrupts
@@ -255,6 +256,15 @@ def _sized(value: Any) -> int:
     return 0
 
 
+@contextlib.contextmanager
+def _quiet_reprs() -> Iterator[None]:
+    """Silence Hypothesis's warning about formatting a failing case of tens of kilobytes."""
+    # It formats the case for its own report, which is never shown: our witness is.
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "Generating overly large repr", HypothesisWarning)
+        yield
+
+
 def _finding(outcome: RoundOutcome, law: Invariant) -> Finding | None:
     """One law's finding on one round; None where the law does not apply to it."""
     if law.id == CALL_ANSWERED:
@@ -409,7 +419,7 @@ class TargetRun:
                         self.progress(f"{self.target.name}: {law.id} broken, shrinking later")
 
         _digest(explore, f"explore:{self.target.name}:{self.view}")
-        with contextlib.suppress(_StopExploringError):
+        with contextlib.suppress(_StopExploringError), _quiet_reprs():
             explore()
         self.passes += 1
 
@@ -472,7 +482,8 @@ class TargetRun:
 
         _digest(hunt, f"hunt:{self.target.name}:{self.view}:{law.id}")
         try:
-            hunt()
+            with _quiet_reprs():
+                hunt()
         except _BrokenLawError:
             pass
         except HypothesisException as error:
