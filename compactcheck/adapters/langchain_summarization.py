@@ -15,7 +15,7 @@ Parameter ranges, drawn per history (see ``compactcheck.adapters.parameters``):
 - ``keep``: ``("messages", k)`` with k 25 %, 50 % or 75 % of the message count, or
   ``("tokens", t)`` with t 25 %, 50 % or 75 % of the approximate token count (at least 1).
 - ``token_counter``: LangChain's ``count_tokens_approximately``; ``trim_tokens_to_summarize``
-  is the default (4000, more than any generated history holds).
+  is the default (4000), which long generated histories exceed.
 """
 
 from __future__ import annotations
