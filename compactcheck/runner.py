@@ -287,7 +287,10 @@ def _steer(case: Case, outcomes: Sequence[RoundOutcome]) -> None:
     judged = [outcome for outcome in outcomes if outcome.judged]
     # No "history length" score: the generator draws long histories itself, and climbing toward
     # length only repeated one history with more routine reads.
-    target(float(_open_calls(case)), label="open tool calls at the cut")
+    # Scored only where there is something to score: a label whose every score is 0 makes the
+    # target phase climb from the plainest history, which the generator now never leaves open.
+    if open_calls := _open_calls(case):
+        target(float(open_calls), label="open tool calls at the cut")
     target(float(len(judged)), label="compaction rounds")
     ratios = [
         1.0 - _sized(o.output) / size

@@ -8,6 +8,7 @@ of one list per element of the other.
 from __future__ import annotations
 
 import math
+from collections import Counter as Tally
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -392,14 +393,29 @@ def order_preserved(before: Messages, after: Messages, facts: Facts) -> Finding:
         if identity is not None:
             positions.setdefault(identity, []).append(index)
     found: list[Violation] = []
-    # Each output message is kept (found by its key), changed (found by its call ids only) or
-    # new (a summary).
+    # An output holding more copies of a text than the input did wrote the extra ones itself
+    # (a compactor's "Skipped 30 messages." placeholder can repeat an earlier one word for word):
+    # the last copies are new messages, not kept ones moved out of order.
+    keys = [message_key(message) for message in after]
+    extra = Tally(key for key in keys if key in positions)
+    for key in extra:
+        extra[key] -= len(positions[key])
+    written: set[int] = set()
+    from_end: Tally[object] = Tally()
+    for out_index in range(len(after) - 1, -1, -1):
+        key = keys[out_index]
+        if extra[key] > 0 and from_end[key] < extra[key]:
+            written.add(out_index)
+        from_end[key] += 1
     slots: list[object | None] = []
     summaries: list[int] = []
     for out_index, message in enumerate(after):
-        key = message_key(message)
+        key = keys[out_index]
         identity = _identity(message)
-        if key in positions:
+        if out_index in written:
+            slots.append(None)
+            summaries.append(out_index)
+        elif key in positions:
             slots.append(key)
         elif identity is not None and identity in positions:
             original = positions[identity][0]

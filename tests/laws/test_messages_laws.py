@@ -473,3 +473,20 @@ def test_progress_holds_when_the_output_shrinks_even_if_still_over_budget() -> N
     finding = check("progress", HISTORY, GOOD, tight)
     assert finding.exercised
     assert finding.holds
+
+
+def test_order_accepts_a_new_placeholder_that_repeats_a_kept_one_word_for_word() -> None:
+    # A head-and-tail compactor keeps its earlier "Skipped" note in the head and writes an
+    # identical one for the new gap: the second copy is new, not a kept message moved.
+    note = assistant("Skipped 3 messages.")
+    before = [HISTORY[0], HISTORY[1], note, assistant("one"), assistant("two"), user("go on")]
+    after = [HISTORY[0], HISTORY[1], note, note, user("go on")]
+    finding = check("order_preserved", before, after)
+    assert finding.exercised
+    assert finding.holds, finding.violations
+
+
+def test_order_still_flags_a_kept_message_moved_when_no_copy_is_extra() -> None:
+    before = [HISTORY[0], HISTORY[1], assistant("one"), assistant("two")]
+    after = [HISTORY[0], HISTORY[1], assistant("two"), assistant("one")]
+    assert not check("order_preserved", before, after).holds
