@@ -4,38 +4,14 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
-import jsonschema
 import pytest
 
 from compactcheck.corpus import load_entry
-from compactcheck.report import Report
 from compactcheck.runner import RunConfig, run_target
-from compactcheck.schemas import shipped
 from compactcheck.targets import all_mutants, resolve
-
-REPORT_SCHEMA = jsonschema.Draft202012Validator(shipped("report"))
-
-
-def cli(*arguments: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "compactcheck", *arguments],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        cwd=cwd,
-        env={"COLUMNS": "160", "PATH": "/usr/bin:/bin", "HOME": str(cwd)},
-        check=False,
-    )
-
-
-def load(path: Path) -> Report:
-    data = json.loads(path.read_text())
-    REPORT_SCHEMA.validate(data)
-    return Report.model_validate(data)
+from tests.compactcheck.commandline import cli, load
 
 
 def test_references_pass_with_every_applicable_law_exercised(tmp_path: Path) -> None:

@@ -7,34 +7,17 @@ provider accepts (a pass; and a violation only when malformed input is asked for
 
 from __future__ import annotations
 
-import json
-import subprocess
 import sys
 from pathlib import Path
 
-import jsonschema
-
 from compactcheck.report import Report, TargetReport
-from compactcheck.schemas import shipped
+from tests.compactcheck.commandline import cli, load
 
 HERE = Path(__file__).parent
 TARGETS = HERE / "verdict_targets"
 DYING = HERE / "harnesses" / "dies_on_parallel.py"
-REPORT_SCHEMA = jsonschema.Draft202012Validator(shipped("report"))
 # Laws that a compactor keeping no content by design can still promise.
 STRUCTURAL = "tool_pairing,non_empty,user_turn_present,recent_tail_preserved,goal_preserved"
-
-
-def cli(*arguments: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "compactcheck", *arguments],
-        capture_output=True,
-        text=True,
-        timeout=900,
-        cwd=cwd,
-        env={"COLUMNS": "200", "PATH": "/usr/bin:/bin", "HOME": str(cwd)},
-        check=False,
-    )
 
 
 def run(target: str, tmp_path: Path, *options: str) -> tuple[int, Report, str]:
@@ -58,11 +41,10 @@ def run(target: str, tmp_path: Path, *options: str) -> tuple[int, Report, str]:
         "out.html",
         *options,
         cwd=tmp_path,
+        columns=200,
     )
     assert "Traceback" not in done.stderr, done.stderr
-    data = json.loads((tmp_path / "out.json").read_text())
-    REPORT_SCHEMA.validate(data)
-    return done.returncode, Report.model_validate(data), done.stdout
+    return done.returncode, load(tmp_path / "out.json"), done.stdout
 
 
 def only(report: Report) -> TargetReport:

@@ -1,0 +1,35 @@
+"""The CLI as a user runs it: a subprocess with a clean environment, and its JSON report."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+
+from compactcheck.report import Report
+from compactcheck.schemas import shipped
+
+REPORT_SCHEMA = jsonschema.Draft202012Validator(shipped("report"))
+
+
+def cli(*arguments: str, cwd: Path, columns: int = 160) -> subprocess.CompletedProcess[str]:
+    """`python -m compactcheck ARGUMENTS` in ``cwd``, output captured."""
+    return subprocess.run(
+        [sys.executable, "-m", "compactcheck", *arguments],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        cwd=cwd,
+        env={"COLUMNS": str(columns), "PATH": "/usr/bin:/bin", "HOME": str(cwd)},
+        check=False,
+    )
+
+
+def load(path: Path) -> Report:
+    """A JSON report, checked against the shipped schema first."""
+    data = json.loads(path.read_text())
+    REPORT_SCHEMA.validate(data)
+    return Report.model_validate(data)
