@@ -85,11 +85,24 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Register the marker."""
+    """Register the marker; refuse invariant ids that no view has before anything is collected."""
     config.addinivalue_line(
         "markers",
         "compactcheck(target, view=None): fuzz TARGET and give one test per invariant",
     )
+    include = config.getoption("--compactcheck-invariants")
+    known = {law.id for law in catalogue()} | {CALL_ANSWERED}
+    unknown = [law_id for law_id in _csv(include or "") if law_id not in known]
+    if unknown:
+        # Zero tests for a typo would look like a clean run.
+        raise pytest.UsageError(
+            f"--compactcheck-invariants: unknown invariant(s) {', '.join(unknown)}; "
+            f"`compactcheck invariants` lists them: {', '.join(sorted(known))}"
+        )
+
+
+def _csv(text: str) -> tuple[str, ...]:
+    return tuple(item.strip() for item in text.split(",") if item.strip())
 
 
 def _run_config(config: pytest.Config) -> RunConfig:
@@ -101,7 +114,7 @@ def _run_config(config: pytest.Config) -> RunConfig:
         profile="ci",
         # A test run is a replay of its seed, whatever the example database holds.
         seed_given=True,
-        include=tuple(include.split(",")) if include else None,
+        include=_csv(include) if include else None,
         corpus_dir=Path(config.rootpath) / DEFAULT_CORPUS_DIR,
     )
 
@@ -187,8 +200,16 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
             views = [view] if view else list(target.views)
         finally:
             target.close()
+        include = run_config.include
+        known = {law.id for each in views for law in catalogue(each)} | {CALL_ANSWERED}
+        unknown = [law_id for law_id in include or () if law_id not in known]
+        if unknown:
+            # Zero tests for a typo would look like a clean run.
+            raise pytest.UsageError(
+                f"--compactcheck-invariants: unknown invariant(s) {', '.join(unknown)} for "
+                f"{name} ({', '.join(views)}); known: {', '.join(sorted(known))}"
+            )
         for each in views:
-            include = run_config.include
             # The call law first: a crash is a finding whatever laws were selected.
             for law in [call_law(each), *catalogue(each)]:
                 if include is None or law.id in include or law.id == CALL_ANSWERED:

@@ -62,7 +62,12 @@ def invariant(
 
 
 def catalogue(view: View | None = None) -> list[Invariant]:
-    """Every registered invariant, of one view or of all, in registration order."""
+    """Every registered invariant, of one view or of all, in registration order.
+
+    An unknown view raises UnknownInvariantError: a typo must not select nothing silently.
+    """
+    if view is not None and view not in VIEWS:
+        raise UnknownInvariantError(f"unknown view {view!r}; expected one of {', '.join(VIEWS)}")
     _load_laws()
     return [law for (law_view, _), law in _REGISTRY.items() if view in (None, law_view)]
 

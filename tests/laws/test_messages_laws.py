@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from invariants.catalogue import catalogue, select
+from invariants.catalogue import UnknownInvariantError, catalogue, select
 from invariants.facts import Budget, Facts
 from invariants.laws.messages import message_size
 from invariants.messages import parse_messages
@@ -490,3 +490,8 @@ def test_order_still_flags_a_kept_message_moved_when_no_copy_is_extra() -> None:
     before = [HISTORY[0], HISTORY[1], assistant("one"), assistant("two")]
     after = [HISTORY[0], HISTORY[1], assistant("two"), assistant("one")]
     assert not check("order_preserved", before, after).holds
+
+
+def test_an_unknown_view_is_an_error_not_an_empty_selection() -> None:
+    with pytest.raises(UnknownInvariantError, match="unknown view 'message'"):
+        select("message")  # type: ignore[arg-type]

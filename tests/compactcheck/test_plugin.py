@@ -1,0 +1,55 @@
+"""The pytest plugin as a user runs it: pytest in a subprocess on a module using the marker."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+TESTS = """
+import pytest
+
+
+@pytest.mark.compactcheck("mutant:messages-drop-user-turns", view="messages")
+def test_mutant(compactcheck_law):
+    compactcheck_law.check()
+"""
+
+
+def pytest_run(folder: Path, *options: str) -> subprocess.CompletedProcess[str]:
+    (folder / "test_selection.py").write_text(TESTS)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "-q",
+            "--compactcheck-max-examples",
+            "10",
+            *options,
+            "test_selection.py",
+        ],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+
+
+def test_an_unknown_invariant_id_is_a_usage_error_not_zero_tests(tmp_path: Path) -> None:
+    done = pytest_run(tmp_path, "--compactcheck-invariants", "user_turn_presnt")
+    # pytest's usage error: nothing ran, and the message names the typo and what is known.
+    assert done.returncode == 4, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "unknown invariant(s) user_turn_presnt" in done.stderr
+    assert "user_turn_present" in done.stderr
+
+
+def test_a_selection_gives_its_laws_and_the_call_law(tmp_path: Path) -> None:
+    done = pytest_run(tmp_path, "--compactcheck-invariants", "user_turn_present", "-rA")
+    # The mutant breaks user_turn_present: one failure; its calls all answered: one pass.
+    assert done.returncode == 1, done.stdout[-2000:]
+    assert "1 failed, 1 passed" in done.stdout
+    assert "messages-call_answered" in done.stdout
