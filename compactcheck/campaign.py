@@ -25,7 +25,7 @@ from typing import Any
 from compactcheck.atomic import write_text_atomically
 from compactcheck.conformance import report_of, terminate_as_interrupt
 from compactcheck.interrupts import listening
-from compactcheck.merge import merge_results, merge_target_reports
+from compactcheck.merge import merge_calls, merge_results
 from compactcheck.parallel import Job, submit, worker_pool
 from compactcheck.report import InvariantResult, Report, TargetReport
 from compactcheck.report_io import write_report
@@ -294,7 +294,7 @@ class Campaign:
                     update={
                         "results": results,
                         "seconds": round(sum(report.seconds for report in reports), 3),
-                        "calls": merge_target_reports(reports).calls,
+                        "calls": merge_calls(reports),
                     }
                 )
             )

@@ -21,6 +21,7 @@ from compactcheck.campaign import Campaign
 from compactcheck.compare import diff, summary
 from compactcheck.conformance import conformance, open_targets, report_of, terminate_as_interrupt
 from compactcheck.corpus import DEFAULT_CORPUS_DIR
+from compactcheck.crash import known_ids
 from compactcheck.database import REDIS_URL_VARIABLE, DatabaseError, check_reachable, redis_url
 from compactcheck.errors import CompactcheckError
 from compactcheck.golden import DEFAULT_CORPUS, CaseResult, case_files, load_case, run_case
@@ -28,7 +29,7 @@ from compactcheck.merge import merge_corpora, merge_reports, merge_target_groups
 from compactcheck.parallel import gather_corpora, plan, run_jobs
 from compactcheck.render import FORMATS, print_regressions, print_report, print_summary
 from compactcheck.replay import replay
-from compactcheck.report import CALL_ANSWERED, Report, TargetReport
+from compactcheck.report import Report, TargetReport
 from compactcheck.report_io import load_report, write_report, write_text
 from compactcheck.runner import Profile, RunConfig, Shard, ShardError
 from compactcheck.scaffold import scaffold
@@ -374,7 +375,7 @@ def _config(arguments: argparse.Namespace, profile: Profile) -> RunConfig:
 def _check_invariants(arguments: argparse.Namespace, targets: Sequence[Target]) -> None:
     try:
         views = {view for target in targets for view in target.views}
-        known = {law.id for view in views for law in catalogue(view)} | {CALL_ANSWERED}
+        known = known_ids(views)
         named = [*(arguments.invariants or []), *arguments.exclude_invariants]
         unknown = [name for name in named if name not in known]
         if unknown:

@@ -6,13 +6,14 @@ runner judges it on every call whose input was valid, beside the laws it judges 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from compactcheck.report import CALL_ANSWERED
 from compactcheck.views import RoundOutcome
-from invariants import Facts, Finding, Invariant, View, Violation
+from invariants import VIEWS, Facts, Finding, Invariant, View, Violation, catalogue
 
-__all__ = ["CALL_ANSWERED", "call_finding", "call_law"]
+__all__ = ["CALL_ANSWERED", "call_finding", "call_law", "known_ids"]
 STATEMENT = (
     "on valid input the compactor answers: it does not raise, time out, or answer something "
     "that is not a valid answer"
@@ -22,6 +23,12 @@ STATEMENT = (
 def _judged_by_the_runner(before: Any, after: Any, facts: Facts) -> Finding:
     del before, after, facts
     raise TypeError(f"{CALL_ANSWERED} judges a call, not a (before, after) pair: see call_finding")
+
+
+def known_ids(views: Iterable[View] | None = None) -> set[str]:
+    """The invariant ids a run judges on ``views`` (every view when None), the call law's too."""
+    chosen = VIEWS if views is None else tuple(views)
+    return {law.id for view in chosen for law in catalogue(view)} | {CALL_ANSWERED}
 
 
 def call_law(view: View) -> Invariant:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,6 @@ from compactcheck.atomic import write_text_atomically
 from compactcheck.corpus import corpus_files, load_entry
 from compactcheck.errors import CompactcheckError
 from compactcheck.report import (
-    CALL_ANSWERED,
     COVERAGE_PREFIX,
     VACUITY_PREFIX,
     Counterexample,
@@ -25,6 +25,7 @@ from compactcheck.report import (
     Report,
     TargetReport,
     Verdict,
+    answered_verdict,
     rarely_compacted,
     vacuity_line,
 )
@@ -71,33 +72,31 @@ def merge_results(results: Sequence[InvariantResult]) -> InvariantResult:
     verdicts = {result.verdict for result in results}
     if verdicts == {"skipped"} and first.because and first.because.startswith("not applicable"):
         return InvariantResult(**common, **counts, verdict="skipped", because=first.because)
-    answered = counts["compactions"] + counts["unchanged"]
-    if first.invariant == CALL_ANSWERED and answered > 0:
-        because = f"answered all {counts['exercised']} calls on valid input"
-        return InvariantResult(**common, **counts, verdict="pass", because=because)
-    if answered > 0 and rarely_compacted(counts["compactions"], answered):
-        return InvariantResult(
-            **common,
-            **counts,
-            verdict="unknown",
-            because=vacuity_line(
-                counts["compactions"], counts["unchanged"], counts["skipped"], counts["examples"]
-            ),
-        )
-    if counts["compactions"] > 0:
-        # What a single run over the whole budget would have said, from the summed counts.
-        if counts["exercised"] > 0:
-            because = (
-                f"held on {counts['compactions']} compactions; {counts['exercised']} exercised it"
-            )
-            return InvariantResult(**common, **counts, verdict="pass", because=because)
-        because = f"held on {counts['compactions']} compactions, none of which exercised it"
-        return InvariantResult(**common, **counts, verdict="unknown", because=because)
+    # What a single run over the whole budget would have said, from the summed counts.
+    judged = answered_verdict(
+        first.invariant,
+        compactions=counts["compactions"],
+        unchanged=counts["unchanged"],
+        exercised=counts["exercised"],
+        examples=counts["examples"],
+        declined=counts["skipped"],
+    )
+    if judged is not None:
+        verdict, because = judged
+        return InvariantResult(**common, **counts, verdict=verdict, because=because)
     for verdict in _QUIET_ORDER:
         for result in results:
             if result.verdict == verdict:
                 return InvariantResult(**common, **counts, verdict=verdict, because=result.because)
     return InvariantResult(**common, **counts, verdict=first.verdict, because=first.because)
+
+
+def merge_calls(reports: Iterable[TargetReport]) -> dict[str, int]:
+    """The call counts of several reports of one target and view, added up."""
+    calls: Counter[str] = Counter()
+    for report in reports:
+        calls.update(report.calls)
+    return dict(calls)
 
 
 def merge_target_reports(reports: Sequence[TargetReport]) -> TargetReport:
@@ -120,10 +119,7 @@ def merge_target_reports(reports: Sequence[TargetReport]) -> TargetReport:
             if not error.startswith((VACUITY_PREFIX, COVERAGE_PREFIX))
         )
     )
-    calls: dict[str, int] = {}
-    for report in reports:
-        for status, count in report.calls.items():
-            calls[status] = calls.get(status, 0) + count
+    calls = merge_calls(reports)
     compacted, unchanged = calls.get("compacted", 0), calls.get("unchanged", 0)
     if compacted + unchanged and rarely_compacted(compacted, compacted + unchanged):
         examples = sum(report.results[0].examples for report in reports if report.results)

@@ -33,7 +33,7 @@ import pytest
 
 from compactcheck.conformance import report_of
 from compactcheck.corpus import DEFAULT_CORPUS_DIR
-from compactcheck.crash import CALL_ANSWERED, call_law
+from compactcheck.crash import CALL_ANSWERED, call_law, known_ids
 from compactcheck.merge import merge_target_groups, point_into
 from compactcheck.parallel import gather_corpora
 from compactcheck.report import InvariantResult, TargetReport
@@ -91,7 +91,7 @@ def pytest_configure(config: pytest.Config) -> None:
         "compactcheck(target, view=None): fuzz TARGET and give one test per invariant",
     )
     include = config.getoption("--compactcheck-invariants")
-    known = {law.id for law in catalogue()} | {CALL_ANSWERED}
+    known = known_ids()
     unknown = [law_id for law_id in _csv(include or "") if law_id not in known]
     if unknown:
         # Zero tests for a typo would look like a clean run.
@@ -201,7 +201,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         finally:
             target.close()
         include = run_config.include
-        known = {law.id for each in views for law in catalogue(each)} | {CALL_ANSWERED}
+        known = known_ids(views)
         unknown = [law_id for law_id in include or () if law_id not in known]
         if unknown:
             # Zero tests for a typo would look like a clean run.

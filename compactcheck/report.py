@@ -34,6 +34,35 @@ def rarely_compacted(compactions: int, answered: int) -> bool:
     return compactions < max(3, -(-answered // 20))
 
 
+def answered_verdict(
+    invariant: str,
+    *,
+    compactions: int,
+    unchanged: int,
+    exercised: int,
+    examples: int,
+    declined: int,
+) -> tuple[Verdict, str] | None:
+    """The verdict of a law no call broke, from the counts of answered calls; None if none answered.
+
+    The one policy of a run and of a merge of shards: the call law passes on any answer; no other
+    law passes when the target (almost) never compacted, or when no call could have broken it.
+    """
+    answered = compactions + unchanged
+    if answered == 0:
+        return None
+    if invariant == CALL_ANSWERED:
+        return "pass", f"answered all {exercised} calls on valid input"
+    if rarely_compacted(compactions, answered):
+        return "unknown", vacuity_line(compactions, unchanged, declined, examples)
+    if exercised == 0:
+        return "unknown", (
+            f"held on {compactions} compactions in {examples} histories, none of which could "
+            "have broken it"
+        )
+    return "pass", f"held on {compactions} compactions; {exercised} exercised it"
+
+
 def vacuity_line(compactions: int, unchanged: int, declined: int, examples: int) -> str:
     """Why a target that (almost) never compacted gets no pass, and what to do about it."""
     answered = compactions + unchanged

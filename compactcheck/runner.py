@@ -16,6 +16,7 @@ from typing import Any, Literal
 from hypothesis import HealthCheck, Phase, given, seed, settings, target
 from hypothesis.database import ExampleDatabase
 from hypothesis.errors import HypothesisException, HypothesisWarning
+from hypothesis.strategies import SearchStrategy
 from pydantic import JsonValue
 
 from compactcheck import interrupts
@@ -32,6 +33,7 @@ from compactcheck.report import (
     Reproduced,
     TargetReport,
     Verdict,
+    answered_verdict,
     rarely_compacted,
     vacuity_line,
 )
@@ -201,10 +203,14 @@ class _Tally:
     examples: int = 0
     statuses: Counter[str] = field(default_factory=Counter)
     exercised: Counter[str] = field(default_factory=Counter)
-    compactions: int = 0
     reasons: Counter[str] = field(default_factory=Counter)
     # Calls that errored on input that broke a provider rule (not a finding; see crash.py).
     malformed_errors: int = 0
+
+    @property
+    def compactions(self) -> int:
+        """Calls whose answer changed the history."""
+        return self.statuses["compacted"]
 
     @property
     def answered(self) -> int:
@@ -372,7 +378,7 @@ class TargetRun:
         self.corpus[law.id] = path
         return path
 
-    def _cases(self) -> Any:
+    def _cases(self) -> SearchStrategy[Case]:
         return cases(self.config.rounds, self.view, self.config.malformed)
 
     def explore(self, pass_index: int = 0, budget: int | None = None) -> None:
@@ -404,7 +410,6 @@ class TargetRun:
                     tally.reasons[outcome.reason] += 1
                 if outcome.status == "errored" and outcome.input_problems:
                     tally.malformed_errors += 1
-                tally.compactions += outcome.judged
                 for law in self.judging:
                     finding = _finding(outcome, law)
                     if finding is None:
@@ -430,14 +435,18 @@ class TargetRun:
         """Whether every selected law of the catalogue is broken (the call law aside)."""
         return all(law.id in self.failures for law in self.laws)
 
+    def applies(self, law: Invariant) -> bool:
+        """Whether a law applies at all: a budget law needs a declared budget."""
+        declared = getattr(self.driver, "budget", None) or self.config.budget
+        return not law.requires_budget or declared is not None
+
     def short_of_coverage(self) -> list[Invariant]:
         """Applicable laws, not yet broken, exercised fewer than ``min_exercised`` times."""
-        declared = getattr(self.driver, "budget", None) or self.config.budget
         return [
             law
             for law in self.laws
             if law.id not in self.failures
-            and not (law.requires_budget and declared is None)
+            and self.applies(law)
             and self.tally.exercised[law.id] < self.config.min_exercised
         ]
 
@@ -533,7 +542,7 @@ class TargetRun:
             "compactions": tally.compactions,
             "unchanged": tally.statuses["unchanged"],
             "errored": tally.statuses["errored"],
-            "skipped": tally.statuses["skipped"] + tally.statuses["declined"],
+            "skipped": self.declined,
         }
         failure = self.failures.get(law.id)
         if failure is not None and law.id == CALL_ANSWERED and tally.answered == 0:
@@ -570,52 +579,59 @@ class TargetRun:
 
     def _quiet_verdict(self, law: Invariant) -> tuple[Verdict, str]:
         tally = self.tally
-        declared = getattr(self.driver, "budget", None) or self.config.budget
-        if law.requires_budget and declared is None:
+        if not self.applies(law):
             return "skipped", "not applicable: no budget was declared (--budget N)"
-        statuses = tally.statuses
-        common_reason = tally.reasons.most_common(1)[0][0] if tally.reasons else ""
         exercised = tally.exercised[law.id]
-        if law.id == CALL_ANSWERED and tally.answered:
-            excused = (
-                f"; {tally.malformed_errors} call(s) on input that breaks a provider rule errored, "
-                "which is not held against it"
-                if tally.malformed_errors
-                else ""
-            )
-            return "pass", f"answered all {exercised} calls on valid input{excused}"
-        if tally.answered == 0:
-            if statuses["timed out"] and statuses["timed out"] == statuses["errored"]:
-                return "unknown", f"every call timed out: {common_reason}"
-            if statuses["errored"] and not statuses["skipped"]:
-                return "errored", f"every compaction errored: {common_reason}"
-            if statuses["skipped"] and not statuses["errored"]:
-                return "skipped", f"the target declined every history: {common_reason}"
-            return "unknown", (
-                f"no compaction could be judged in {tally.examples} histories "
-                f"({dict(statuses)}): {common_reason}"
-            )
-        if tally.rarely_compacted():
-            return "unknown", self.vacuity()
-        if exercised == 0:
-            return "unknown", (
-                f"held on {tally.compactions} compactions in {tally.examples} histories, none "
-                "of which could have broken it"
-            )
-        short = (
-            f" (fewer than the {self.config.min_exercised} wanted, within the cap of "
-            f"{self.config.example_cap} histories)"
-            if exercised < self.config.min_exercised
-            else ""
+        judged = answered_verdict(
+            law.id,
+            compactions=tally.compactions,
+            unchanged=tally.statuses["unchanged"],
+            exercised=exercised,
+            examples=tally.examples,
+            declined=self.declined,
         )
-        return "pass", f"held on {tally.compactions} compactions; {exercised} exercised it{short}"
+        if judged is None:
+            return self._unanswered_verdict()
+        verdict, because = judged
+        if law.id == CALL_ANSWERED and tally.malformed_errors:
+            because += (
+                f"; {tally.malformed_errors} call(s) on input that breaks a provider rule "
+                "errored, which is not held against it"
+            )
+        elif (
+            verdict == "pass" and law.id != CALL_ANSWERED and exercised < self.config.min_exercised
+        ):
+            because += (
+                f" (fewer than the {self.config.min_exercised} wanted, within the cap of "
+                f"{self.config.example_cap} histories)"
+            )
+        return verdict, because
+
+    def _unanswered_verdict(self) -> tuple[Verdict, str]:
+        """Why nothing could be judged when no call answered."""
+        tally, statuses = self.tally, self.tally.statuses
+        common_reason = tally.reasons.most_common(1)[0][0] if tally.reasons else ""
+        if statuses["timed out"] and statuses["timed out"] == statuses["errored"]:
+            return "unknown", f"every call timed out: {common_reason}"
+        if statuses["errored"] and not statuses["skipped"]:
+            return "errored", f"every compaction errored: {common_reason}"
+        if statuses["skipped"] and not statuses["errored"]:
+            return "skipped", f"the target declined every history: {common_reason}"
+        return "unknown", (
+            f"no compaction could be judged in {tally.examples} histories "
+            f"({dict(statuses)}): {common_reason}"
+        )
+
+    @property
+    def declined(self) -> int:
+        """Calls the target declined, or that the view declined for it."""
+        return self.tally.statuses["declined"] + self.tally.statuses["skipped"]
 
     def vacuity(self) -> str:
         """Why a target that (almost) never compacted gets no pass, and what to do about it."""
         tally = self.tally
-        declined = tally.statuses["declined"] + tally.statuses["skipped"]
         return vacuity_line(
-            tally.compactions, tally.statuses["unchanged"], declined, tally.examples
+            tally.compactions, tally.statuses["unchanged"], self.declined, tally.examples
         )
 
     def report(self) -> TargetReport:

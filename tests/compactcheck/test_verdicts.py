@@ -20,15 +20,15 @@ DYING = HERE / "harnesses" / "dies_on_parallel.py"
 STRUCTURAL = "tool_pairing,non_empty,user_turn_present,recent_tail_preserved,goal_preserved"
 
 
-def run(target: str, tmp_path: Path, *options: str) -> tuple[int, Report, str]:
-    """``compactcheck run`` in the ci profile, writing every format; exit, report, console."""
+def run(target: str, tmp_path: Path, *options: str, profile: str = "ci") -> tuple[int, Report, str]:
+    """``compactcheck run`` on the messages view, writing every format; exit, report, console."""
     done = cli(
         "run",
         target,
         "--view",
         "messages",
         "--profile",
-        "ci",
+        profile,
         "--max-examples",
         "60",
         "--json",
@@ -173,25 +173,18 @@ def test_a_named_seed_replays_whatever_the_example_database_holds(tmp_path: Path
     witnesses = []
     for _ in range(2):
         # The dev profile keeps a local example database in the same folder between the runs.
-        done = cli(
-            "run",
+        code, report, console = run(
             target,
-            "--view",
-            "messages",
-            "--profile",
-            "dev",
+            tmp_path,
             "--seed",
             "5",
             "--max-examples",
             "40",
             "--invariants",
             "tool_pairing",
-            "--json",
-            "out.json",
-            cwd=tmp_path,
+            profile="dev",
         )
-        assert done.returncode == 1, done.stdout[-2000:] + done.stderr
-        report = Report.model_validate_json((tmp_path / "out.json").read_text())
+        assert code == 1, console[-2000:]
         pairing = next(r for r in only(report).results if r.invariant == "tool_pairing")
         assert pairing.counterexample is not None
         witnesses.append(pairing.counterexample.input)
