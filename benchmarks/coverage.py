@@ -13,9 +13,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from compactcheck.report import TargetReport
-from compactcheck.runner import RunConfig, run_target
-from compactcheck.targets import resolve
+from compactcheck.engine.target_run import RunConfig, run_target
+from compactcheck.report.model import TargetReport
+from compactcheck.targets.registry import resolve
 from invariants import Budget, View
 
 # The messages reference twice: its size laws apply only under a declared budget.

@@ -29,9 +29,9 @@ from benchmarks.snapshot_validation import (
     seed_evidence_check,
     time_validation,
 )
-from compactcheck.backend import Backend
-from compactcheck.runner import RunConfig, TargetRun
-from compactcheck.targets import all_mutants, resolve
+from compactcheck.engine.target_run import RunConfig, TargetRun
+from compactcheck.targets.backend import Backend
+from compactcheck.targets.registry import all_mutants, resolve
 from invariants import Decision, dump_messages
 from strategies import message_histories
 

@@ -31,14 +31,14 @@ from typing import Any
 
 import pytest
 
-from compactcheck.conformance import report_of
-from compactcheck.corpus import DEFAULT_CORPUS_DIR
-from compactcheck.crash import CALL_ANSWERED, call_law, known_ids
-from compactcheck.merge import merge_target_groups, point_into
-from compactcheck.parallel import gather_corpora
-from compactcheck.report import InvariantResult, TargetReport
-from compactcheck.runner import RunConfig, Shard, run_target
-from compactcheck.targets import resolve
+from compactcheck.corpus.entry import DEFAULT_CORPUS_DIR
+from compactcheck.engine.conformance import report_of
+from compactcheck.engine.crash import CALL_ANSWERED, call_law, known_ids
+from compactcheck.engine.target_run import RunConfig, Shard, run_target
+from compactcheck.report.model import InvariantResult, TargetReport
+from compactcheck.scale.merge import merge_target_groups, point_into
+from compactcheck.scale.pool import gather_corpora
+from compactcheck.targets.registry import resolve
 from invariants import VIEWS, View, catalogue
 
 _REPORTS: dict[tuple[str, str, RunConfig], TargetReport] = {}
@@ -291,7 +291,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     gather_corpora(run_config.corpus_dir)
     if not path or not _FROM_WORKERS:
         return
-    from compactcheck.report_io import write_report
+    from compactcheck.report.io import write_report
 
     # Sorted, so that the report does not depend on which worker finished first.
     ordered = [_FROM_WORKERS[key] for key in sorted(_FROM_WORKERS)]

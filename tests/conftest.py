@@ -2,7 +2,7 @@
 
 Hypothesis mixes constants from loaded local modules into its draws, so a derandomized test
 would draw other examples depending on which tests ran before it in the same process (one
-order under ``pytest -n 0``, another on each ``-n 2`` worker). See ``compactcheck/draws.py``.
+order under ``pytest -n 0``, another on each ``-n 2`` worker). See ``compactcheck/engine/draws.py``.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from compactcheck.draws import seed_only_draws
+from compactcheck.engine.draws import seed_only_draws
 
 
 @pytest.fixture(autouse=True)

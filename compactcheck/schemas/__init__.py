@@ -9,14 +9,14 @@ from typing import Any
 
 from pydantic import BaseModel, TypeAdapter
 
-from compactcheck.protocol import (
+from compactcheck.report.model import Report
+from compactcheck.targets.protocol import (
     ANY_COMPACT_REQUEST,
     AnyCompactResponse,
     StartRequest,
     StartResponse,
     StopRequest,
 )
-from compactcheck.report import Report
 from invariants import (
     AgentEvent,
     AgentState,

@@ -14,7 +14,7 @@ from tests.adapters.wire import variants
 
 pytest.importorskip("autogen_core", reason="needs the 'autogen' extra")
 
-from compactcheck.adapters.convert_autogen import from_autogen, to_autogen
+from compactcheck.targets.adapters.convert_autogen import from_autogen, to_autogen
 
 
 @settings(max_examples=60, deadline=None)

@@ -12,7 +12,7 @@ from tests.adapters.wire import variants
 
 pytest.importorskip("compaction_kit", reason="needs the 'conformance-kit' extra")
 
-from compactcheck.adapters.convert_conformance_kit import (
+from compactcheck.targets.adapters.convert_conformance_kit import (
     MARK,
     from_turns,
     to_turns,

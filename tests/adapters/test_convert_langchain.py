@@ -12,7 +12,7 @@ from tests.adapters.wire import variants
 
 pytest.importorskip("langchain_core", reason="needs the 'langchain' extra")
 
-from compactcheck.adapters.convert_langchain import from_langchain, to_langchain
+from compactcheck.targets.adapters.convert_langchain import from_langchain, to_langchain
 
 
 @settings(max_examples=60, deadline=None)

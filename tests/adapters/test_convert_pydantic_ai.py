@@ -12,7 +12,7 @@ from tests.adapters.wire import variants
 
 pytest.importorskip("pydantic_ai_harness", reason="needs the 'pydantic-ai' extra")
 
-from compactcheck.adapters.convert_pydantic_ai import (
+from compactcheck.targets.adapters.convert_pydantic_ai import (
     from_pydantic_ai,
     to_pydantic_ai,
 )

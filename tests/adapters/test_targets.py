@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from compactcheck.adapters import ADAPTERS, EXTRAS, MissingExtraError
-from compactcheck.runner import RunConfig, run_target
-from compactcheck.targets import resolve
+from compactcheck.engine.target_run import RunConfig, run_target
+from compactcheck.targets.adapters import ADAPTERS, EXTRAS, MissingExtraError
+from compactcheck.targets.registry import resolve
 
 # The module whose absence means the target's extra is not installed.
 PROBES = {
@@ -70,6 +70,6 @@ def test_a_missing_extra_names_the_install_command(monkeypatch: pytest.MonkeyPat
         monkeypatch.setitem(sys.modules, module, None)
     monkeypatch.setitem(sys.modules, "autogen_core", None)
     for ours in ("autogen_contexts", "convert_autogen"):
-        monkeypatch.delitem(sys.modules, f"compactcheck.adapters.{ours}", raising=False)
+        monkeypatch.delitem(sys.modules, f"compactcheck.targets.adapters.{ours}", raising=False)
     with pytest.raises(MissingExtraError, match=r"pip install -e '\.\[autogen\]'"):
         ADAPTERS["autogen:buffered"](timeout=1.0, budget=None)

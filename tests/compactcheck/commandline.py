@@ -9,7 +9,7 @@ from pathlib import Path
 
 import jsonschema
 
-from compactcheck.report import Report
+from compactcheck.report.model import Report
 from compactcheck.schemas import shipped
 
 REPORT_SCHEMA = jsonschema.Draft202012Validator(shipped("report"))

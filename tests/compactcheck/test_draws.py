@@ -12,9 +12,9 @@ from hypothesis import Phase, given, seed, settings
 from hypothesis import strategies as st
 from hypothesis.internal.conjecture import providers
 
-from compactcheck.draws import HYPOTHESIS_LOCAL_CONSTANTS, seed_only_draws
-from compactcheck.runner import RunConfig, run_target
-from compactcheck.targets import resolve
+from compactcheck.engine.draws import HYPOTHESIS_LOCAL_CONSTANTS, seed_only_draws
+from compactcheck.engine.target_run import RunConfig, run_target
+from compactcheck.targets.registry import resolve
 
 LOCAL_MODULE = """
 # Integers within the ranges the scenario strategies draw from (up to 2**24 - 1), and beyond.

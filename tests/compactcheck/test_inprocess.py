@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from compactcheck.inprocess import CallableBackend
+from compactcheck.targets.inprocess import CallableBackend
 
 MESSAGES = [{"role": "user", "content": "hi"}]
 

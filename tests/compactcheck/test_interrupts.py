@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from compactcheck import interrupts
-from compactcheck.interrupts import Terminated, listening
-from compactcheck.runner import InterruptedRunError, RunConfig, run_target
-from compactcheck.targets import resolve
+from compactcheck.engine import interrupts
+from compactcheck.engine.interrupts import Terminated, listening
+from compactcheck.engine.target_run import InterruptedRunError, RunConfig, run_target
+from compactcheck.targets.registry import resolve
 
 
 @pytest.fixture

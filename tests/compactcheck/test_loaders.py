@@ -12,10 +12,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from compactcheck.corpus import load_entry
+from compactcheck.corpus.entry import load_entry
 from compactcheck.errors import InputFileError
 from compactcheck.golden import load_case
-from compactcheck.report_io import load_report
+from compactcheck.report.io import load_report
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=10),

@@ -16,10 +16,10 @@ import jsonschema
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from compactcheck.backend import Answer
-from compactcheck.protocol import ProtocolError
 from compactcheck.schemas import shipped
-from compactcheck.subprocess_backend import CommandBackend, HarnessStartError
+from compactcheck.targets.backend import Answer
+from compactcheck.targets.protocol import ProtocolError
+from compactcheck.targets.subprocess_backend import CommandBackend, HarnessStartError
 from invariants.catalogue import catalogue, run_checks
 from invariants.messages import parse_messages
 from strategies.messages_facts import messages_facts

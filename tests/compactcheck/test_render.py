@@ -19,7 +19,9 @@ from markdown_it import MarkdownIt
 from rich.console import Console
 
 from compactcheck.errors import InputFileError
-from compactcheck.render import (
+from compactcheck.report.io import load_report, report_json, write_report, write_text
+from compactcheck.report.model import Counterexample, InvariantResult, Report, TargetReport
+from compactcheck.report.render import (
     FORMATS,
     print_report,
     render_console,
@@ -27,9 +29,7 @@ from compactcheck.render import (
     render_junit,
     render_markdown,
 )
-from compactcheck.render.markdown import fence
-from compactcheck.report import Counterexample, InvariantResult, Report, TargetReport
-from compactcheck.report_io import load_report, report_json, write_report, write_text
+from compactcheck.report.render.markdown import fence
 from compactcheck.schemas import shipped
 
 GOLDEN = Path(__file__).parent / "golden" / "render"

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from compactcheck.render import render_html
-from compactcheck.render.html import _CSP
-from compactcheck.report import Counterexample, InvariantResult, Report, TargetReport
+from compactcheck.report.model import Counterexample, InvariantResult, Report, TargetReport
+from compactcheck.report.render import render_html
+from compactcheck.report.render.html import _CSP
 
 CHROMIUM = Path("/usr/bin/chromium")
 

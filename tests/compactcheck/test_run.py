@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from compactcheck.corpus import load_entry
-from compactcheck.runner import RunConfig, run_target
-from compactcheck.targets import all_mutants, resolve
+from compactcheck.corpus.entry import load_entry
+from compactcheck.engine.target_run import RunConfig, run_target
+from compactcheck.targets.registry import all_mutants, resolve
 from tests.compactcheck.commandline import cli, load
 
 

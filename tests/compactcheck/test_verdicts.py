@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from compactcheck.report import Report, TargetReport
+from compactcheck.report.model import Report, TargetReport
 from tests.compactcheck.commandline import cli, load
 
 HERE = Path(__file__).parent

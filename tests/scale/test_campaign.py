@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from compactcheck.campaign import Campaign, witness_signature
-from compactcheck.corpus import corpus_files, load_entry
-from compactcheck.report_io import load_report
-from compactcheck.runner import RunConfig
-from compactcheck.targets import all_mutants, resolve
+from compactcheck.corpus.entry import corpus_files, load_entry
+from compactcheck.engine.target_run import RunConfig
+from compactcheck.report.io import load_report
+from compactcheck.scale.campaign import Campaign, witness_signature
+from compactcheck.targets.registry import all_mutants, resolve
 from tests.signals import Reaper, hear_ctrl_c
 
 

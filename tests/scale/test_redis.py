@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from compactcheck.cli import main
-from compactcheck.database import REDIS_KEY_PREFIX, REDIS_URL_VARIABLE
+from compactcheck.scale.database import REDIS_KEY_PREFIX, REDIS_URL_VARIABLE
 
 redis = pytest.importorskip("redis", reason="the redis package is not installed (dev extra)")
 

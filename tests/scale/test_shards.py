@@ -9,15 +9,15 @@ from typing import Any
 import pytest
 
 from compactcheck.cli import main
-from compactcheck.conformance import report_of
-from compactcheck.corpus import CorpusEntry, load_entry, write_entry
+from compactcheck.corpus.entry import CorpusEntry, load_entry, write_entry
+from compactcheck.engine.conformance import report_of
+from compactcheck.engine.target_run import RunConfig, Shard, ShardError
 from compactcheck.errors import CompactcheckError
-from compactcheck.merge import MergeError, merge_corpora, merge_reports
-from compactcheck.parallel import Job, plan, run_jobs
-from compactcheck.report import Report
-from compactcheck.report_io import load_report, write_report
-from compactcheck.runner import RunConfig, Shard, ShardError
-from compactcheck.targets import all_mutants
+from compactcheck.report.io import load_report, write_report
+from compactcheck.report.model import Report
+from compactcheck.scale.merge import MergeError, merge_corpora, merge_reports
+from compactcheck.scale.pool import Job, plan, run_jobs
+from compactcheck.targets.registry import all_mutants
 
 
 def test_shards_cover_the_budget_with_distinct_seeds() -> None:

@@ -1,0 +1,71 @@
+"""Replay the crash corpus: is each recorded failure fixed, still failing, or erroring?"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from compactcheck.corpus.entry import corpus_files, load_entry
+from compactcheck.engine.crash import CALL_ANSWERED, call_finding, call_law
+from compactcheck.errors import CompactcheckError
+from compactcheck.targets.registry import resolve
+from invariants import UnknownInvariantError, select
+
+ReplayVerdict = Literal["fixed", "still failing", "errored"]
+
+
+@dataclass(frozen=True)
+class ReplayResult:
+    """What replaying one corpus entry showed."""
+
+    path: Path
+    target: str
+    view: str
+    invariant: str
+    verdict: ReplayVerdict
+    detail: str
+
+
+def replay_entry(path: Path, *, timeout: float = 30.0) -> ReplayResult:
+    """Re-run one entry's recorded round against its target and re-judge its law."""
+    data = load_entry(path)
+    target_name, view, invariant = data["target"], data["view"], data["invariant"]
+
+    def result(verdict: ReplayVerdict, detail: str) -> ReplayResult:
+        return ReplayResult(path, target_name, view, invariant, verdict, detail)
+
+    try:
+        [law] = [call_law(view)] if invariant == CALL_ANSWERED else select(view, [invariant])
+        target = resolve(target_name, view=view, timeout=timeout)
+    except (CompactcheckError, UnknownInvariantError) as error:
+        return result("errored", str(error))
+    try:
+        if view not in target.drivers:
+            return result("errored", f"{target_name} no longer handles the {view} view")
+        outcome = target.drivers[view]().replay(data)
+    except (KeyError, TypeError, ValueError) as error:
+        return result("errored", f"the entry's input no longer fits the {view} view: {error}")
+    finally:
+        target.close()
+    if law.id == CALL_ANSWERED:
+        call = call_finding(outcome)
+        if call is None:
+            return result("errored", f"round was {outcome.status}: {outcome.reason}")
+        if call.holds:
+            return result("fixed", "the call answers on the recorded input")
+        return result("still failing", call.violations[0].because)
+    if outcome.status == "unchanged" and not outcome.judges(law):
+        # An unchanged history keeps every content law: the recorded failure is gone.
+        return result("fixed", "the target now hands this history back unchanged")
+    if not outcome.judges(law):
+        return result("errored", f"round was {outcome.status}: {outcome.reason}")
+    finding = outcome.judge(law)
+    if finding.holds:
+        return result("fixed", f"{invariant} holds on the recorded history")
+    return result("still failing", finding.violations[0].because)
+
+
+def replay(location: Path, *, timeout: float = 30.0) -> list[ReplayResult]:
+    """Replay every entry at a path (a file or a corpus folder)."""
+    return [replay_entry(path, timeout=timeout) for path in corpus_files(location)]

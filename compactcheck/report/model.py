@@ -1,0 +1,217 @@
+"""The JSON report: the single source of truth that every other format is rendered from."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator
+
+Verdict = Literal["pass", "violation", "skipped", "errored", "unknown"]
+VERDICTS: tuple[Verdict, ...] = ("pass", "violation", "skipped", "errored", "unknown")
+SCHEMA_VERSION = 1
+
+EXIT_PASS = 0
+EXIT_VIOLATION = 1
+EXIT_USAGE = 2
+EXIT_INCONCLUSIVE = 3
+# What a target's calls came to, in the order a report lists them ("timed out" is a kind of
+# "errored"): see TargetReport.calls.
+CALL_STATUSES = ("compacted", "unchanged", "declined", "skipped", "unsafe", "errored", "timed out")
+Reproduced = Literal["deterministic", "flaky", "errored", "not_checked"]
+# The id of the call law (compactcheck.engine.crash): its verdict counts calls, not compactions.
+CALL_ANSWERED = "call_answered"
+# Lines of TargetReport.errors that a report recomputes when shards are merged.
+VACUITY_PREFIX = "inconclusive: "
+COVERAGE_PREFIX = "coverage: "
+
+
+def rarely_compacted(compactions: int, answered: int) -> bool:
+    """Whether a target changed the history in none or almost none of its answered calls.
+
+    Fewer than max(3, 5 %) of the answered calls: a pass would rest on a handful of compactions.
+    """
+    return compactions < max(3, -(-answered // 20))
+
+
+def answered_verdict(
+    invariant: str,
+    *,
+    compactions: int,
+    unchanged: int,
+    exercised: int,
+    examples: int,
+    declined: int,
+) -> tuple[Verdict, str] | None:
+    """The verdict of a law no call broke, from the counts of answered calls; None if none answered.
+
+    The one policy of a run and of a merge of shards: the call law passes on any answer; no other
+    law passes when the target (almost) never compacted, or when no call could have broken it.
+    """
+    answered = compactions + unchanged
+    if answered == 0:
+        return None
+    if invariant == CALL_ANSWERED:
+        return "pass", f"answered all {exercised} calls on valid input"
+    if rarely_compacted(compactions, answered):
+        return "unknown", vacuity_line(compactions, unchanged, declined, examples)
+    if exercised == 0:
+        return "unknown", (
+            f"held on {compactions} compactions in {examples} histories, none of which could "
+            "have broken it"
+        )
+    return "pass", f"held on {compactions} compactions; {exercised} exercised it"
+
+
+def vacuity_line(compactions: int, unchanged: int, declined: int, examples: int) -> str:
+    """Why a target that (almost) never compacted gets no pass, and what to do about it."""
+    answered = compactions + unchanged
+    return (
+        f"{VACUITY_PREFIX}the target changed the history in {compactions} of {answered} answered "
+        f"calls ({unchanged} handed it back unchanged, {declined} declined) over {examples} "
+        "histories, so the laws had almost nothing to judge (at least 5 % must compact); make "
+        "it compact: lower its trigger or size setting, declare a budget it must meet "
+        "(--budget N), or give it longer histories (--rounds)"
+    )
+
+
+_SHARD_LABEL = re.compile(r"^([1-9][0-9]{0,5})/([1-9][0-9]{0,5})$")
+
+
+class _ReportModel(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Counterexample(_ReportModel):
+    """The minimal history on which an invariant broke, and why."""
+
+    round: int = Field(description="the compaction round (1 = first) in which it broke")
+    because: str = Field(description="one sentence naming the events or messages involved")
+    witness: list[JsonValue] = Field(description="only the events or messages behind it")
+    diff: dict[str, JsonValue] | None = Field(
+        default=None, description="deepdiff where values differ"
+    )
+    input: JsonValue = Field(description="what the backend was handed in that round")
+    output: JsonValue = Field(default=None, description="what the backend answered")
+    history_size: int = Field(description="events or messages in the shrunk history")
+    corpus_file: str | None = Field(default=None, description="the crash corpus entry")
+    reproduced: Reproduced = Field(
+        default="not_checked",
+        description="re-run three times: broke every time, only some times, or no re-run "
+        "answered (errored)",
+    )
+    input_problems: list[str] = Field(
+        default_factory=list,
+        description="the provider rules the input breaks: such input came from a --malformed "
+        "scenario or from the target's own earlier answer",
+    )
+
+
+class InvariantResult(_ReportModel):
+    """One invariant on one target."""
+
+    invariant: str
+    statement: str
+    verdict: Verdict
+    examples: int = Field(description="histories generated and run")
+    exercised: int = Field(description="compactions that actually exercised the invariant")
+    compactions: int = Field(
+        default=0, description="calls whose answer changed the history (all rounds)"
+    )
+    unchanged: int = Field(default=0, description="calls that handed the history back unchanged")
+    errored: int = Field(default=0, description="backend calls that errored")
+    skipped: int = Field(default=0, description="backend calls that declined or were declined")
+    because: str | None = None
+    counterexample: Counterexample | None = None
+
+
+class Implementation(_ReportModel):
+    """What a target says about itself (from the protocol handshake, or built in)."""
+
+    name: str
+    version: str = ""
+    language: str = "python"
+    views: list[str] = Field(default_factory=list)
+
+
+class TargetReport(_ReportModel):
+    """Every invariant of one view on one target."""
+
+    target: str
+    view: str
+    implementation: Implementation | None = None
+    results: list[InvariantResult]
+    errors: list[str] = Field(default_factory=list, description="target-level problems")
+    stderr: str = Field(default="", description="the tail of a subprocess's stderr")
+    calls: dict[str, int] = Field(
+        default_factory=dict,
+        description="the target's calls by outcome: compacted (changed the history), unchanged, "
+        "declined, skipped, unsafe (not a safe point to compact), errored, timed out",
+    )
+    seconds: float = 0.0
+
+
+class Report(_ReportModel):
+    """A run of compactcheck over one or more targets."""
+
+    schema_version: int = SCHEMA_VERSION
+    toolkit_version: str
+    seed: int
+    profile: str
+    max_examples: int
+    rounds: int = Field(description="most compaction rounds per history")
+    complete: bool = Field(description="false when the run was interrupted")
+    started_at: str
+    targets: list[TargetReport]
+    malformed: list[str] = Field(
+        default_factory=list,
+        description="malformed-input scenarios asked for (--malformed); empty: every generated "
+        "history is one the target's provider accepts",
+    )
+    shards: list[str] = Field(
+        default_factory=list,
+        description="the shards (i/M) of a cut run that this report holds; empty for a whole run",
+    )
+
+    @field_validator("shards")
+    @classmethod
+    def _shards_of_one_cut(cls, shards: list[str]) -> list[str]:
+        counts: set[int] = set()
+        for label in shards:
+            match = _SHARD_LABEL.match(label)
+            if match is None or not 1 <= int(match[1]) <= int(match[2]):
+                raise ValueError(f"shard {label!r}: expected i/M with 1 <= i <= M")
+            counts.add(int(match[2]))
+        if len(counts) > 1:
+            raise ValueError(f"shards {shards}: expected the shards of one cut (one M)")
+        if len(set(shards)) != len(shards):
+            raise ValueError(f"shards {shards}: a shard is listed twice")
+        return shards
+
+    def missing_shards(self) -> list[str]:
+        """The shards of a cut run that this report lacks (none for a whole run)."""
+        if not self.shards:
+            return []
+        count = int(self.shards[0].split("/")[1])
+        return [f"{i}/{count}" for i in range(1, count + 1) if f"{i}/{count}" not in self.shards]
+
+    def verdicts(self) -> list[Verdict]:
+        """Every verdict in the report."""
+        return [result.verdict for target in self.targets for result in target.results]
+
+    def exit_code(self) -> int:
+        """1 on any violation; 3 inconclusive; 0 when every applicable law passed.
+
+        Inconclusive: an errored or unknown verdict remains, or nothing passed at all. A law
+        skipped as not applicable (say, a budget law with no declared budget) does not count.
+        """
+        verdicts = self.verdicts()
+        if "violation" in verdicts:
+            return EXIT_VIOLATION
+        if "pass" not in verdicts or "errored" in verdicts or "unknown" in verdicts:
+            return EXIT_INCONCLUSIVE
+        return EXIT_PASS
+
+    def to_json_data(self) -> dict[str, Any]:
+        """The report as JSON data."""
+        return self.model_dump(mode="json")

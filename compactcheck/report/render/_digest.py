@@ -1,0 +1,77 @@
+"""What every renderer takes from a report in the same way: header fields, violations, counts."""
+
+from __future__ import annotations
+
+from compactcheck.report.model import (
+    CALL_STATUSES,
+    VERDICTS,
+    Counterexample,
+    InvariantResult,
+    Report,
+    TargetReport,
+)
+
+Violation = tuple[TargetReport, InvariantResult, Counterexample]
+
+
+def header_fields(report: Report) -> list[tuple[str, str]]:
+    """The run's identity, in the order every header shows it."""
+    fields = [
+        ("seed", str(report.seed)),
+        ("profile", report.profile),
+        ("toolkit", report.toolkit_version),
+        ("max examples", str(report.max_examples)),
+        ("rounds", str(report.rounds)),
+        ("started", report.started_at),
+    ]
+    if report.malformed:
+        fields.append(("malformed input", ", ".join(report.malformed)))
+    if report.shards:
+        missing = report.missing_shards()
+        held = ", ".join(report.shards) + (f" (missing {', '.join(missing)})" if missing else "")
+        fields.append(("shards", held))
+    return fields
+
+
+def violations(report: Report) -> list[tuple[int, Violation]]:
+    """Violations that carry a counterexample, numbered from 1 in report order."""
+    found = [
+        (target, result, result.counterexample)
+        for target in report.targets
+        for result in target.results
+        if result.verdict == "violation" and result.counterexample is not None
+    ]
+    return list(enumerate(found, start=1))
+
+
+def problems(report: Report) -> list[TargetReport]:
+    """Targets with target-level errors or captured stderr."""
+    return [target for target in report.targets if target.errors or target.stderr]
+
+
+def counts_line(report: Report) -> str:
+    """For example "3 pass, 1 violation" (verdicts that occur, in the model's order)."""
+    verdicts = report.verdicts()
+    parts = [f"{verdicts.count(v)} {v}" for v in VERDICTS if v in verdicts]
+    return ", ".join(parts) if parts else "no results"
+
+
+def calls_line(target: TargetReport) -> str | None:
+    """What a target's calls came to, e.g. "calls: 180 compacted, 20 unchanged, 2 errored".
+
+    None for a report that recorded no calls (one written before reports counted them).
+    """
+    counted = [
+        f"{target.calls[status]} {status}" for status in CALL_STATUSES if target.calls.get(status)
+    ]
+    return f"calls: {', '.join(counted)}" if counted else None
+
+
+def input_problems_line(example: Counterexample) -> str | None:
+    """The provider rules a witness's input breaks, or None when a provider accepts it."""
+    if not example.input_problems:
+        return None
+    return (
+        "input a provider would reject (from --malformed or the target's own earlier answer): "
+        + ("; ".join(example.input_problems))
+    )

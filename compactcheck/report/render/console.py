@@ -1,0 +1,169 @@
+"""The report at a terminal, with rich: header, conformance table, then each violation."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Sequence
+
+from rich.console import Console, Group
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from compactcheck.report.compare import Regression, Summary
+from compactcheck.report.model import Report, Verdict
+from compactcheck.report.render._digest import (
+    calls_line,
+    counts_line,
+    header_fields,
+    input_problems_line,
+    problems,
+    violations,
+)
+from compactcheck.report.untrusted import block, json_block, one_line
+
+VERDICT_STYLES: dict[Verdict, str] = {
+    "pass": "green",
+    "violation": "bold red",
+    "errored": "magenta",
+    "skipped": "yellow",
+    "unknown": "yellow",
+}
+
+
+def _safe(text: str, style: str = "") -> Text:
+    # Text objects are never parsed for markup or emoji codes; the text is cleaned first.
+    return Text(one_line(text), style=style)
+
+
+def _verdict(verdict: Verdict, suffix: str = "") -> Text:
+    return Text(verdict + suffix, style=VERDICT_STYLES[verdict])
+
+
+def print_report(report: Report, console: Console) -> None:
+    """Print the report to a rich console: header, table, violations, target problems."""
+    header = Text("compactcheck report", style="bold")
+    for name, value in header_fields(report):
+        header.append(" · ")
+        header.append(f"{name} ", style="dim")
+        header.append(one_line(value))
+    console.print(header)
+    if not report.complete:
+        console.print(Text("INCOMPLETE: the run was interrupted; the results are partial.", "bold"))
+
+    table = Table(title="Conformance")
+    table.add_column("target [view]", overflow="fold", ratio=2)
+    table.add_column("invariant", overflow="fold", ratio=2)
+    table.add_column("verdict", no_wrap=True)
+    table.add_column("examples", justify="right", no_wrap=True)
+    table.add_column("exercised", justify="right", no_wrap=True)
+    table.add_column("note", ratio=3)
+    numbers = {id(result): number for number, (_, result, _) in violations(report)}
+    for target in report.targets:
+        for index, result in enumerate(target.results):
+            note = result.because or ""
+            if id(result) in numbers:
+                note = f"see violation {numbers[id(result)]}"
+            # The target is named once, on the first row of its group.
+            name = f"{target.target} [{target.view}]" if index == 0 else ""
+            table.add_row(
+                _safe(name),
+                _safe(result.invariant),
+                _verdict(result.verdict),
+                str(result.examples),
+                str(result.exercised),
+                _safe(note),
+            )
+    console.print(table)
+    for target in report.targets:
+        calls = calls_line(target)
+        if calls:
+            console.print(_safe(f"{target.target} [{target.view}] {calls}", "dim"))
+
+    for number, (target, result, example) in violations(report):
+        parts: list[Text] = [
+            Text.assemble(("because: ", "bold"), one_line(example.because, 2000)),
+            Text(
+                f"round {example.round} · history of {example.history_size} · "
+                f"reproduced: {example.reproduced}",
+                style="dim",
+            ),
+            Text(f"witness ({len(example.witness)} item(s)):", style="bold"),
+            Text(json_block(example.witness)),
+        ]
+        if example.diff:
+            parts += [Text("diff:", style="bold"), Text(json_block(example.diff))]
+        rejected = input_problems_line(example)
+        if rejected:
+            parts.append(_safe(rejected, "yellow"))
+        if example.corpus_file:
+            parts.append(Text.assemble(("corpus file: ", "bold"), one_line(example.corpus_file)))
+        title = Text.assemble(
+            (f"violation {number}: ", "bold red"),
+            one_line(result.invariant, 120),
+            " on ",
+            one_line(target.target, 200),
+            f" [{one_line(target.view, 40)}]",
+        )
+        console.print(Panel(Group(*parts), title=title, title_align="left", border_style="red"))
+
+    for target in problems(report):
+        lines: list[Text] = [_safe(f"error: {error}") for error in target.errors]
+        if target.stderr:
+            lines += [
+                Text("stderr (tail):", style="bold"),
+                Text(block(target.stderr.rstrip(), 4000)),
+            ]
+        title = Text.assemble(("target problems: ", "bold magenta"), one_line(target.target, 200))
+        console.print(Panel(Group(*lines), title=title, title_align="left", border_style="magenta"))
+
+    console.print(Text(counts_line(report)))
+
+
+def render_console(report: Report, *, width: int = 100) -> str:
+    """The console rendering as plain text (no colours) for a terminal `width` columns wide."""
+    output = io.StringIO()
+    console = Console(
+        file=output,
+        width=width,
+        color_system=None,
+        force_terminal=False,
+        force_jupyter=False,
+        legacy_windows=False,
+        markup=False,
+        emoji=False,
+        highlight=False,
+        soft_wrap=False,
+        _environ={},
+    )
+    print_report(report, console)
+    # Rich pads lines to the width; trailing blanks would only make files and diffs noisy.
+    return "".join(line.rstrip() + "\n" for line in output.getvalue().splitlines())
+
+
+def print_summary(summary: Summary, console: Console) -> None:
+    """Print a target x invariant matrix (from `compactcheck.report.compare.summary`)."""
+    table = Table(title=f"Conformance across {len(summary.rows)} target(s)")
+    table.add_column("invariant")
+    for target, view in summary.rows:
+        table.add_column(Text(f"{one_line(target, 80)} [{one_line(view, 40)}]"))
+    for invariant in summary.invariants:
+        cells: list[Text] = [_safe(invariant)]
+        for row in summary.rows:
+            cell = summary.cell(row, invariant)
+            cells.append(Text("-", style="dim") if cell is None else _verdict(cell.result.verdict))
+        table.add_row(*cells)
+    console.print(table)
+    counts = summary.counts()
+    console.print(Text(", ".join(f"{counts[v]} {v}" for v in counts if counts[v])))
+
+
+def print_regressions(regressions: Sequence[Regression], console: Console) -> None:
+    """Print the regressions of `compactcheck.report.compare.diff`, one per line."""
+    if not regressions:
+        console.print(Text("no regressions", style="green"))
+        return
+    console.print(Text(f"{len(regressions)} regression(s):", style="bold red"))
+    for regression in regressions:
+        # describe() already cleaned the backend's text; Text keeps it from being read as markup.
+        console.print(Text(f"  {regression.describe()}"))

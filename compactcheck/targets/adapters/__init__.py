@@ -1,0 +1,124 @@
+"""Built-in adapters for third-party compactors, named like ``langchain:trim_messages``.
+
+Each adapter module imports its framework at the top, so this registry imports it only when a
+target is opened: compactcheck runs without the extras, and a missing extra is one line that says
+which ``pip install`` brings it.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+
+from compactcheck.errors import CompactcheckError
+from compactcheck.targets.backend import Backend
+from invariants import Budget, View
+
+AdapterFactory = Callable[..., Backend]
+"""Called as ``factory(timeout=seconds, budget=Budget | None)``; returns a ready backend."""
+
+
+class MissingExtraError(CompactcheckError):
+    """A built-in target whose framework is not installed."""
+
+
+# target name -> (adapter module, optional-dependency group, one-line description)
+_CATALOGUE: dict[str, tuple[str, str, str]] = {
+    "langchain:trim_messages": (
+        "langchain_core_trim",
+        "langchain",
+        "LangChain trim_messages (langchain-core), strategy, counter and limit drawn per history",
+    ),
+    "langchain:summarization-middleware": (
+        "langchain_summarization",
+        "langchain",
+        "LangChain SummarizationMiddleware.before_model with an echo summariser",
+    ),
+    "langmem:summarize_messages": (
+        "langmem_summarize",
+        "langmem",
+        "langmem summarize_messages with an echo chat model",
+    ),
+    "autogen:buffered": (
+        "autogen_contexts",
+        "autogen",
+        "AutoGen BufferedChatCompletionContext (last buffer_size messages)",
+    ),
+    "autogen:head-and-tail": (
+        "autogen_contexts",
+        "autogen",
+        "AutoGen HeadAndTailChatCompletionContext (first head_size and last tail_size)",
+    ),
+    "autogen:token-limited": (
+        "autogen_contexts",
+        "autogen",
+        "AutoGen TokenLimitedChatCompletionContext with a character-counting client",
+    ),
+    "pydantic-ai:sliding-window": (
+        "pydantic_ai_harness",
+        "pydantic-ai",
+        "pydantic-ai-harness SlidingWindowCompaction (control: expected to conform)",
+    ),
+    "pydantic-ai:summarizing": (
+        "pydantic_ai_harness",
+        "pydantic-ai",
+        "pydantic-ai-harness SummarizingCompaction with an echo summariser (control)",
+    ),
+}
+
+# The compactors bundled with compaction-conformance-kit (compaction_kit.cli.COMPACTORS).
+CONFORMANCE_KIT_COMPACTORS = (
+    "lossy-truncation",
+    "naive-summary",
+    "summary-plus-tail",
+    "pinned-rules",
+    "checklist-carrying",
+    "update-aware-checklist",
+    "semantic-checklist",
+    "progressive-summary",
+)
+for _kit_name in CONFORMANCE_KIT_COMPACTORS:
+    _CATALOGUE[f"conformance-kit:{_kit_name}"] = (
+        "conformance_kit",
+        "conformance-kit",
+        f"compaction-conformance-kit's bundled {_kit_name} compactor (text out, as one system "
+        "message)",
+    )
+
+
+def _factory(target: str, module: str, extra: str) -> AdapterFactory:
+    def factory(*, timeout: float, budget: Budget | None = None) -> Backend:
+        try:
+            loaded = importlib.import_module(f"compactcheck.targets.adapters.{module}")
+        except ModuleNotFoundError as error:
+            if error.name is not None and error.name.startswith("compactcheck"):
+                raise
+            raise MissingExtraError(
+                f"{target}: needs the {extra!r} extra ({error.name} is not installed); "
+                f"run pip install -e '.[{extra}]'"
+            ) from None
+        from compactcheck.targets.adapters.adapter import AdapterBackend
+
+        adapter = loaded.ADAPTERS[target](target, budget)
+        return AdapterBackend(adapter, timeout=timeout)
+
+    return factory
+
+
+ADAPTERS: dict[str, AdapterFactory] = {
+    target: _factory(target, module, extra) for target, (module, extra, _) in _CATALOGUE.items()
+}
+DESCRIPTIONS: dict[str, tuple[View, str]] = {
+    target: ("messages", description) for target, (_, _, description) in _CATALOGUE.items()
+}
+EXTRAS: dict[str, str] = {target: extra for target, (_, extra, _) in _CATALOGUE.items()}
+"""The optional-dependency group each target needs."""
+
+__all__ = [
+    "ADAPTERS",
+    "CONFORMANCE_KIT_COMPACTORS",
+    "DESCRIPTIONS",
+    "EXTRAS",
+    "AdapterFactory",
+    "MissingExtraError",
+]

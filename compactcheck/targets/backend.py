@@ -1,0 +1,69 @@
+"""A backend: anything that compacts, answering per the protocol's JSON shapes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
+
+from compactcheck.report.model import Implementation
+from invariants import View
+
+AnswerKind = Literal["result", "skipped", "errored"]
+
+# What a backend is handed and answers, per view (protocol version 1; the JSON Schemas in
+# compactcheck/schemas describe them):
+#   messages  input {"messages": [chat dicts]}                 result {"messages": [chat dicts]}
+#   snapshot  input {"compactorInput": CompactorInput JSON}     result {"draft": SnapshotDraft JSON}
+#   session   input {"log": [session events], "mode": "manual" | "pressure" | "overflow"}
+#             result {"appended": [session events]}  (the events the compaction appended)
+VIEW_RESULT_KEY: dict[View, str] = {
+    "messages": "messages",
+    "snapshot": "draft",
+    "session": "appended",
+}
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One answer of a backend to one compact request."""
+
+    kind: AnswerKind
+    result: dict[str, Any] | None = None
+    reason: str = ""
+    timed_out: bool = False
+
+    @classmethod
+    def ok(cls, result: dict[str, Any]) -> Answer:
+        """A result."""
+        return cls("result", result)
+
+    @classmethod
+    def skip(cls, reason: str) -> Answer:
+        """The backend declined (it does not handle this input)."""
+        return cls("skipped", reason=reason)
+
+    @classmethod
+    def error(cls, message: str, *, timed_out: bool = False) -> Answer:
+        """The backend failed, or did not answer in time."""
+        return cls("errored", reason=message, timed_out=timed_out)
+
+
+class Backend(Protocol):
+    """A compactor behind the protocol's shapes: in-process or a subprocess."""
+
+    @property
+    def implementation(self) -> Implementation:
+        """Name, version, language and the views it handles."""
+        ...
+
+    def compact(self, view: View, payload: dict[str, Any]) -> Answer:
+        """Answer one compact request; never raises for a backend fault."""
+        ...
+
+    def stderr_tail(self) -> str:
+        """What the backend wrote to stderr lately ('' in-process)."""
+        ...
+
+    def close(self) -> None:
+        """Release the backend (stop a subprocess)."""
+        ...

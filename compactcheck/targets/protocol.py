@@ -1,0 +1,355 @@
+"""The JSON-lines protocol (version 1) between compactcheck and a harness, as data.
+
+Each line is one message. A request model knows its command name (``cmd``) and the model of the
+line a harness answers with (``answer_model``); ``stop`` has no answer. The JSON Schemas generated
+from these models (``compactcheck/schemas/protocol-*.json``) are the contract a harness in any
+language implements.
+
+Compatibility rules: the version goes up only for a breaking change. Envelopes ignore fields they
+do not know (a harness must ignore unknown request fields; compactcheck ignores unknown answer
+fields), so adding an optional field later breaks nobody.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, ClassVar, Generic, Literal, TypeVar
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    JsonValue,
+    TypeAdapter,
+    ValidationError,
+    model_validator,
+)
+from pydantic.alias_generators import to_camel
+from pydantic.json_schema import SkipJsonSchema
+
+from compactcheck.errors import CompactcheckError
+from compactcheck.report.model import Implementation
+from invariants import CompactorInput, SnapshotDraft, View
+from invariants.messages import ChatMessage
+from invariants.session import SessionEvent
+
+PROTOCOL_VERSION = 1
+
+SessionMode = Literal["manual", "pressure", "overflow"]
+
+
+class ProtocolError(CompactcheckError):
+    """A line that is not the message protocol version 1 expects there."""
+
+
+def _every_property_required(schema: dict[str, Any]) -> None:
+    # The toolkit always sends every request field, defaults included, so a harness may rely on
+    # them; pydantic would otherwise mark defaulted fields (``cmd``, ``version``) optional.
+    properties = schema.get("properties")
+    if isinstance(properties, dict):
+        schema["required"] = sorted(properties)
+
+
+class _Line(BaseModel):
+    """A protocol message: frozen, camelCase on the wire, unknown fields ignored."""
+
+    model_config = ConfigDict(
+        frozen=True,
+        extra="ignore",
+        alias_generator=to_camel,
+        validate_by_name=True,
+        validate_by_alias=True,
+        serialize_by_alias=True,
+    )
+
+    def to_json_data(self) -> dict[str, Any]:
+        """The message as JSON-shaped data, absent optionals left out."""
+        return self.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+class Request(_Line):
+    """A line compactcheck sends to a harness."""
+
+    model_config = ConfigDict(json_schema_extra=_every_property_required)
+
+    answer_model: ClassVar[type[_Line] | None] = None
+
+    def to_line(self) -> bytes:
+        """The request as one line of compact JSON, newline included."""
+        return encode_line(self.to_json_data())
+
+
+# -- start -------------------------------------------------------------------------------------
+
+
+class HarnessImplementation(_Line):
+    """What a harness says about itself in its start answer."""
+
+    name: str = Field(min_length=1, description="the compactor's name, e.g. my-agent-compactor")
+    version: str = Field(default="", description="the compactor's own version")
+    language: str = Field(default="", description="e.g. javascript, typescript, python, rust")
+    views: tuple[View, ...] = Field(
+        min_length=1, description="the views the harness compacts; others it answers skipped"
+    )
+
+    def to_implementation(self) -> Implementation:
+        """The report's record of this implementation."""
+        return Implementation(
+            name=self.name, version=self.version, language=self.language, views=list(self.views)
+        )
+
+
+class StartResponse(_Line):
+    """A harness's answer to start: the protocol version it speaks and what it is."""
+
+    version: int = Field(description="the protocol version the harness speaks; must be 1")
+    implementation: HarnessImplementation
+
+
+class StartRequest(Request):
+    """The handshake, sent once right after the harness starts."""
+
+    cmd: Literal["start"] = "start"
+    version: int = PROTOCOL_VERSION
+
+    answer_model: ClassVar[type[_Line] | None] = StartResponse
+
+
+# -- compact: per-view input and result ----------------------------------------------------------
+
+
+class MessagesInput(_Line):
+    """Messages view input: an OpenAI chat message list to compact."""
+
+    messages: tuple[ChatMessage, ...]
+    knobs: tuple[int, ...] | None = Field(
+        default=None,
+        description="small integers drawn with the history; a harness may derive its own "
+        "settings from them so that they shrink with the history (optional, may be ignored)",
+    )
+
+
+class MessagesResult(_Line):
+    """Messages view result: the compacted chat message list."""
+
+    messages: tuple[ChatMessage, ...]
+
+
+class SnapshotInput(_Line):
+    """Snapshot view input: what a snapshot compactor is handed."""
+
+    compactor_input: CompactorInput
+
+
+class SnapshotResult(_Line):
+    """Snapshot view result: the snapshot draft (id, createdAt and checksum are added later)."""
+
+    draft: SnapshotDraft
+
+
+class SessionInput(_Line):
+    """Session view input: the session log so far, and why the compaction was triggered."""
+
+    log: tuple[SessionEvent, ...]
+    mode: SessionMode = Field(
+        description="manual (a /compact command), pressure (the context is filling up) or "
+        "overflow (the provider rejected a request as too long)"
+    )
+
+
+class SessionError(_Line):
+    """A compaction that failed in a way the session contract classifies (e.g. busy, summary)."""
+
+    code: str = Field(min_length=1)
+    message: str
+
+
+class SessionResult(_Line):
+    """Session view result: the events the compaction appended to the log, in order."""
+
+    appended: tuple[SessionEvent, ...]
+    error: SessionError | None = Field(
+        default=None,
+        description="set when the compaction failed in a classified way; appended then holds "
+        "only what was written before the failure",
+    )
+
+
+# -- compact: the answer envelope -----------------------------------------------------------------
+
+
+class Skipped(_Line):
+    """The harness declines this request (a view or an input it does not handle)."""
+
+    reason: str
+
+
+class Errored(_Line):
+    """The harness's compactor failed on this request."""
+
+    message: str
+    traceback: str | None = None
+
+
+ResultT = TypeVar("ResultT", bound=_Line)
+_OUTCOMES = ("result", "skipped", "errored")
+
+
+def _exactly_one_outcome(schema: dict[str, Any]) -> None:
+    schema["oneOf"] = [{"required": [key]} for key in _OUTCOMES]
+
+
+class CompactResponse(_Line, Generic[ResultT]):
+    """A harness's answer to one compact request: exactly one of result, skipped or errored."""
+
+    model_config = ConfigDict(json_schema_extra=_exactly_one_outcome)
+
+    seq: JsonValue = Field(description="the request's seq, echoed unchanged")
+    result: ResultT | SkipJsonSchema[None] = None
+    skipped: Skipped | SkipJsonSchema[None] = None
+    errored: Errored | SkipJsonSchema[None] = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_outcome(cls, data: Any) -> Any:
+        # Judged on the keys sent, so that the model and its schema reject the same lines.
+        if isinstance(data, dict):
+            present = [key for key in _OUTCOMES if key in data]
+            if len(present) != 1:
+                found = " and ".join(present) if present else "none of them"
+                raise ValueError(
+                    f"expected exactly one of result, skipped or errored; found {found}"
+                )
+            if data[present[0]] is None:
+                raise ValueError(f"expected {present[0]} to be an object; found null")
+        return data
+
+
+class AnyCompactResponse(CompactResponse[MessagesResult | SnapshotResult | SessionResult]):
+    """A compact answer for any view (the result's shape follows the request's view)."""
+
+
+class CompactRequest(Request):
+    """Ask the harness to compact one input; ``seq`` is opaque and must be echoed."""
+
+    cmd: Literal["compact"] = "compact"
+    seq: JsonValue = Field(description="any JSON value; the answer must carry it unchanged")
+
+
+class MessagesCompactRequest(CompactRequest):
+    """Compact a chat message list."""
+
+    view: Literal["messages"] = "messages"
+    input: MessagesInput
+
+    answer_model: ClassVar[type[_Line] | None] = CompactResponse[MessagesResult]
+
+
+class SnapshotCompactRequest(CompactRequest):
+    """Compact agent events into a snapshot draft."""
+
+    view: Literal["snapshot"] = "snapshot"
+    input: SnapshotInput
+
+    answer_model: ClassVar[type[_Line] | None] = CompactResponse[SnapshotResult]
+
+
+class SessionCompactRequest(CompactRequest):
+    """Compact a session log by appending compaction events."""
+
+    view: Literal["session"] = "session"
+    input: SessionInput
+
+    answer_model: ClassVar[type[_Line] | None] = CompactResponse[SessionResult]
+
+
+COMPACT_REQUESTS: dict[View, type[CompactRequest]] = {
+    "messages": MessagesCompactRequest,
+    "snapshot": SnapshotCompactRequest,
+    "session": SessionCompactRequest,
+}
+
+ANY_COMPACT_REQUEST: TypeAdapter[
+    MessagesCompactRequest | SnapshotCompactRequest | SessionCompactRequest
+] = TypeAdapter(
+    Annotated[
+        MessagesCompactRequest | SnapshotCompactRequest | SessionCompactRequest,
+        Field(discriminator="view"),
+    ]
+)
+
+
+# -- stop ----------------------------------------------------------------------------------------
+
+
+class StopRequest(Request):
+    """Ask the harness to exit; it sends no answer."""
+
+    cmd: Literal["stop"] = "stop"
+
+
+# -- lines ---------------------------------------------------------------------------------------
+
+
+def encode_line(data: dict[str, Any]) -> bytes:
+    """One JSON object as a protocol line: compact, UTF-8, newline-terminated."""
+    return (json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+
+
+def compact_request(view: View, seq: JsonValue, payload: dict[str, Any]) -> bytes:
+    """The line asking for one compaction, after checking it against the protocol.
+
+    The caller's payload is sent as given rather than re-serialised from the model, so that the
+    harness sees exactly the JSON the checkers judge.
+    """
+    data: dict[str, Any] = {"cmd": "compact", "seq": seq, "view": view, "input": payload}
+    try:
+        COMPACT_REQUESTS[view].model_validate(data)
+    except ValidationError as error:
+        raise ProtocolError(
+            f"compactcheck built a {view}-view compact request that breaks protocol version "
+            f"{PROTOCOL_VERSION}: {one_line(error)}"
+        ) from None
+    return encode_line(data)
+
+
+def one_line(error: ValidationError) -> str:
+    """A validation error as one line: where and what of the first problem, and how many more."""
+    problems = error.errors(include_url=False)
+    first = problems[0]
+    where = ".".join(str(part) for part in first["loc"]) or "(top level)"
+    more = f" (and {len(problems) - 1} more problems)" if len(problems) > 1 else ""
+    return f"{where}: {first['msg']}{more}".replace("\n", " ")
+
+
+def decode_line(line: bytes, model: type[_Line]) -> tuple[dict[str, Any], _Line]:
+    """A harness's answer line as raw JSON and as the model it must match.
+
+    Raises ProtocolError with a one-line message when the line is not JSON, not an object, or
+    breaks the model's schema.
+    """
+    try:
+        data = json.loads(line)
+    except (ValueError, RecursionError) as error:
+        shown = line[:60].decode("utf-8", errors="replace")
+        raise ProtocolError(
+            f"expected one JSON object per line; found malformed JSON ({error}) in "
+            f"{shown!r}; write diagnostics to stderr, never stdout"
+        ) from None
+    if not isinstance(data, dict):
+        raise ProtocolError(f"expected a JSON object; found a {type(data).__name__}")
+    try:
+        parsed = model.model_validate(data)
+    except ValidationError as error:
+        raise ProtocolError(
+            f"answer breaks the protocol schema ({_schema_name(model)}): {one_line(error)}"
+        ) from None
+    except RecursionError:
+        raise ProtocolError("answer is nested too deeply to validate") from None
+    return data, parsed
+
+
+def _schema_name(model: type[_Line]) -> str:
+    if issubclass(model, StartResponse):
+        return "protocol-start-response"
+    return "protocol-compact-response"
