@@ -44,6 +44,7 @@ def test_a_late_parallel_call_shrinks_to_one_call_pair_and_little_else() -> None
         _has_late_parallel_call,
         settings=settings(
             max_examples=2000,
+            derandomize=True,
             database=None,
             phases=(Phase.generate, Phase.shrink),
             suppress_health_check=(HealthCheck.too_slow,),
