@@ -1,10 +1,44 @@
-"""The toolkit's one exception hierarchy: every message names what was expected and found."""
+"""The toolkit's one exception hierarchy, its exit codes, and its one-line error messages.
+
+Every error a user can meet derives from ``CompactcheckError`` and names what was expected and
+what was found; the command line catches that root once, prints ``one_line(error)`` and exits
+with ``ExitCode.USAGE``.
+"""
 
 from __future__ import annotations
 
+import enum
 
-class CompactcheckError(Exception):
-    """Base of every error the toolkit reports to a user as one line (exit code 2)."""
+from pydantic import ValidationError
+
+from invariants.errors import CompactcheckError
+
+
+class ExitCode(enum.IntEnum):
+    """What a `compactcheck` command's exit status means."""
+
+    OK = 0
+    # A law was broken, a regression was found, a golden case misbehaved.
+    FAILED = 1
+    # Bad input: an unknown option, target or invariant, an unreadable file.
+    USAGE = 2
+    # Nothing was broken, but something could not be judged (errored, unknown, missing shards).
+    INCONCLUSIVE = 3
+    # Like a shell's 128 + SIGINT: the run was cut short; its report says complete=false.
+    INTERRUPTED = 130
+
+
+def one_line(error: BaseException | str) -> str:
+    """An error (or its text) as one line; a validation error names where its first problem is."""
+    if isinstance(error, ValidationError):
+        problems = error.errors(include_url=False)
+        first = problems[0]
+        where = ".".join(str(part) for part in first["loc"]) or "(top level)"
+        more = f" (and {len(problems) - 1} more problems)" if len(problems) > 1 else ""
+        text = f"{where}: {first['msg']}{more}"
+    else:
+        text = str(error)
+    return " ".join(text.split())
 
 
 class InputFileError(CompactcheckError):
@@ -13,3 +47,6 @@ class InputFileError(CompactcheckError):
 
 class OutputFileError(CompactcheckError):
     """A file the toolkit must write (report, corpus entry) cannot be written."""
+
+
+__all__ = ["CompactcheckError", "ExitCode", "InputFileError", "OutputFileError", "one_line"]

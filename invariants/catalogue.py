@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
+from invariants.errors import CompactcheckError
 from invariants.facts import Facts
 from invariants.verdict import Finding
 
@@ -15,7 +16,7 @@ VIEWS: tuple[View, ...] = get_args(View)
 Check = Callable[[Any, Any, Facts], Finding]
 
 
-class UnknownInvariantError(ValueError):
+class UnknownInvariantError(CompactcheckError, ValueError):
     """An invariant id that the catalogue does not have for a view."""
 
 

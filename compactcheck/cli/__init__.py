@@ -29,8 +29,8 @@ from compactcheck.engine.crash import known_ids
 from compactcheck.engine.target_run import Profile, RunConfig, Shard, ShardError
 from compactcheck.errors import CompactcheckError
 from compactcheck.golden import DEFAULT_CORPUS, CaseResult, case_files, load_case, run_case
+from compactcheck.harness import MALFORMED
 from compactcheck.harness.smoke import smoke_round
-from compactcheck.harness.views import MALFORMED
 from compactcheck.report import untrusted
 from compactcheck.report.compare import diff, summary
 from compactcheck.report.io import load_report, write_report, write_text

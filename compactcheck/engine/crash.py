@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from compactcheck.harness.views import RoundOutcome
+from compactcheck.harness import RoundOutcome
 from compactcheck.report.model import CALL_ANSWERED
 from invariants import VIEWS, Facts, Finding, Invariant, View, Violation, catalogue
 

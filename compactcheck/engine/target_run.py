@@ -24,7 +24,7 @@ from compactcheck.engine import interrupts
 from compactcheck.engine.crash import CALL_ANSWERED, call_finding, call_law
 from compactcheck.engine.draws import seed_only_draws
 from compactcheck.errors import CompactcheckError
-from compactcheck.harness.views import Case, Driver, RoundOutcome, cases
+from compactcheck.harness import Case, Driver, RoundOutcome, cases
 from compactcheck.report.model import (
     CALL_STATUSES,
     COVERAGE_PREFIX,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import find, settings
 
-from compactcheck.harness.views import Case, RoundOutcome, cases
+from compactcheck.harness import Case, RoundOutcome, cases
 from compactcheck.targets.registry import Target
 from invariants import View
 

@@ -26,7 +26,7 @@ from compactcheck.atomic import write_text_atomically
 from compactcheck.engine.conformance import report_of, terminate_as_interrupt
 from compactcheck.engine.interrupts import listening
 from compactcheck.engine.target_run import Progress, RunConfig, Shard, TargetRun
-from compactcheck.harness.views import RoundOutcome
+from compactcheck.harness import RoundOutcome
 from compactcheck.report.io import write_report
 from compactcheck.report.model import InvariantResult, Report, TargetReport
 from compactcheck.scale.merge import merge_calls, merge_results

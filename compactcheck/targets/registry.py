@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from compactcheck.errors import CompactcheckError
-from compactcheck.harness.views import (
+from compactcheck.harness import (
     BackendCompactor,
     Driver,
     MessagesDriver,

@@ -7,7 +7,7 @@ from typing import Any
 
 from hypothesis import HealthCheck, Phase, find, given, settings
 
-from compactcheck.harness.views import Case
+from compactcheck.harness import Case
 from strategies import Scenario, project_messages, scenarios
 from strategies.provider_rules import chat_completions_problems
 
