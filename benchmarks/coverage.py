@@ -13,7 +13,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from compactcheck.engine.target_run import RunConfig, run_target
+from compactcheck.engine.config import RunConfig
+from compactcheck.engine.core import run_target
 from compactcheck.report.model import TargetReport
 from compactcheck.targets.registry import resolve
 from invariants import Budget, View

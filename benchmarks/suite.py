@@ -29,7 +29,8 @@ from benchmarks.snapshot_validation import (
     seed_evidence_check,
     time_validation,
 )
-from compactcheck.engine.target_run import RunConfig, TargetRun
+from compactcheck.engine.config import RunConfig
+from compactcheck.engine.target_run import TargetRun
 from compactcheck.targets.backend import Backend
 from compactcheck.targets.registry import all_mutants, resolve
 from invariants import Decision, dump_messages

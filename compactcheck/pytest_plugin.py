@@ -24,7 +24,7 @@ controller through xdist's ``workeroutput``; the controller merges them into one
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -32,20 +32,32 @@ from typing import Any
 import pytest
 
 from compactcheck.corpus.entry import DEFAULT_CORPUS_DIR
-from compactcheck.engine.conformance import report_of
-from compactcheck.engine.crash import CALL_ANSWERED, call_law, known_ids
-from compactcheck.engine.target_run import RunConfig, Shard, run_target
+from compactcheck.engine.config import RunConfig
+from compactcheck.engine.core import report_of, run_target
+from compactcheck.engine.plan import gather_corpora
+from compactcheck.engine.selection import Selection
+from compactcheck.engine.shards import Shard
+from compactcheck.errors import CompactcheckError, one_line
 from compactcheck.report.model import InvariantResult, TargetReport
 from compactcheck.scale.merge import merge_target_groups, point_into
-from compactcheck.scale.pool import gather_corpora
 from compactcheck.targets.registry import resolve
-from invariants import VIEWS, View, catalogue
+from invariants import VIEWS, View
 
-_REPORTS: dict[tuple[str, str, RunConfig], TargetReport] = {}
-# On the xdist controller: every worker's reports, keyed so that a shard fuzzed by two workers
-# (they run the same seed, so the reports agree) counts once.
-_FROM_WORKERS: dict[tuple[str, str, int, int], TargetReport] = {}
 _WORKER_KEY = "compactcheck_reports"
+
+
+@dataclass
+class _Session:
+    """What one pytest session fuzzed, kept in ``config.stash``."""
+
+    # Each (target, view, shard config) is fuzzed once, for all of its laws' tests.
+    reports: dict[tuple[str, str, RunConfig], TargetReport] = field(default_factory=dict)
+    # On the xdist controller: every worker's reports, keyed so that a shard fuzzed by two
+    # workers (they run the same seed, so the reports agree) counts once.
+    from_workers: dict[tuple[str, str, int, int], TargetReport] = field(default_factory=dict)
+
+
+_SESSION = pytest.StashKey[_Session]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -90,15 +102,20 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers",
         "compactcheck(target, view=None): fuzz TARGET and give one test per invariant",
     )
+    config.stash[_SESSION] = _Session()
+    _selection(config).check()
+
+
+def _selection(config: pytest.Config, views: list[View] | None = None) -> Selection:
+    """The ids asked for; a usage error for one that no view (or none of ``views``) has."""
     include = config.getoption("--compactcheck-invariants")
-    known = known_ids()
-    unknown = [law_id for law_id in _csv(include or "") if law_id not in known]
-    if unknown:
+    selection = Selection(_csv(include) if include else None)
+    try:
+        selection.check(views)
+    except CompactcheckError as error:
         # Zero tests for a typo would look like a clean run.
-        raise pytest.UsageError(
-            f"--compactcheck-invariants: unknown invariant(s) {', '.join(unknown)}; "
-            f"`compactcheck invariants` lists them: {', '.join(sorted(known))}"
-        )
+        raise pytest.UsageError(f"--compactcheck-invariants: {one_line(error)}") from None
+    return selection
 
 
 def _csv(text: str) -> tuple[str, ...]:
@@ -120,10 +137,11 @@ def _run_config(config: pytest.Config) -> RunConfig:
 
 
 def _shards(config: pytest.Config) -> list[Shard]:
-    count = config.getoption("--compactcheck-shards")
-    if count < 1:
-        raise pytest.UsageError(f"--compactcheck-shards: expected 1 or more, found {count}")
-    return [Shard(index, count) for index in range(1, count + 1)]
+    try:
+        count: int = config.getoption("--compactcheck-shards")
+        return Shard.all_of(count)
+    except CompactcheckError as error:
+        raise pytest.UsageError(f"--compactcheck-shards: {one_line(error)}") from None
 
 
 @dataclass(frozen=True)
@@ -135,6 +153,7 @@ class LawCase:
     invariant: str
     config: RunConfig
     timeout: float
+    session: _Session = field(compare=False, repr=False)
 
     @property
     def test_id(self) -> str:
@@ -146,14 +165,14 @@ class LawCase:
     def result(self) -> InvariantResult:
         """This invariant's result (the target is fuzzed once per session, for all laws)."""
         key = (self.target, self.view, self.config)
-        report = _REPORTS.get(key)
+        report = self.session.reports.get(key)
         if report is None:
             target = resolve(self.target, view=self.view, timeout=self.timeout)
             try:
                 report = run_target(target, self.view, self.config)
             finally:
                 target.close()
-            _REPORTS[key] = report
+            self.session.reports[key] = report
         return next(r for r in report.results if r.invariant == self.invariant)
 
     def check(self) -> InvariantResult:
@@ -192,6 +211,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         targets = [(name, wanted_view) for name in config.getoption("--compactcheck-target")]
     run_config = _run_config(config)
     shards = _shards(config)
+    session = config.stash[_SESSION]
     timeout = config.getoption("--compactcheck-timeout")
     cases: list[LawCase] = []
     for name, view in targets:
@@ -200,28 +220,18 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
             views = [view] if view else list(target.views)
         finally:
             target.close()
-        include = run_config.include
-        known = known_ids(views)
-        unknown = [law_id for law_id in include or () if law_id not in known]
-        if unknown:
-            # Zero tests for a typo would look like a clean run.
-            raise pytest.UsageError(
-                f"--compactcheck-invariants: unknown invariant(s) {', '.join(unknown)} for "
-                f"{name} ({', '.join(views)}); known: {', '.join(sorted(known))}"
-            )
+        selection = _selection(config, views)
         for each in views:
-            # The call law first: a crash is a finding whatever laws were selected.
-            for law in [call_law(each), *catalogue(each)]:
-                if include is None or law.id in include or law.id == CALL_ANSWERED:
-                    for shard in shards:
-                        # Shards of one target keep their corpus entries apart; the
-                        # controller merges them into the corpus when the session ends.
-                        shard_config = (
-                            run_config.for_piece(shard)
-                            if shard.count > 1
-                            else run_config.for_shard(shard)
-                        )
-                        cases.append(LawCase(name, each, law.id, shard_config, timeout))
+            for law in selection.judging(each):
+                for shard in shards:
+                    # Shards of one target keep their corpus entries apart; the controller
+                    # merges them into the corpus when the session ends.
+                    piece = (
+                        run_config.for_piece(shard)
+                        if shard.count > 1
+                        else run_config.for_shard(shard)
+                    )
+                    cases.append(LawCase(name, each, law.id, piece, timeout, session))
     metafunc.parametrize("compactcheck_law", cases, ids=[case.test_id for case in cases])
 
 
@@ -248,21 +258,21 @@ def compactcheck_target(request: pytest.FixtureRequest) -> Any:
     target.close()
 
 
-def _shipped() -> list[dict[str, Any]]:
+def _shipped(session: _Session) -> list[dict[str, Any]]:
     return [
         {
             "shard": [key[2].shard.index, key[2].shard.count],
             "report": report.model_dump(mode="json"),
         }
-        for key, report in _REPORTS.items()
+        for key, report in session.reports.items()
     ]
 
 
-def _receive(items: list[dict[str, Any]]) -> None:
+def _receive(session: _Session, items: list[dict[str, Any]]) -> None:
     for item in items:
         report = TargetReport.model_validate(item["report"])
         index, count = item["shard"]
-        _FROM_WORKERS.setdefault((report.target, report.view, index, count), report)
+        session.from_workers.setdefault((report.target, report.view, index, count), report)
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -271,7 +281,7 @@ def pytest_testnodedown(node: Any, error: Any) -> None:
     output = getattr(node, "workeroutput", None) or {}
     shipped = output.get(_WORKER_KEY)
     if shipped:
-        _receive(json.loads(shipped))
+        _receive(node.config.stash[_SESSION], json.loads(shipped))
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
@@ -280,21 +290,22 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     Worker reports travel as JSON text through ``workeroutput``, which only carries plain data.
     """
     config = session.config
+    fuzzed = config.stash[_SESSION]
     workeroutput = getattr(config, "workeroutput", None)
     if workeroutput is not None:
-        workeroutput[_WORKER_KEY] = json.dumps(_shipped())
+        workeroutput[_WORKER_KEY] = json.dumps(_shipped(fuzzed))
         return
     path = config.getoption("--compactcheck-json")
-    _receive(_shipped())
+    _receive(fuzzed, _shipped(fuzzed))
     run_config = _run_config(config)
     # Every worker is down by now: the shards' corpora can be merged into the corpus.
     gather_corpora(run_config.corpus_dir)
-    if not path or not _FROM_WORKERS:
+    if not path or not fuzzed.from_workers:
         return
     from compactcheck.report.io import write_report
 
     # Sorted, so that the report does not depend on which worker finished first.
-    ordered = [_FROM_WORKERS[key] for key in sorted(_FROM_WORKERS)]
+    ordered = [fuzzed.from_workers[key] for key in sorted(fuzzed.from_workers)]
     interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
     merged = [point_into(target, run_config.corpus_dir) for target in merge_target_groups(ordered)]
     report = report_of(merged, run_config, "", complete=not interrupted)

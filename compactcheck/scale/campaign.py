@@ -20,20 +20,29 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from compactcheck.atomic import write_text_atomically
-from compactcheck.engine.conformance import report_of, terminate_as_interrupt
-from compactcheck.engine.interrupts import listening
-from compactcheck.engine.target_run import Progress, RunConfig, Shard, TargetRun
-from compactcheck.harness import RoundOutcome
+from compactcheck.corpus.entry import CorpusEntry
+from compactcheck.engine import interrupts
+from compactcheck.engine.config import RunConfig
+from compactcheck.engine.core import Engine, follow, report_of
+from compactcheck.engine.events import (
+    Event,
+    Interrupted,
+    Note,
+    TargetFinished,
+    ViolationFound,
+    describe,
+)
 from compactcheck.report.io import write_report
 from compactcheck.report.model import InvariantResult, Report, TargetReport
 from compactcheck.scale.merge import merge_calls, merge_results
-from compactcheck.scale.pool import Job, submit, worker_pool
-from compactcheck.targets.registry import Target, resolve
-from invariants import Finding, Invariant, View
+from compactcheck.scale.pool import worker_pool
+from compactcheck.targets.registry import Target
+from invariants import View
 
+Progress = Callable[[str], None]
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 # The first iteration is small so that the time box is respected even for a slow target;
 # later ones are sized from the measured rate.
@@ -81,80 +90,60 @@ class DistinctFailure:
     seen: int = 1
 
 
-class _CampaignRun(TargetRun):
-    """A run whose corpus files are named by witness signature and never overwrite a known one."""
+@dataclass
+class _BySignature:
+    """One campaign target run's recorder: see ``BySignature``."""
 
-    def __init__(
-        self,
-        target: Target,
-        view: View,
-        config: RunConfig,
-        progress: Progress | None,
-        known: set[Path],
-    ) -> None:
-        super().__init__(target, view, config, progress)
-        self.known = known
-        self.provisional: dict[str, Path] = {}
+    known: frozenset[Path]
+    defer: bool
+    provisional: dict[str, Path] = field(default_factory=dict)
+    superseded: list[Path] = field(default_factory=list)
 
-    def record(self, law: Invariant, outcome: RoundOutcome, finding: Finding, shrunk: bool) -> Path:
-        witness = finding.violations[0].witness
-        signature = witness_signature(self.target.name, law.id, witness)
-        path = entry_file(self.config.corpus_dir, self.target.name, self.view, law.id, signature)
-        earlier = self.provisional.pop(law.id, None)
+    def write(self, directory: Path, entry: CorpusEntry, witness: Sequence[Any]) -> Path:
+        """Write ``entry`` under its witness signature, unless a known failure holds that name."""
+        signature = witness_signature(entry.target, entry.invariant, witness)
+        path = entry_file(directory, entry.target, entry.view, entry.invariant, signature)
+        earlier = self.provisional.pop(entry.invariant, None)
         if earlier is not None and earlier != path:
             # The unshrunk entry written when the failure was found gives way to the shrunk one.
-            self.discard(earlier)
+            self._discard(earlier)
         # A known failure's entry stays as it is; this run's own provisional one is replaced.
         if path == earlier or (path not in self.known and not path.exists()):
-            entry = self.entry(law, outcome, finding, shrunk)
             write_text_atomically(path, json.dumps(entry.to_json_data(), indent=1))
-            if not shrunk:
-                self.provisional[law.id] = path
-        self.corpus[law.id] = path
+            if not entry.shrunk:
+                self.provisional[entry.invariant] = path
         return path
 
-    def discard(self, path: Path) -> None:
-        """Remove an entry this run wrote and no longer stands by."""
-        path.unlink(missing_ok=True)
+    def _discard(self, path: Path) -> None:
+        if self.defer:
+            self.superseded.append(path)
+        else:
+            path.unlink(missing_ok=True)
 
-
-class _PieceRun(_CampaignRun):
-    """One worker's shard of an iteration: entries it gives up are removed by the campaign.
-
-    Shards of one iteration share the corpus folder. Two that find the same new signature both
-    write the same file name, each atomically, and either entry will do (same target, law and
-    witness structure). But a shard must not delete a file another shard may have adopted as
-    its own (it found the file there and left it), so it only lists what it gives up, and the
-    campaign removes those no distinct failure points at once the iteration is folded in.
-    """
-
-    def __init__(self, target: Target, view: View, config: RunConfig, known: set[Path]) -> None:
-        super().__init__(target, view, config, None, known)
-        self.superseded: list[Path] = []
-
-    def discard(self, path: Path) -> None:
-        self.superseded.append(path)
+    @property
+    def discarded(self) -> tuple[Path, ...]:
+        """Entries given up but left on disk for the campaign to remove."""
+        return tuple(self.superseded)
 
 
 @dataclass(frozen=True)
-class _Piece:
-    """What a worker sends back from one shard: plain data, cheap to pickle."""
+class BySignature:
+    """A campaign's corpus: one entry per distinct failure, named by its witness signature.
 
-    report: dict[str, Any]
-    examples: int
-    corpus: dict[str, Path]
-    superseded: list[Path]
+    Shards of one iteration share the corpus folder (``defer``). Two that find the same new
+    signature both write the same file name, each atomically, and either entry will do (same
+    target, law and witness structure). But a shard must not delete a file another shard may
+    have adopted as its own (it found the file there and left it), so it only lists what it
+    gives up, and the campaign removes those no distinct failure points at once the iteration
+    is folded in.
+    """
 
+    known: frozenset[Path] = frozenset()
+    defer: bool = False
 
-def _run_piece(job: Job, known: frozenset[Path]) -> _Piece:
-    """In a worker: resolve the target, run one shard of an iteration, close the target."""
-    target = resolve(job.target, view=job.view, timeout=job.timeout, budget=job.config.budget)
-    try:
-        run = _PieceRun(target, job.view, job.config, set(known))
-        report = run.report()
-    finally:
-        target.close()
-    return _Piece(report.model_dump(mode="json"), run.tally.examples, run.corpus, run.superseded)
+    def start(self) -> _BySignature:
+        """A fresh recorder for one target run."""
+        return _BySignature(self.known, self.defer)
 
 
 @dataclass
@@ -176,6 +165,14 @@ class Campaign:
     examples: int = 0
     _per_view: dict[View, list[TargetReport]] = field(default_factory=dict)
 
+    @property
+    def _view(self) -> View | None:
+        """The one view asked for, or None for every view the target handles."""
+        if set(self.views) == set(self.target.views):
+            return None
+        [view] = self.views
+        return view
+
     def seed_of(self, iteration: int) -> int:
         """The fresh seed of one iteration, derived from the campaign seed."""
         digest = hashlib.sha256(f"compactcheck-fuzz:{self.config.seed}:{iteration}".encode())
@@ -183,15 +180,15 @@ class Campaign:
 
     def run(self) -> Report:
         """Loop until the time is spent; the final report (complete) is returned and written."""
-        if self.workers == 1:
-            # Fuzzing in this process: signals are acted on between examples.
-            with listening():
-                return self._loop(self._iterate)
-        # One pool for the whole campaign; SIGTERM unwinds like Ctrl-C so that it is stopped.
-        with terminate_as_interrupt(), worker_pool(self.workers) as pool:
-            return self._loop(lambda config: self._iterate_in(pool, config))
+        # Signals are heard between iterations too, and acted on at the next safe point.
+        with interrupts.listening():
+            if self.workers == 1:
+                return self._loop(None)
+            # One pool for the whole campaign.
+            with worker_pool(self.workers) as pool:
+                return self._loop(pool)
 
-    def _loop(self, iterate: Callable[[RunConfig], int]) -> Report:
+    def _loop(self, pool: ProcessPoolExecutor | None) -> Report:
         started_at = datetime.now(UTC).isoformat(timespec="seconds")
         started = time.time()
         stop_at = started + self.max_time
@@ -199,11 +196,12 @@ class Campaign:
         complete = False
         try:
             while time.time() < stop_at:
+                interrupts.check()
                 self.iterations += 1
                 seed = self.seed_of(self.iterations)
                 config = replace(self.config, seed=seed, max_examples=budget, stop_at=stop_at)
                 began = time.time()
-                ran = iterate(config)
+                ran = self._iterate(config, pool)
                 self.examples += ran
                 self._write(started_at, complete=False)
                 spent = max(time.time() - began, 1e-3)
@@ -216,41 +214,48 @@ class Campaign:
             self._write(started_at, complete=complete)
         return self.report(started_at, complete=complete)
 
-    def _iterate(self, config: RunConfig) -> int:
-        """One iteration in this process; the number of histories run."""
-        ran = 0
-        for view in self.views:
-            known = {failure.path for failure in self.failures.values()}
-            run = _CampaignRun(self.target, view, config, self.progress, known)
-            report = run.report()
-            self._fold(view, report, run.corpus, config.seed)
-            ran += run.tally.examples
-        return ran
-
-    def _iterate_in(self, pool: ProcessPoolExecutor, config: RunConfig) -> int:
-        """One iteration cut into one shard per worker, run in ``pool``; the histories run."""
+    def _iterate(self, config: RunConfig, pool: ProcessPoolExecutor | None) -> int:
+        """One iteration through the engine (cut into one shard per worker with a pool)."""
         known = frozenset(failure.path for failure in self.failures.values())
-        jobs = [
-            Job(self.target.name, view, config.for_shard(shard), self.timeout)
-            for view in self.views
-            for shard in Shard().split(self.workers)
-        ]
-        self.progress(
-            f"iteration {self.iterations}: {config.max_examples} histories on "
-            f"{self.workers} workers"
+        engine = Engine(
+            config,
+            timeout=self.timeout,
+            workers=self.workers,
+            recording=BySignature(known, defer=pool is not None),
+            pool=pool,
         )
-        futures = [submit(pool, _run_piece, job, known) for job in jobs]
-        pieces = [future.result() for future in futures]
-        # Folded in shard order, not in order of completion, so that the outcome is repeatable.
-        for job, piece in zip(jobs, pieces, strict=True):
-            report = TargetReport.model_validate(piece.report)
-            self._fold(job.view, report, piece.corpus, job.config.seed)
+        if pool is not None:
+            self.progress(
+                f"iteration {self.iterations}: {config.max_examples} histories on "
+                f"{self.workers} workers"
+            )
+        finished: list[TargetFinished] = []
+        stopped = False
+
+        def handle(event: Event) -> None:
+            nonlocal stopped
+            if isinstance(event, TargetFinished):
+                finished.append(event)
+            elif isinstance(event, Interrupted):
+                stopped = True
+            elif isinstance(event, Note | ViolationFound):
+                self.progress(describe(event))
+
+        follow(engine.run([self.target], self._view), handle)
+        # Folded in plan order, not in order of completion, so that the outcome is repeatable.
+        finished.sort(key=lambda event: event.job)
+        for event in finished:
+            view = cast(View, event.report.view)
+            self._fold(view, event.report, event.corpus, event.seed)
         kept = {failure.path for failure in self.failures.values()}
-        for piece in pieces:
-            for path in piece.superseded:
+        for event in finished:
+            for path in event.discarded:
                 if path not in kept:
                     path.unlink(missing_ok=True)
-        return sum(piece.examples for piece in pieces)
+        if stopped:
+            # Unwinds the campaign (and its pool) with the iterations folded so far.
+            raise KeyboardInterrupt
+        return sum(event.examples for event in finished)
 
     def _fold(
         self, view: View, report: TargetReport, corpus: Mapping[str, Path], seed: int

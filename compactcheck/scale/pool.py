@@ -1,34 +1,25 @@
-"""Parallel runs on one machine: (target, view, shard) jobs in a pool of worker processes.
+"""A pool of worker processes that none outlives, and that stops cleanly on Ctrl-C.
 
-The pool is the standard library's ``ProcessPoolExecutor``; a job carries only names and a
-config, and each worker resolves its own target, so no live backend crosses a process boundary.
+The pool is the standard library's ``ProcessPoolExecutor``; what its workers run is the
+engine's (``engine.plan.run_job``).
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
-import math
 import multiprocessing
 import multiprocessing.connection
 import os
-import shutil
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
-from dataclasses import dataclass
-from pathlib import Path
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
 from types import FrameType
-from typing import Any, ParamSpec, TypeVar
+from typing import ParamSpec, TypeVar
 
 from compactcheck.engine import interrupts
-from compactcheck.engine.target_run import SHARD_CORPORA, Progress, RunConfig, Shard, run_target
-from compactcheck.report.model import TargetReport
-from compactcheck.scale.merge import merge_corpora, merge_target_groups
-from compactcheck.targets.registry import resolve
-from invariants import View
 
 # How long an interrupted worker may take to unwind its job before it is killed, and how often
 # it is told again meanwhile.
@@ -117,7 +108,7 @@ def worker_pool(workers: int) -> Iterator[ProcessPoolExecutor]:
     # Not forked from the parent, which may hold subprocess pipes and a console thread: a
     # fork server imports compactcheck once, then forks each worker from that clean process.
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["compactcheck.scale.pool"])
+    context.set_forkserver_preload(["compactcheck.scale.pool", "compactcheck.engine.plan"])
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_start_worker)
     try:
         yield pool
@@ -150,97 +141,3 @@ def _stop(pool: ProcessPoolExecutor) -> None:
         if process.is_alive():
             process.kill()
         process.join()
-
-
-@dataclass(frozen=True)
-class Job:
-    """One target on one view, one shard of the budget: what one worker process runs."""
-
-    target: str
-    view: View
-    config: RunConfig
-    timeout: float
-
-    @property
-    def label(self) -> str:
-        """``name [view] shard i/M``, for progress lines."""
-        shard = self.config.shard
-        return f"{self.target} [{self.view}]" + (f" shard {shard.label}" if shard.count > 1 else "")
-
-
-@dataclass(frozen=True)
-class Plan:
-    """The jobs of a run and how finely each (target, view) was cut to keep workers busy."""
-
-    jobs: list[Job]
-    parts: int
-
-
-def plan(
-    units: Sequence[tuple[str, View]],
-    config: RunConfig,
-    *,
-    shard: Shard,
-    workers: int,
-    timeout: float,
-) -> Plan:
-    """Jobs for ``units`` (target, view) within ``shard``, enough to keep ``workers`` busy.
-
-    With at least as many units as workers each unit is one job; with fewer, each unit is cut
-    into finer shards (see ``Shard.split``), each with its own seed and share of the budget.
-    """
-    parts = 1 if len(units) >= workers else math.ceil(workers / max(1, len(units)))
-    jobs: list[Job] = []
-    for name, view in units:
-        for piece in shard.split(parts):
-            # Shards of one target keep their corpus entries apart; gather_corpora merges them.
-            piece_config = config.for_piece(piece) if parts > 1 else config.for_shard(piece)
-            jobs.append(Job(name, view, piece_config, timeout))
-    return Plan(jobs, parts)
-
-
-def run_job(job: Job) -> dict[str, Any]:
-    """Resolve the target, fuzz it, close it; the report as JSON data (cheap to pickle)."""
-    target = resolve(job.target, view=job.view, timeout=job.timeout, budget=job.config.budget)
-    try:
-        return run_target(target, job.view, job.config).model_dump(mode="json")
-    finally:
-        target.close()
-
-
-def run_jobs(
-    jobs: Sequence[Job],
-    workers: int,
-    *,
-    progress: Progress | None = None,
-    partial: list[TargetReport] | None = None,
-) -> list[TargetReport]:
-    """Run every job, ``workers`` at a time; reports in job order, shards of a target merged.
-
-    ``partial`` receives each job's report as it finishes, so an interrupted run keeps them.
-    """
-    say: Callable[[str], None] = progress or (lambda _: None)
-    done: dict[int, TargetReport] = {}
-    with worker_pool(workers) as pool:
-        futures: dict[Future[dict[str, Any]], int] = {
-            submit(pool, run_job, job): number for number, job in enumerate(jobs)
-        }
-        for future in as_completed(futures):
-            number = futures[future]
-            report = TargetReport.model_validate(future.result())
-            done[number] = report
-            if partial is not None:
-                partial.append(report)
-            say(f"{jobs[number].label}: done ({len(done)} of {len(jobs)} jobs)")
-    return merge_target_groups(done[number] for number in sorted(done))
-
-
-def gather_corpora(corpus_dir: Path) -> list[Path]:
-    """Merge the per-shard corpora of one machine into ``corpus_dir`` and remove them."""
-    shards = corpus_dir / SHARD_CORPORA
-    if not shards.is_dir():
-        return []
-    sources = sorted(path for path in shards.iterdir() if path.is_dir())
-    written = merge_corpora(sources, corpus_dir)
-    shutil.rmtree(shards, ignore_errors=True)
-    return written

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from compactcheck.engine.target_run import RunConfig, run_target
+from compactcheck.engine.config import RunConfig
+from compactcheck.engine.core import run_target
 from compactcheck.targets.adapters import ADAPTERS, EXTRAS, MissingExtraError
 from compactcheck.targets.registry import resolve
 

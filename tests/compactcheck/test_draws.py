@@ -12,8 +12,9 @@ from hypothesis import Phase, given, seed, settings
 from hypothesis import strategies as st
 from hypothesis.internal.conjecture import providers
 
+from compactcheck.engine.config import RunConfig
+from compactcheck.engine.core import run_target
 from compactcheck.engine.draws import HYPOTHESIS_LOCAL_CONSTANTS, seed_only_draws
-from compactcheck.engine.target_run import RunConfig, run_target
 from compactcheck.targets.registry import resolve
 
 LOCAL_MODULE = """

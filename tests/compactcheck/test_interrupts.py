@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from compactcheck.engine import interrupts
+from compactcheck.engine.config import RunConfig
+from compactcheck.engine.core import InterruptedRunError, run_target
 from compactcheck.engine.interrupts import Terminated, listening
-from compactcheck.engine.target_run import InterruptedRunError, RunConfig, run_target
 from compactcheck.targets.registry import resolve
 
 

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from compactcheck.corpus.entry import load_entry
-from compactcheck.engine.target_run import RunConfig, run_target
+from compactcheck.engine.config import RunConfig
+from compactcheck.engine.core import run_target
 from compactcheck.targets.registry import all_mutants, resolve
 from tests.compactcheck.commandline import cli, load
 

@@ -10,13 +10,17 @@ import pytest
 
 from compactcheck.cli import main
 from compactcheck.corpus.entry import CorpusEntry, load_entry, write_entry
-from compactcheck.engine.conformance import report_of
-from compactcheck.engine.target_run import RunConfig, Shard, ShardError
+from compactcheck.engine.config import RunConfig
+from compactcheck.engine.core import report_of
+from compactcheck.engine.events import TargetFinished
+from compactcheck.engine.plan import Job, plan, run_job
+from compactcheck.engine.recording import ByLaw
+from compactcheck.engine.shards import Shard, ShardError
 from compactcheck.errors import CompactcheckError
 from compactcheck.report.io import load_report, write_report
 from compactcheck.report.model import Report
 from compactcheck.scale.merge import MergeError, merge_corpora, merge_reports
-from compactcheck.scale.pool import Job, plan, run_jobs
+from compactcheck.scale.pool import submit, worker_pool
 from compactcheck.targets.registry import all_mutants
 
 
@@ -77,7 +81,10 @@ def _suite(shard: Shard, corpus: Path) -> Report:
             malformed=mutant.malformed,
         )
         jobs.append(Job(f"mutant:{mutant.name}", mutant.view, config.for_shard(shard), 30.0))
-    targets = run_jobs(jobs, 2)
+    with worker_pool(2) as pool:
+        futures = [submit(pool, run_job, job, ByLaw()) for job in jobs]
+        events = [event for future in futures for event in future.result()]
+    targets = [event.report for event in events if isinstance(event, TargetFinished)]
     return report_of(targets, RunConfig(seed=0, max_examples=600, profile="ci"), "", complete=True)
 
 

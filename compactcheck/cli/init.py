@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
+from rich.console import Console
+
 from compactcheck.atomic import write_text_atomically
-from compactcheck.errors import CompactcheckError
+from compactcheck.errors import CompactcheckError, ExitCode
 
 ADAPTER = '''"""Adapter between compactcheck and your compactor (written by `compactcheck init`).
 
@@ -55,3 +58,18 @@ def scaffold(directory: Path) -> list[Path]:
     write_text_atomically(adapter, ADAPTER)
     write_text_atomically(test, TEST_MODULE.format(adapter=adapter.name))
     return [adapter, test]
+
+
+def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register the command."""
+    init = commands.add_parser("init", help="scaffold an adapter and a pytest module")
+    init.add_argument("--dir", type=Path, default=Path("."), help="where to write (default: .)")
+    init.set_defaults(handler=main)
+
+
+def main(arguments: argparse.Namespace, console: Console) -> int:
+    """Write the files and say what to run next."""
+    for path in scaffold(arguments.dir):
+        console.print(f"wrote {path}", highlight=False)
+    console.print("next: pytest tests/test_compactcheck_conformance.py", highlight=False)
+    return ExitCode.OK

@@ -1,0 +1,100 @@
+"""Quick checks that need no fuzzing: `replay` the corpus, `smoke` a target, `golden` cases."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from rich.console import Console
+from rich.text import Text
+
+from compactcheck.cli.options import seconds
+from compactcheck.corpus.entry import DEFAULT_CORPUS_DIR
+from compactcheck.corpus.replay import replay
+from compactcheck.errors import CompactcheckError, ExitCode
+from compactcheck.golden import DEFAULT_CORPUS, CaseResult, case_files, load_case, run_case
+from compactcheck.harness.smoke import smoke_round
+from compactcheck.report import untrusted
+from compactcheck.report.render.listings import golden_table, replay_table
+from compactcheck.targets.registry import resolve
+
+
+def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register the commands."""
+    replay_command = commands.add_parser(
+        "replay", help="re-run the crash corpus: fixed or still failing"
+    )
+    replay_command.add_argument("path", nargs="?", type=Path, default=DEFAULT_CORPUS_DIR)
+    replay_command.add_argument("--timeout", type=seconds, default=30.0)
+    replay_command.set_defaults(handler=replay_main)
+
+    smoke = commands.add_parser("smoke", help="one tiny history through each view of a target")
+    smoke.add_argument("target")
+    smoke.add_argument("--timeout", type=seconds, default=30.0)
+    smoke.set_defaults(handler=smoke_main)
+
+    golden = commands.add_parser(
+        "golden", help="run the snapshot reference engine over the golden corpus"
+    )
+    golden.add_argument(
+        "path",
+        nargs="?",
+        type=Path,
+        default=DEFAULT_CORPUS,
+        help="a case file or a folder of them (default: the shipped corpus)",
+    )
+    golden.set_defaults(handler=golden_main)
+
+
+def replay_main(arguments: argparse.Namespace, console: Console) -> int:
+    """Re-run every corpus entry: failed while any still fails, inconclusive if one errored."""
+    results = replay(arguments.path, timeout=arguments.timeout)
+    if not results:
+        console.print(f"no corpus entries at {arguments.path}")
+        return ExitCode.OK
+    console.print(replay_table(results))
+    verdicts = {item.verdict for item in results}
+    if "still failing" in verdicts:
+        return ExitCode.FAILED
+    return ExitCode.INCONCLUSIVE if "errored" in verdicts else ExitCode.OK
+
+
+def smoke_main(arguments: argparse.Namespace, console: Console) -> int:
+    """One tiny history through each view: does the target answer at all?"""
+    target = resolve(arguments.target, timeout=arguments.timeout)
+    failed = False
+    try:
+        for view in target.views:
+            outcome = smoke_round(target, view)
+            detail = outcome.reason or f"answered in round {outcome.round}"
+            ok = outcome.status in ("compacted", "unchanged", "declined")
+            failed |= not ok
+            console.print(
+                Text(
+                    f"{view}: {outcome.status} ({untrusted.one_line(detail)})",
+                    style="green" if ok else "red",
+                )
+            )
+    finally:
+        target.close()
+    return ExitCode.FAILED if failed else ExitCode.OK
+
+
+def golden_main(arguments: argparse.Namespace, console: Console) -> int:
+    """Every golden case through the snapshot reference engine; failed on any mismatch."""
+    path: Path = arguments.path
+    results: list[CaseResult] = [run_case(load_case(file), file) for file in case_files(path)]
+    if not results:
+        raise CompactcheckError(f"{path}: expected golden case files (*.json), found none")
+    console.print(golden_table(results))
+    for result in results:
+        for round_ in result.rounds:
+            if round_.mismatches:
+                line = f"{result.path.name} round {round_.index}: " + "; ".join(round_.mismatches)
+                console.print(f"[red]{line}[/]", markup=True, highlight=False)
+    failed = [result for result in results if not result.passed]
+    console.print(
+        f"{len(results) - len(failed)} of {len(results)} case(s) behaved as expected"
+        + (f"; unexpected: {', '.join(r.case.name for r in failed)}" if failed else "")
+    )
+    return ExitCode.FAILED if failed else ExitCode.OK

@@ -1,0 +1,105 @@
+"""`compactcheck fuzz`: a time-boxed campaign of fresh-seeded runs of one target."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import replace
+from datetime import UTC, datetime
+from pathlib import Path
+
+from rich.console import Console
+from rich.text import Text
+
+from compactcheck.cli.options import (
+    fuzzing_options,
+    outputs,
+    positive,
+    run_config,
+    seconds,
+    write_outputs,
+)
+from compactcheck.engine.core import Engine
+from compactcheck.errors import ExitCode
+from compactcheck.report import untrusted
+from compactcheck.report.render import print_report
+from compactcheck.scale.campaign import Campaign
+
+DEFAULT_CAMPAIGN_REPORT = Path(".compactcheck") / "campaign.json"
+
+
+def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register the command."""
+    fuzz = commands.add_parser(
+        "fuzz", help="time-boxed campaign: fresh-seeded runs of one target until time is up"
+    )
+    fuzz.add_argument("target", metavar="TARGET", help="see `compactcheck targets`")
+    fuzz.add_argument(
+        "--max-time", type=seconds, required=True, metavar="S", help="seconds to spend"
+    )
+    fuzzing_options(fuzz, examples_help="at most this many histories per iteration", default=1000)
+    fuzz.add_argument(
+        "--workers",
+        type=positive,
+        default=1,
+        help="worker processes; each iteration is cut into one shard per worker",
+    )
+    outputs(fuzz, json_default=DEFAULT_CAMPAIGN_REPORT)
+    fuzz.set_defaults(handler=main)
+
+
+def main(arguments: argparse.Namespace, console: Console) -> int:
+    """Run the campaign; its report is on disk after every iteration."""
+    # A campaign is not a replay: its seed only starts the series, and it feeds the example
+    # database's saved failures back in whatever seed was given.
+    config = replace(run_config(arguments, "campaign"), seed_given=False)
+    [target] = Engine(config, timeout=arguments.timeout).open([arguments.target], arguments.view)
+    views = [view for view in target.views if arguments.view in (None, view)]
+    database = "local + Redis" if config.redis_url else "local"
+    console.print(
+        f"compactcheck {config.toolkit_version}  fuzz {untrusted.one_line(target.name)}  "
+        f"seed {config.seed}  for {arguments.max_time:g} s  workers {arguments.workers}  "
+        f"database {database}  report {arguments.json}",
+        highlight=False,
+    )
+    if arguments.workers > 1:
+        # Each worker resolves its own; a subprocess target must not be shared.
+        target.close()
+    campaign = Campaign(
+        target,
+        views,
+        config,
+        arguments.max_time,
+        report_path=arguments.json,
+        workers=arguments.workers,
+        timeout=arguments.timeout,
+    )
+    started = datetime.now(UTC).isoformat(timespec="seconds")
+    complete = False
+    try:
+        with console.status("fuzzing") as status:
+            campaign.progress = lambda line: status.update(untrusted.one_line(line))
+            campaign.run()
+        complete = True
+    except KeyboardInterrupt:
+        console.print("[yellow]interrupted: the report on disk is marked incomplete[/]")
+    finally:
+        target.close()
+    report = campaign.report(started, complete=complete)
+    # The campaign itself keeps the JSON report up to date.
+    write_outputs(report, arguments, json=False)
+    print_report(report, console)
+    console.print(
+        f"{campaign.iterations} iteration(s), {campaign.examples} histories, "
+        f"{len(campaign.failures)} distinct failure(s)",
+        highlight=False,
+    )
+    for failure in campaign.failures.values():
+        console.print(
+            Text(
+                f"  {failure.invariant} [{failure.signature}] seen {failure.seen}x: "
+                f"{untrusted.one_line(str(failure.path))}"
+            )
+        )
+    if not complete:
+        return ExitCode.INTERRUPTED
+    return report.exit_code()

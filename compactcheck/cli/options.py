@@ -1,0 +1,210 @@
+"""What the commands share: argument types, the fuzzing options, the run config, the outputs."""
+
+from __future__ import annotations
+
+import argparse
+import secrets
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+from compactcheck.corpus.entry import DEFAULT_CORPUS_DIR
+from compactcheck.engine.config import Profile, RunConfig
+from compactcheck.engine.shards import Shard
+from compactcheck.errors import CompactcheckError, ExitCode
+from compactcheck.harness import MALFORMED
+from compactcheck.report.io import write_report, write_text
+from compactcheck.report.model import Report
+from compactcheck.report.render import FORMATS
+from compactcheck.scale.database import (
+    REDIS_URL_VARIABLE,
+    DatabaseError,
+    check_reachable,
+    redis_url,
+)
+from invariants import VIEWS, Budget
+
+PROFILES = ("dev", "ci", "campaign")
+
+
+def toolkit_version() -> str:
+    """The installed version of compactcheck."""
+    try:
+        return version("compactcheck")
+    except PackageNotFoundError:
+        return "0+unknown"
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line and exit code 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(ExitCode.USAGE, f"compactcheck: error: {message} (see --help)\n")
+
+
+def csv(text: str) -> list[str]:
+    """``a, b,c`` as ``["a", "b", "c"]``."""
+    return [item.strip() for item in text.split(",") if item.strip()]
+
+
+def _whole(text: str, least: int) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, found {text!r}") from None
+    if value < least:
+        raise argparse.ArgumentTypeError(f"expected a number of at least {least}, found {value}")
+    return value
+
+
+def positive(text: str) -> int:
+    """A whole number of at least 1."""
+    return _whole(text, 1)
+
+
+def natural(text: str) -> int:
+    """A whole number of at least 0."""
+    return _whole(text, 0)
+
+
+def seconds(text: str) -> float:
+    """A number of seconds above 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected seconds, found {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"expected more than 0 seconds, found {text}")
+    return value
+
+
+def shard(text: str) -> Shard:
+    """``i/M`` as a shard."""
+    try:
+        return Shard.parse(text)
+    except CompactcheckError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _malformed(text: str) -> tuple[str, ...]:
+    names = tuple(name.strip() for name in text.split(",") if name.strip())
+    unknown = [name for name in names if name not in MALFORMED]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(
+            f"unknown malformed-input scenario(s) {', '.join(unknown) or repr(text)}; "
+            f"known: {', '.join(MALFORMED)}"
+        )
+    return names
+
+
+def fuzzing_options(
+    parser: argparse.ArgumentParser, *, examples_help: str, default: int = 100
+) -> None:
+    """The options `run` and `fuzz` share."""
+    parser.add_argument("--view", choices=VIEWS, help="only this view")
+    parser.add_argument("--invariants", type=csv, help="only these invariant ids (a,b,c)")
+    parser.add_argument("--exclude-invariants", type=csv, default=[], help="skip these ids")
+    parser.add_argument("--max-examples", type=positive, default=default, help=examples_help)
+    parser.add_argument("--rounds", type=positive, default=3, help="most compactions per history")
+    parser.add_argument("--seed", type=int, help="run seed (default: random in dev, 0 in ci)")
+    parser.add_argument("--timeout", type=seconds, default=30.0, help="seconds per backend call")
+    parser.add_argument("--budget", type=positive, help="declared size limit of compacted messages")
+    parser.add_argument(
+        "--counter",
+        choices=("messages", "characters", "approx_tokens"),
+        default="approx_tokens",
+        help="how --budget is counted",
+    )
+    parser.add_argument(
+        "--malformed",
+        type=_malformed,
+        default=(),
+        metavar="NAME[,NAME]",
+        help=f"also generate messages histories a provider would reject: {', '.join(MALFORMED)} "
+        "(default: none; every generated history is one the provider accepts)",
+    )
+    parser.add_argument(
+        "--min-exercised",
+        type=natural,
+        default=5,
+        help="keep exploring past --max-examples until every applicable law was exercised this "
+        "often (0: no extra exploring)",
+    )
+    parser.add_argument(
+        "--max-total-examples",
+        type=positive,
+        help="the cap of that exploring, in histories (default: 5 x --max-examples)",
+    )
+    parser.add_argument(
+        "--no-shrink",
+        action="store_true",
+        help="report failing histories as found, without shrinking them",
+    )
+    parser.add_argument(
+        "--corpus", type=Path, default=DEFAULT_CORPUS_DIR, help="crash corpus folder"
+    )
+    parser.add_argument(
+        "--redis",
+        metavar="URL",
+        help=f"shared Hypothesis example database (default: ${REDIS_URL_VARIABLE}); "
+        "read-write in campaign, read-only in dev, unused in ci",
+    )
+    parser.add_argument(
+        "--redis-read-only",
+        action="store_true",
+        help="replay what the shared database holds without writing to it",
+    )
+
+
+def outputs(parser: argparse.ArgumentParser, json_default: Path | None = None) -> None:
+    """The report files a command can write."""
+    for name in ("json", "junit", "markdown", "html"):
+        default = json_default if name == "json" else None
+        parser.add_argument(
+            f"--{name}", type=Path, metavar="PATH", default=default, help=f"write a {name} report"
+        )
+
+
+def write_outputs(report: Report, arguments: argparse.Namespace, *, json: bool = True) -> None:
+    """Write every report file asked for (the JSON one only where ``json``)."""
+    if json and arguments.json is not None:
+        write_report(report, arguments.json)
+    for name in ("junit", "markdown", "html"):
+        path = getattr(arguments, name)
+        if path is not None:
+            write_text(path, FORMATS[name](report))
+
+
+def run_config(arguments: argparse.Namespace, profile: Profile) -> RunConfig:
+    """The run config of `run` or `fuzz` from their shared options."""
+    seed = arguments.seed
+    if seed is None:
+        seed = 0 if profile == "ci" else secrets.randbelow(2**32)
+    budget = Budget(limit=arguments.budget, counter=arguments.counter) if arguments.budget else None
+    url = redis_url(arguments.redis)
+    if profile == "ci" and arguments.redis is not None:
+        raise DatabaseError(
+            "the ci profile is deterministic and uses no example database; drop --redis or use "
+            "--profile campaign (or dev, read-only)"
+        )
+    if profile == "ci":
+        url = None
+    if url is not None:
+        check_reachable(url)
+    return RunConfig(
+        seed=seed,
+        max_examples=arguments.max_examples,
+        rounds=arguments.rounds,
+        profile=profile,
+        include=tuple(arguments.invariants) if arguments.invariants is not None else None,
+        exclude=tuple(arguments.exclude_invariants),
+        corpus_dir=arguments.corpus,
+        toolkit_version=toolkit_version(),
+        budget=budget,
+        shrink=not arguments.no_shrink,
+        seed_given=arguments.seed is not None,
+        malformed=tuple(arguments.malformed),
+        min_exercised=arguments.min_exercised,
+        max_total_examples=arguments.max_total_examples,
+        redis_url=url,
+        redis_read_only=arguments.redis_read_only,
+    )

@@ -1,0 +1,91 @@
+"""`compactcheck run`: fuzz targets and report their conformance."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from rich.console import Console
+
+from compactcheck.cli.options import (
+    PROFILES,
+    fuzzing_options,
+    outputs,
+    positive,
+    run_config,
+    shard,
+    write_outputs,
+)
+from compactcheck.cli.progress import Progress
+from compactcheck.engine.config import Profile
+from compactcheck.engine.core import Engine, follow
+from compactcheck.engine.shards import Shard, ShardError
+from compactcheck.errors import ExitCode
+from compactcheck.report.render import print_report
+
+
+def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register the command."""
+    run = commands.add_parser("run", help="fuzz targets and report their conformance")
+    run.add_argument("targets", nargs="+", metavar="TARGET", help="see `compactcheck targets`")
+    fuzzing_options(run, examples_help="histories per target")
+    run.add_argument(
+        "--profile",
+        choices=PROFILES,
+        default=None,
+        help="dev (random, local database), ci (fixed seed, no database), campaign",
+    )
+    run.add_argument(
+        "--workers",
+        type=positive,
+        default=1,
+        help="worker processes; a lone target is cut into shards to keep them busy",
+    )
+    run.add_argument(
+        "--shard",
+        type=shard,
+        default=Shard(),
+        metavar="I/M",
+        help="run shard I of M (own seed, 1/M of the budget); `compactcheck merge` joins them",
+    )
+    outputs(run)
+    run.set_defaults(handler=main)
+
+
+def main(arguments: argparse.Namespace, console: Console) -> int:
+    """Fuzz, show progress, write the reports; the exit code says what was found."""
+    profile: Profile = arguments.profile or ("ci" if os.environ.get("CI") else "dev")
+    piece: Shard = arguments.shard
+    if piece.count > 1 and arguments.seed is None and profile != "ci":
+        raise ShardError(
+            f"--shard {piece.label} needs --seed S: the shards of one run must share its seed, "
+            f"and the {profile} profile would pick a random one"
+        )
+    config = run_config(arguments, profile)
+    engine = Engine(config, timeout=arguments.timeout, workers=arguments.workers, shard=piece)
+    targets = engine.open(arguments.targets, arguments.view)
+    try:
+        reproduce = f"--seed {config.seed}" + (f" --shard {piece.label}" if piece.count > 1 else "")
+        if arguments.workers > 1:
+            reproduce += f" --workers {arguments.workers}"
+            # Each worker resolves its own; a subprocess target must not be shared.
+            for target in targets:
+                target.close()
+        console.print(
+            f"compactcheck {config.toolkit_version}  seed {config.seed}  profile {profile}  "
+            f"max-examples {config.max_examples}  rounds {config.rounds}  "
+            + (f"malformed {','.join(config.malformed)}  " if config.malformed else "")
+            + f"(reproduce with {reproduce})",
+            highlight=False,
+        )
+        with console.status("fuzzing") as status:
+            progress = Progress(console, status, "interrupted: writing the partial report")
+            report = follow(engine.run(targets, arguments.view), progress)
+    finally:
+        for target in targets:
+            target.close()
+    write_outputs(report, arguments)
+    print_report(report, console)
+    if not report.complete:
+        return ExitCode.INTERRUPTED
+    return report.exit_code()

@@ -1,0 +1,101 @@
+"""How a run fuzzes: budget, seed, profile, selection and where what is found is kept."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Literal
+
+from hypothesis.database import ExampleDatabase
+
+from compactcheck.corpus.entry import DEFAULT_CORPUS_DIR
+from compactcheck.engine.shards import Shard
+from compactcheck.scale.database import profile_database
+from invariants import Budget
+
+Profile = Literal["dev", "ci", "campaign"]
+# Where the shards run on one machine keep their corpora until they are merged into the main one.
+SHARD_CORPORA = ".shards"
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """How much to fuzz, with which seed, where to keep what is found."""
+
+    seed: int
+    max_examples: int = 100
+    rounds: int = 3
+    profile: Profile = "dev"
+    include: Sequence[str] | None = None
+    exclude: Sequence[str] = ()
+    corpus_dir: Path = DEFAULT_CORPUS_DIR
+    budget: Budget | None = None
+    # Off: report the first failing history as found, unshrunk (faster; --no-shrink).
+    shrink: bool = True
+    toolkit_version: str = "0+unknown"
+    database: ExampleDatabase | None = None
+    # A URL rather than a client, so that a config crosses into worker processes.
+    redis_url: str | None = None
+    redis_read_only: bool = False
+    shard: Shard = field(default_factory=Shard)
+    # Where the local Hypothesis database lives; by default beside the corpus folder.
+    database_dir: Path | None = None
+    # time.time() after which exploring and shrinking stop early (fuzz --max-time).
+    stop_at: float | None = None
+    # Stop exploring once every selected law is broken (benchmarks, detection tests).
+    stop_when_all_broken: bool = False
+    # The seed the user gave, when ``seed`` is a shard's own (set by ``for_shard``).
+    run_seed: int | None = None
+    # Whether the user named the seed: then a run replays it exactly, and saved failures in
+    # the example database are not fed back in (they would change the shrunk witnesses).
+    seed_given: bool = False
+    # Named malformed-input scenarios the user asked for (views.MALFORMED); none by default.
+    malformed: tuple[str, ...] = ()
+    # Coverage: keep exploring past max_examples, up to max_total_examples, until every
+    # applicable law was exercised min_exercised times and the target compacted often enough.
+    min_exercised: int = 5
+    max_total_examples: int | None = None
+
+    def hypothesis_database(self) -> ExampleDatabase | None:
+        """The example database of the profile: local in dev, local plus Redis in campaign."""
+        if self.database is not None:
+            return self.database
+        return profile_database(
+            self.profile,
+            self.database_dir or self.corpus_dir.parent / "hypothesis",
+            self.redis_url,
+            read_only=self.redis_read_only,
+        )
+
+    def for_shard(self, shard: Shard) -> RunConfig:
+        """The config of one shard of this run: its seed and its share of the budget."""
+        return replace(
+            self,
+            shard=shard,
+            seed=shard.seed(self.seed),
+            max_examples=max(1, shard.budget(self.max_examples)),
+            run_seed=self.seed if self.run_seed is None else self.run_seed,
+        )
+
+    def for_piece(self, shard: Shard) -> RunConfig:
+        """One shard run beside others on this machine, its corpus kept apart until merged.
+
+        Shards of one target would otherwise overwrite each other's corpus entries (the file
+        name is a function of target, view and invariant); ``gather_corpora`` merges them. The
+        Hypothesis database stays the shared one.
+        """
+        database_dir = self.database_dir or self.corpus_dir.parent / "hypothesis"
+        corpus = self.corpus_dir / SHARD_CORPORA / f"{shard.index}-of-{shard.count}"
+        return replace(self.for_shard(shard), corpus_dir=corpus, database_dir=database_dir)
+
+    @property
+    def example_cap(self) -> int:
+        """The most histories coverage-directed exploring may run (default 5 x max_examples)."""
+        cap = self.max_total_examples or 5 * self.max_examples
+        return max(cap, self.max_examples)
+
+    def time_is_up(self) -> bool:
+        """Whether a time box was set and is spent."""
+        return self.stop_at is not None and time.time() >= self.stop_at

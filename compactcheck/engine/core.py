@@ -1,0 +1,249 @@
+"""The run engine: targets in, a stream of events out (see ``engine.events``).
+
+Every front end consumes this one stream: the command line (``run`` and ``fuzz``), the pytest
+plugin, worker processes, shards and campaigns. None of them runs a part of a run itself.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Generator, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from compactcheck.engine import interrupts
+from compactcheck.engine.config import RunConfig
+from compactcheck.engine.events import (
+    Event,
+    Interrupted,
+    RunFinished,
+    RunStarted,
+    TargetFinished,
+)
+from compactcheck.engine.plan import Job, gather_corpora, plan, run_job
+from compactcheck.engine.recording import ByLaw, Recording
+from compactcheck.engine.selection import Selection
+from compactcheck.engine.shards import Shard
+from compactcheck.engine.target_run import TargetRun
+from compactcheck.report.model import Report, TargetReport
+from compactcheck.scale.merge import merge_target_groups, point_into
+from compactcheck.scale.pool import submit, worker_pool
+from compactcheck.targets.registry import Target, TargetError, resolve
+from invariants import View
+
+# How often a run waiting for its workers looks for a Ctrl-C it heard.
+_POLL = 0.2
+
+
+def report_of(
+    done: Sequence[TargetReport], config: RunConfig, started: str, *, complete: bool
+) -> Report:
+    """The report of what has been run so far."""
+    shard = config.shard
+    return Report(
+        toolkit_version=config.toolkit_version,
+        # A shard reports the run's seed and its own place; --seed S --shard i/M re-runs it.
+        seed=config.seed if config.run_seed is None else config.run_seed,
+        shards=[shard.label] if shard.count > 1 else [],
+        profile=config.profile,
+        max_examples=config.max_examples,
+        rounds=config.rounds,
+        complete=complete,
+        started_at=started,
+        targets=list(done),
+        malformed=list(config.malformed),
+    )
+
+
+def _signal_name(interrupt: KeyboardInterrupt) -> str:
+    return "SIGTERM" if isinstance(interrupt, interrupts.Terminated) else "SIGINT"
+
+
+@dataclass
+class Engine:
+    """Fuzz targets on their views under one config; ``run`` yields what happens."""
+
+    config: RunConfig
+    # Seconds per backend call, for the targets this engine resolves (workers resolve their own).
+    timeout: float = 30.0
+    # Above 1, each (target, view, shard) job runs in a worker process.
+    workers: int = 1
+    # The slice of the whole run this one is (--shard i/M).
+    shard: Shard = field(default_factory=Shard)
+    recording: Recording = field(default_factory=ByLaw)
+    # A pool that outlives this run (a campaign's); by default a run with workers makes its own.
+    pool: ProcessPoolExecutor | None = None
+
+    @property
+    def selection(self) -> Selection:
+        """The laws the user selected."""
+        return Selection(self.config.include, self.config.exclude)
+
+    @property
+    def run_config(self) -> RunConfig:
+        """The config of the slice this engine runs (the whole run when it is not sharded)."""
+        return self.config.for_shard(self.shard) if self.shard.count > 1 else self.config
+
+    def open(self, names: Sequence[str], view: View | None = None) -> list[Target]:
+        """Resolve every target and check the selection first, so a typo fails before fuzzing."""
+        targets: list[Target] = []
+        try:
+            for name in names:
+                target = resolve(name, view=view, timeout=self.timeout, budget=self.config.budget)
+                targets.append(target)
+                if view is not None and view not in target.views:
+                    raise TargetError(
+                        f"{name}: handles the {', '.join(target.views)} view(s), not {view}"
+                    )
+            self.selection.check({v for target in targets for v in target.views})
+        except BaseException:
+            for target in targets:
+                target.close()
+            raise
+        return targets
+
+    def run(
+        self, targets: Sequence[Target], view: View | None = None
+    ) -> Generator[Event, None, None]:
+        """Fuzz every target on every view it handles (or ``view``); the run's events.
+
+        The stream ends with ``RunFinished``, after ``Interrupted`` when Ctrl-C or SIGTERM cut
+        it short. With workers, the targets given are only named: each worker resolves its own.
+        The caller keeps ownership of ``targets`` (and closes them).
+        """
+        started = datetime.now(UTC).isoformat(timespec="seconds")
+        pairs = [(t, v) for t in targets for v in t.views if view is None or v == view]
+        if self.workers > 1 or self.pool is not None:
+            yield from self._pooled([(t.name, v) for t, v in pairs], started)
+        else:
+            yield from self._in_process(pairs, started)
+
+    def _in_process(self, pairs: Sequence[tuple[Target, View]], started: str) -> Iterator[Event]:
+        config = self.run_config
+        done: list[TargetReport] = []
+        stopped: KeyboardInterrupt | None = None
+        units = tuple((target.name, view) for target, view in pairs)
+        # Fuzzing in this process: a signal is heard, and acted on between examples.
+        with interrupts.listening():
+            try:
+                yield RunStarted(config.seed if config.run_seed is None else config.run_seed, units)
+                for index, (target, view) in enumerate(pairs):
+                    interrupts.check()
+                    run = TargetRun(target, view, config, self.recording)
+                    for event in run.steps(index):
+                        if isinstance(event, TargetFinished):
+                            done.append(event.report)
+                        yield event
+                    if run.interrupted:
+                        stopped = run.stopped_by or KeyboardInterrupt()
+                        break
+            except KeyboardInterrupt as interrupt:
+                stopped = interrupt
+        if stopped is not None:
+            yield Interrupted(_signal_name(stopped))
+        yield RunFinished(report_of(done, config, started, complete=stopped is None))
+
+    def _pooled(self, units: Sequence[tuple[str, View]], started: str) -> Iterator[Event]:
+        config = self.config
+        separate = isinstance(self.recording, ByLaw)
+        work = plan(
+            units,
+            config,
+            shard=self.shard,
+            workers=max(self.workers, 1),
+            timeout=self.timeout,
+            separate_corpora=separate,
+        )
+        report_config = self.run_config
+        seed = config.seed if config.run_seed is None else config.run_seed
+        done: dict[int, TargetReport] = {}
+        stopped: KeyboardInterrupt | None = None
+        with interrupts.listening():
+            try:
+                yield RunStarted(seed, tuple(units), self.workers, work.parts, len(work.jobs))
+                with self._workers() as pool:
+                    for event in self._jobs(pool, work.jobs):
+                        if isinstance(event, TargetFinished):
+                            done[event.job] = event.report
+                            if event.interrupted:
+                                stopped = KeyboardInterrupt()
+                        yield event
+            except KeyboardInterrupt as interrupt:
+                stopped = interrupt
+            finally:
+                if separate:
+                    gather_corpora(config.corpus_dir)
+        merged = merge_target_groups(done[number] for number in sorted(done))
+        if separate and work.parts > 1:
+            merged = [point_into(target, config.corpus_dir) for target in merged]
+        if stopped is not None:
+            yield Interrupted(_signal_name(stopped))
+        yield RunFinished(report_of(merged, report_config, started, complete=stopped is None))
+
+    @contextlib.contextmanager
+    def _workers(self) -> Iterator[ProcessPoolExecutor]:
+        if self.pool is not None:
+            yield self.pool
+            return
+        with worker_pool(self.workers) as pool:
+            yield pool
+
+    def _jobs(self, pool: ProcessPoolExecutor, jobs: Sequence[Job]) -> Iterator[Event]:
+        """Every job's events, job by job as they finish; a heard signal stops the wait."""
+        pending: dict[Future[list[Event]], Job] = {
+            submit(pool, run_job, job, self.recording): job for job in jobs
+        }
+        while pending:
+            interrupts.check()
+            finished, _ = wait(pending, timeout=_POLL, return_when=FIRST_COMPLETED)
+            for future in finished:
+                del pending[future]
+                yield from future.result()
+
+
+def follow(events: Generator[Event, None, None], handle: Callable[[Event], None]) -> Report:
+    """Hand every event to ``handle``; the run's report.
+
+    An interrupt that lands in ``handle`` (a second Ctrl-C) is passed into the run, which then
+    stops and reports what it did, as it would for one that lands inside it.
+    """
+    report: Report | None = None
+    with contextlib.closing(events):
+        event: Event | None = next(events, None)
+        while event is not None:
+            if isinstance(event, RunFinished):
+                report = event.report
+            try:
+                handle(event)
+                event = next(events, None)
+            except KeyboardInterrupt as interrupt:
+                if report is not None:
+                    # The run is over and reported: nothing is left to stop.
+                    break
+                try:
+                    event = events.throw(interrupt)
+                except StopIteration:
+                    event = None
+    assert report is not None, "a run ends with RunFinished"
+    return report
+
+
+class InterruptedRunError(KeyboardInterrupt):
+    """The run was interrupted; ``report`` holds what this target had found so far."""
+
+    def __init__(self, report: TargetReport) -> None:
+        super().__init__("interrupted")
+        self.report = report
+
+
+def run_target(target: Target, view: View, config: RunConfig) -> TargetReport:
+    """Fuzz one target on one view (the caller closes it) and report every law's verdict.
+
+    Raises InterruptedRunError, with the partial report, when a signal cut the run short.
+    """
+    report = follow(Engine(config).run([target], view), lambda _: None)
+    [target_report] = report.targets
+    if not report.complete:
+        raise InterruptedRunError(target_report)
+    return target_report

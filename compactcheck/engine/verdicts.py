@@ -1,0 +1,114 @@
+"""The verdict policy of a run: what the counts of one target on one view let it say of a law.
+
+A pass is earned: only rounds where the law could have failed count toward it, a target that
+(almost) never compacted gets no pass, and a target none of whose calls answered is errored,
+not judged.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from compactcheck.engine.crash import CALL_ANSWERED
+from compactcheck.harness import RoundOutcome
+from compactcheck.report.model import Verdict, answered_verdict, rarely_compacted, vacuity_line
+from invariants import Finding, Invariant
+
+
+@dataclass
+class Failure:
+    """A round that broke a law, the law's finding on it, and the size of its history."""
+
+    outcome: RoundOutcome
+    finding: Finding
+    size: int
+
+
+@dataclass
+class Tally:
+    """What the calls of one target on one view did, and how often each law was exercised."""
+
+    examples: int = 0
+    statuses: Counter[str] = field(default_factory=Counter)
+    exercised: Counter[str] = field(default_factory=Counter)
+    reasons: Counter[str] = field(default_factory=Counter)
+    # Calls that errored on input that broke a provider rule (not a finding; see crash.py).
+    malformed_errors: int = 0
+
+    def count(self, outcome: RoundOutcome) -> None:
+        """Count one round's call."""
+        self.statuses[outcome.status] += 1
+        if outcome.timed_out:
+            self.statuses["timed out"] += 1
+        if outcome.reason:
+            self.reasons[outcome.reason] += 1
+        if outcome.status == "errored" and outcome.input_problems:
+            self.malformed_errors += 1
+
+    @property
+    def compactions(self) -> int:
+        """Calls whose answer changed the history."""
+        return self.statuses["compacted"]
+
+    @property
+    def answered(self) -> int:
+        """Calls that got a valid answer, changed or not."""
+        return self.statuses["compacted"] + self.statuses["unchanged"]
+
+    @property
+    def declined(self) -> int:
+        """Calls the target declined, or that the view declined for it."""
+        return self.statuses["declined"] + self.statuses["skipped"]
+
+    def rarely_compacted(self) -> bool:
+        """Whether the target changed the history in none or almost none of its answered calls."""
+        return rarely_compacted(self.compactions, self.answered)
+
+    def vacuity(self) -> str:
+        """Why a target that (almost) never compacted gets no pass, and what to do about it."""
+        return vacuity_line(
+            self.compactions, self.statuses["unchanged"], self.declined, self.examples
+        )
+
+
+def quiet_verdict(
+    law: Invariant, tally: Tally, min_exercised: int, cap: int
+) -> tuple[Verdict, str]:
+    """The verdict of a law nothing broke (an applicable one: a budget law has its budget)."""
+    exercised = tally.exercised[law.id]
+    judged = answered_verdict(
+        law.id,
+        compactions=tally.compactions,
+        unchanged=tally.statuses["unchanged"],
+        exercised=exercised,
+        examples=tally.examples,
+        declined=tally.declined,
+    )
+    if judged is None:
+        return unanswered_verdict(tally)
+    verdict, because = judged
+    if law.id == CALL_ANSWERED and tally.malformed_errors:
+        because += (
+            f"; {tally.malformed_errors} call(s) on input that breaks a provider rule "
+            "errored, which is not held against it"
+        )
+    elif verdict == "pass" and law.id != CALL_ANSWERED and exercised < min_exercised:
+        because += f" (fewer than the {min_exercised} wanted, within the cap of {cap} histories)"
+    return verdict, because
+
+
+def unanswered_verdict(tally: Tally) -> tuple[Verdict, str]:
+    """Why nothing could be judged when no call answered."""
+    statuses = tally.statuses
+    common_reason = tally.reasons.most_common(1)[0][0] if tally.reasons else ""
+    if statuses["timed out"] and statuses["timed out"] == statuses["errored"]:
+        return "unknown", f"every call timed out: {common_reason}"
+    if statuses["errored"] and not statuses["skipped"]:
+        return "errored", f"every compaction errored: {common_reason}"
+    if statuses["skipped"] and not statuses["errored"]:
+        return "skipped", f"the target declined every history: {common_reason}"
+    return "unknown", (
+        f"no compaction could be judged in {tally.examples} histories "
+        f"({dict(statuses)}): {common_reason}"
+    )

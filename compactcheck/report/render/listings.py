@@ -1,0 +1,88 @@
+"""Console tables of what the toolkit knows and of its quick checks (not of a run's report)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.table import Table
+from rich.text import Text
+
+from compactcheck.corpus.replay import ReplayResult
+from compactcheck.golden import CaseResult
+from compactcheck.report import untrusted
+from compactcheck.targets.registry import builtin_targets
+from invariants import View, catalogue
+from reference_engine.snapshot import ALL_RULES, RULE_STATEMENTS, SEED_RULES
+
+
+def targets_table() -> Table:
+    """The built-in targets."""
+    table = Table(title="Built-in targets (also: py:module:attr, py:file.py:attr, cmd:COMMAND)")
+    for column in ("target", "view", "what it is"):
+        table.add_column(column)
+    for name, (view, description) in builtin_targets().items():
+        table.add_row(name, view, description)
+    return table
+
+
+def invariants_table(view: View | None) -> Table:
+    """The invariant catalogue (of one view, or of all)."""
+    table = Table(title="Invariant catalogue")
+    for column in ("view", "id", "statement"):
+        table.add_column(column)
+    for law in catalogue(view):
+        table.add_row(law.view, law.id, law.statement)
+    return table
+
+
+def rules_table() -> Table:
+    """The validation rules of the snapshot reference engine."""
+    table = Table(title="Snapshot validation rules")
+    table.add_column("rule")
+    table.add_column("origin")
+    table.add_column("statement")
+    for rule in ALL_RULES:
+        origin = "seed" if rule in SEED_RULES else "corrected mode"
+        table.add_row(rule, origin, RULE_STATEMENTS[rule])
+    return table
+
+
+def replay_table(results: Sequence[ReplayResult]) -> Table:
+    """What re-running each corpus entry gave."""
+    table = Table(
+        title=f"Replay of {len(results)} corpus entr{'y' if len(results) == 1 else 'ies'}"
+    )
+    for column in ("target", "view", "invariant", "verdict", "detail"):
+        table.add_column(column)
+    colour = {"fixed": "green", "still failing": "red", "errored": "yellow"}
+    for item in results:
+        table.add_row(
+            Text(untrusted.safe_line(item.target)),
+            item.view,
+            item.invariant,
+            Text(item.verdict.upper(), style=colour[item.verdict]),
+            Text(untrusted.safe_line(item.detail)),
+        )
+    return table
+
+
+def golden_table(results: Sequence[CaseResult]) -> Table:
+    """The golden cases, round by round: what the reference engine did and whether it should."""
+    table = Table(title=f"Snapshot reference engine on {len(results)} golden case(s)")
+    table.add_column("case", no_wrap=True)
+    for column in ("mode", "rnd", "outcome", "failed rules", "progress", "orphans", "verdict"):
+        table.add_column(column)
+    for result in results:
+        for round_ in result.rounds:
+            progress = "-" if round_.made_progress is None else str(round_.made_progress).lower()
+            table.add_row(
+                result.case.name if round_.index == 1 else "",
+                result.case.mode.value if round_.index == 1 else "",
+                str(round_.index),
+                round_.outcome,
+                ", ".join(round_.failed_rules) or "-",
+                progress,
+                ", ".join(round_.orphaned_results) or "-",
+                "[red]MISMATCH[/]" if round_.mismatches else "[green]ok[/]",
+            )
+    return table
