@@ -131,10 +131,10 @@ class Engine:
                 for index, (target, view) in enumerate(pairs):
                     interrupts.check()
                     run = TargetRun(target, view, config, self.recording)
-                    for event in run.steps(index):
-                        if isinstance(event, TargetFinished):
-                            done.append(event.report)
-                        yield event
+                    # Delegated, so that an interrupt passed into the run reaches the target's.
+                    yield from run.steps(index)
+                    if run.finished is not None:
+                        done.append(run.finished.report)
                     if run.interrupted:
                         stopped = run.stopped_by or KeyboardInterrupt()
                         break

@@ -138,6 +138,8 @@ class TargetRun:
         # Set when the time box cut exploring or shrinking short.
         self.cut_short = False
         self._events: list[Event] = []
+        # The last event of ``steps``, kept for the engine.
+        self.finished: TargetFinished | None = None
 
     @property
     def shard(self) -> str:
@@ -154,8 +156,8 @@ class TargetRun:
     def steps(self, job: int = 0) -> Iterator[Event]:
         """Explore, shrink what broke, report; an interrupt ends it with the partial report."""
         started = time.monotonic()
-        yield TargetStarted(self.target.name, self.view, self.config.max_examples, self.shard)
         try:
+            yield TargetStarted(self.target.name, self.view, self.config.max_examples, self.shard)
             self.explore()
             yield from self._drain()
             while self._wants_coverage():
@@ -174,7 +176,7 @@ class TargetRun:
             self.interrupted = True
             self.stopped_by = interrupt
             yield from self._drain()
-        yield TargetFinished(
+        self.finished = TargetFinished(
             self._target_report(started),
             shard=self.shard,
             seed=self.config.seed,
@@ -184,6 +186,7 @@ class TargetRun:
             interrupted=self.interrupted,
             job=job,
         )
+        yield self.finished
 
     def _shrinkable(self, law: Invariant) -> bool:
         failure = self.failures.get(law.id)
