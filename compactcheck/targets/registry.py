@@ -143,7 +143,14 @@ def _load_attribute(spec: str) -> Any:
 
 
 def _python_target(text: str, view: View | None, timeout: float, budget: Budget | None) -> Target:
-    attribute = _load_attribute(text.removeprefix("py:"))
+    return python_target(_load_attribute(text.removeprefix("py:")), text, view, timeout, budget)
+
+
+def python_target(
+    attribute: Any, text: str, view: View | None, timeout: float, budget: Budget | None
+) -> Target:
+    """A target of a Python compactor: a callable, or an adapter object (``compact`` and
+    ``implementation``), named ``text``."""
     if hasattr(attribute, "compact") and hasattr(attribute, "implementation"):
         backend: Backend = attribute
     elif callable(attribute):
