@@ -14,7 +14,6 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis.errors import HypothesisException, HypothesisWarning
 from hypothesis.strategies import SearchStrategy
-from pydantic import JsonValue
 
 from compactcheck.corpus.entry import CorpusEntry
 from compactcheck.engine import interrupts
@@ -31,17 +30,13 @@ from compactcheck.engine.events import (
     ViolationFound,
 )
 from compactcheck.engine.recording import ByLaw, Recorder, Recording
+from compactcheck.engine.results import target_report
 from compactcheck.engine.selection import Selection
 from compactcheck.engine.steering import history_size, steer
-from compactcheck.engine.verdicts import Failure, Tally, quiet_verdict
+from compactcheck.engine.verdicts import Failure, Tally
 from compactcheck.harness import Case, Driver, RoundOutcome, cases
 from compactcheck.report.model import (
-    CALL_STATUSES,
-    COVERAGE_PREFIX,
-    Counterexample,
-    InvariantResult,
     Reproduced,
-    TargetReport,
 )
 from compactcheck.targets.registry import Target
 from invariants import Finding, Invariant, View
@@ -177,7 +172,7 @@ class TargetRun:
             self.stopped_by = interrupt
             yield from self._drain()
         self.finished = TargetFinished(
-            self._target_report(started),
+            target_report(self, started),
             shard=self.shard,
             seed=self.config.seed,
             examples=self.tally.examples,
@@ -385,86 +380,3 @@ class TargetRun:
         if broke == 3:
             return "deterministic"
         return "errored" if unanswered == 3 else "flaky"
-
-    def result(self, law: Invariant) -> InvariantResult:
-        """The verdict of one law."""
-        tally = self.tally
-        common: dict[str, Any] = {
-            "invariant": law.id,
-            "statement": law.statement,
-            "examples": tally.examples,
-            "exercised": tally.exercised[law.id],
-            "compactions": tally.compactions,
-            "unchanged": tally.statuses["unchanged"],
-            "errored": tally.statuses["errored"],
-            "skipped": tally.declined,
-        }
-        failure = self.failures.get(law.id)
-        if failure is not None and law.id == CALL_ANSWERED and tally.answered == 0:
-            # Not one call answered: nothing was judged, and the run says so (exit 3); the
-            # corpus keeps the failing call all the same.
-            return InvariantResult(
-                **common,
-                verdict="errored",
-                because=f"every call failed: {failure.finding.violations[0].because}",
-            )
-        if failure is not None:
-            violation = failure.finding.violations[0]
-            diff: dict[str, JsonValue] | None = violation.diff
-            counterexample = Counterexample(
-                round=failure.outcome.round,
-                because=violation.because,
-                witness=list(violation.witness),
-                diff=diff,
-                input=failure.outcome.input,
-                output=failure.outcome.output,
-                history_size=failure.size,
-                corpus_file=str(self.corpus.get(law.id, "")) or None,
-                input_problems=list(failure.outcome.input_problems),
-                reproduced="not_checked" if self.interrupted else self.reproduced(law),
-            )
-            return InvariantResult(
-                **common,
-                verdict="violation",
-                because=violation.because,
-                counterexample=counterexample,
-            )
-        if not self.applies(law):
-            return InvariantResult(
-                **common,
-                verdict="skipped",
-                because="not applicable: no budget was declared (--budget N)",
-            )
-        verdict, because = quiet_verdict(
-            law, tally, self.config.min_exercised, self.config.example_cap
-        )
-        return InvariantResult(**common, verdict=verdict, because=because)
-
-    def _target_report(self, started: float) -> TargetReport:
-        errors = (
-            ["interrupted: the counts cover the histories run so far"] if self.interrupted else []
-        )
-        tally = self.tally
-        judged = tally.answered and not self.interrupted
-        if judged and tally.rarely_compacted():
-            errors.append(tally.vacuity())
-        short = [law.id for law in self.short_of_coverage() if judged]
-        if short and not tally.rarely_compacted():
-            errors.append(
-                f"{COVERAGE_PREFIX}{', '.join(short)} exercised fewer than "
-                f"{self.config.min_exercised} times in {tally.examples} histories (the cap "
-                f"is {self.config.example_cap}; raise it with --max-total-examples)"
-            )
-        calls = {
-            status: tally.statuses[status] for status in CALL_STATUSES if tally.statuses[status]
-        }
-        return TargetReport(
-            target=self.target.name,
-            view=self.view,
-            implementation=self.target.implementation,
-            results=[self.result(law) for law in self.judging],
-            errors=errors,
-            calls=calls,
-            stderr=self.target.stderr_tail()[-4000:],
-            seconds=round(time.monotonic() - started, 3),
-        )

@@ -1,0 +1,101 @@
+"""A target run's counts and failures as the report's verdicts, law by law."""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+from pydantic import JsonValue
+
+from compactcheck.engine.crash import CALL_ANSWERED
+from compactcheck.engine.verdicts import quiet_verdict
+from compactcheck.report.model import (
+    CALL_STATUSES,
+    COVERAGE_PREFIX,
+    Counterexample,
+    InvariantResult,
+    TargetReport,
+)
+from invariants import Invariant
+
+if TYPE_CHECKING:
+    from compactcheck.engine.target_run import TargetRun
+
+
+def law_result(run: TargetRun, law: Invariant) -> InvariantResult:
+    """The verdict of one law."""
+    tally = run.tally
+    common: dict[str, Any] = {
+        "invariant": law.id,
+        "statement": law.statement,
+        "examples": tally.examples,
+        "exercised": tally.exercised[law.id],
+        "compactions": tally.compactions,
+        "unchanged": tally.statuses["unchanged"],
+        "errored": tally.statuses["errored"],
+        "skipped": tally.declined,
+    }
+    failure = run.failures.get(law.id)
+    if failure is not None and law.id == CALL_ANSWERED and tally.answered == 0:
+        # Not one call answered: nothing was judged, and the run says so (exit 3); the
+        # corpus keeps the failing call all the same.
+        return InvariantResult(
+            **common,
+            verdict="errored",
+            because=f"every call failed: {failure.finding.violations[0].because}",
+        )
+    if failure is not None:
+        violation = failure.finding.violations[0]
+        diff: dict[str, JsonValue] | None = violation.diff
+        counterexample = Counterexample(
+            round=failure.outcome.round,
+            because=violation.because,
+            witness=list(violation.witness),
+            diff=diff,
+            input=failure.outcome.input,
+            output=failure.outcome.output,
+            history_size=failure.size,
+            corpus_file=str(run.corpus.get(law.id, "")) or None,
+            input_problems=list(failure.outcome.input_problems),
+            reproduced="not_checked" if run.interrupted else run.reproduced(law),
+        )
+        return InvariantResult(
+            **common,
+            verdict="violation",
+            because=violation.because,
+            counterexample=counterexample,
+        )
+    if not run.applies(law):
+        return InvariantResult(
+            **common,
+            verdict="skipped",
+            because="not applicable: no budget was declared (--budget N)",
+        )
+    verdict, because = quiet_verdict(law, tally, run.config.min_exercised, run.config.example_cap)
+    return InvariantResult(**common, verdict=verdict, because=because)
+
+
+def target_report(run: TargetRun, started: float) -> TargetReport:
+    errors = ["interrupted: the counts cover the histories run so far"] if run.interrupted else []
+    tally = run.tally
+    judged = tally.answered and not run.interrupted
+    if judged and tally.rarely_compacted():
+        errors.append(tally.vacuity())
+    short = [law.id for law in run.short_of_coverage() if judged]
+    if short and not tally.rarely_compacted():
+        errors.append(
+            f"{COVERAGE_PREFIX}{', '.join(short)} exercised fewer than "
+            f"{run.config.min_exercised} times in {tally.examples} histories (the cap "
+            f"is {run.config.example_cap}; raise it with --max-total-examples)"
+        )
+    calls = {status: tally.statuses[status] for status in CALL_STATUSES if tally.statuses[status]}
+    return TargetReport(
+        target=run.target.name,
+        view=run.view,
+        implementation=run.target.implementation,
+        results=[law_result(run, law) for law in run.judging],
+        errors=errors,
+        calls=calls,
+        stderr=run.target.stderr_tail()[-4000:],
+        seconds=round(time.monotonic() - started, 3),
+    )
