@@ -7,14 +7,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator
 
+from compactcheck.errors import ExitCode
+
 Verdict = Literal["pass", "violation", "skipped", "errored", "unknown"]
 VERDICTS: tuple[Verdict, ...] = ("pass", "violation", "skipped", "errored", "unknown")
 SCHEMA_VERSION = 1
 
-EXIT_PASS = 0
-EXIT_VIOLATION = 1
-EXIT_USAGE = 2
-EXIT_INCONCLUSIVE = 3
 # What a target's calls came to, in the order a report lists them ("timed out" is a kind of
 # "errored"): see TargetReport.calls.
 CALL_STATUSES = ("compacted", "unchanged", "declined", "skipped", "unsafe", "errored", "timed out")
@@ -199,7 +197,7 @@ class Report(_ReportModel):
         """Every verdict in the report."""
         return [result.verdict for target in self.targets for result in target.results]
 
-    def exit_code(self) -> int:
+    def exit_code(self) -> ExitCode:
         """1 on any violation; 3 inconclusive; 0 when every applicable law passed.
 
         Inconclusive: an errored or unknown verdict remains, or nothing passed at all. A law
@@ -207,10 +205,10 @@ class Report(_ReportModel):
         """
         verdicts = self.verdicts()
         if "violation" in verdicts:
-            return EXIT_VIOLATION
+            return ExitCode.FAILED
         if "pass" not in verdicts or "errored" in verdicts or "unknown" in verdicts:
-            return EXIT_INCONCLUSIVE
-        return EXIT_PASS
+            return ExitCode.INCONCLUSIVE
+        return ExitCode.OK
 
     def to_json_data(self) -> dict[str, Any]:
         """The report as JSON data."""
