@@ -24,55 +24,6 @@ VACUITY_PREFIX = "inconclusive: "
 COVERAGE_PREFIX = "coverage: "
 
 
-def rarely_compacted(compactions: int, answered: int) -> bool:
-    """Whether a target changed the history in none or almost none of its answered calls.
-
-    Fewer than max(3, 5 %) of the answered calls: a pass would rest on a handful of compactions.
-    """
-    return compactions < max(3, -(-answered // 20))
-
-
-def answered_verdict(
-    invariant: str,
-    *,
-    compactions: int,
-    unchanged: int,
-    exercised: int,
-    examples: int,
-    declined: int,
-) -> tuple[Verdict, str] | None:
-    """The verdict of a law no call broke, from the counts of answered calls; None if none answered.
-
-    The one policy of a run and of a merge of shards: the call law passes on any answer; no other
-    law passes when the target (almost) never compacted, or when no call could have broken it.
-    """
-    answered = compactions + unchanged
-    if answered == 0:
-        return None
-    if invariant == CALL_ANSWERED:
-        return "pass", f"answered all {exercised} calls on valid input"
-    if rarely_compacted(compactions, answered):
-        return "unknown", vacuity_line(compactions, unchanged, declined, examples)
-    if exercised == 0:
-        return "unknown", (
-            f"held on {compactions} compactions in {examples} histories, none of which could "
-            "have broken it"
-        )
-    return "pass", f"held on {compactions} compactions; {exercised} exercised it"
-
-
-def vacuity_line(compactions: int, unchanged: int, declined: int, examples: int) -> str:
-    """Why a target that (almost) never compacted gets no pass, and what to do about it."""
-    answered = compactions + unchanged
-    return (
-        f"{VACUITY_PREFIX}the target changed the history in {compactions} of {answered} answered "
-        f"calls ({unchanged} handed it back unchanged, {declined} declined) over {examples} "
-        "histories, so the laws had almost nothing to judge (at least 5 % must compact); make "
-        "it compact: lower its trigger or size setting, declare a budget it must meet "
-        "(--budget N), or give it longer histories (--rounds)"
-    )
-
-
 _SHARD_LABEL = re.compile(r"^([1-9][0-9]{0,5})/([1-9][0-9]{0,5})$")
 
 

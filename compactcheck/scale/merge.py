@@ -16,6 +16,7 @@ from typing import Any
 
 from compactcheck.atomic import write_text_atomically
 from compactcheck.corpus.entry import corpus_files, load_entry
+from compactcheck.engine.verdicts import answered_verdict, rarely_compacted, vacuity_line
 from compactcheck.errors import CompactcheckError
 from compactcheck.report.model import (
     COVERAGE_PREFIX,
@@ -25,9 +26,6 @@ from compactcheck.report.model import (
     Report,
     TargetReport,
     Verdict,
-    answered_verdict,
-    rarely_compacted,
-    vacuity_line,
 )
 
 # When no shard broke a law and none could judge it, the most telling verdict wins.
