@@ -16,7 +16,6 @@ from compactcheck.cli.options import Parser, toolkit_version
 from compactcheck.errors import CompactcheckError, ExitCode, one_line
 from compactcheck.report import untrusted
 
-
 _DESCRIPTION = "Find the histories on which a context compactor breaks its contract."
 
 
@@ -36,7 +35,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(arguments.handler(arguments, console))
     except CompactcheckError as error:
-        print(f"compactcheck: error: {untrusted.one_line(one_line(error))}", file=sys.stderr)
+        print(f"compactcheck: error: {untrusted.safe_line(one_line(error))}", file=sys.stderr)
         return ExitCode.USAGE
     except KeyboardInterrupt:
         # `run` and `fuzz` write their partial reports themselves; other commands just stop.

@@ -71,7 +71,7 @@ def smoke_main(arguments: argparse.Namespace, console: Console) -> int:
             failed |= not ok
             console.print(
                 Text(
-                    f"{view}: {outcome.status} ({untrusted.one_line(detail)})",
+                    f"{view}: {outcome.status} ({untrusted.safe_line(detail)})",
                     style="green" if ok else "red",
                 )
             )

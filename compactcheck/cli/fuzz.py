@@ -56,7 +56,7 @@ def main(arguments: argparse.Namespace, console: Console) -> int:
     views = [view for view in target.views if arguments.view in (None, view)]
     database = "local + Redis" if config.redis_url else "local"
     console.print(
-        f"compactcheck {config.toolkit_version}  fuzz {untrusted.one_line(target.name)}  "
+        f"compactcheck {config.toolkit_version}  fuzz {untrusted.safe_line(target.name)}  "
         f"seed {config.seed}  for {arguments.max_time:g} s  workers {arguments.workers}  "
         f"database {database}  report {arguments.json}",
         highlight=False,
@@ -77,7 +77,7 @@ def main(arguments: argparse.Namespace, console: Console) -> int:
     complete = False
     try:
         with console.status("fuzzing") as status:
-            campaign.progress = lambda line: status.update(untrusted.one_line(line))
+            campaign.progress = lambda line: status.update(untrusted.safe_line(line))
             campaign.run()
         complete = True
     except KeyboardInterrupt:
@@ -97,7 +97,7 @@ def main(arguments: argparse.Namespace, console: Console) -> int:
         console.print(
             Text(
                 f"  {failure.invariant} [{failure.signature}] seen {failure.seen}x: "
-                f"{untrusted.one_line(str(failure.path))}"
+                f"{untrusted.safe_line(str(failure.path))}"
             )
         )
     if not complete:

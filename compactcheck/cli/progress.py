@@ -38,4 +38,4 @@ class Progress:
             self.finished += 1
             line += f" ({self.finished} of {self.jobs} jobs)"
         if line:
-            self.status.update(untrusted.one_line(line))
+            self.status.update(untrusted.safe_line(line))

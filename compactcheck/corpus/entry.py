@@ -5,14 +5,16 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Final, Literal
+
+from pydantic import ConfigDict, Field, ValidationError
 
 from compactcheck.atomic import write_text_atomically
-from compactcheck.errors import InputFileError
+from compactcheck.errors import InputFileError, one_line
+from invariants import WireModel
 
-CORPUS_VERSION = 1
+CORPUS_VERSION: Final = 1
 DEFAULT_CORPUS_DIR = Path(".compactcheck") / "corpus"
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _MAX_ENTRY_BYTES = 50 * 1024 * 1024
@@ -25,38 +27,39 @@ def entry_path(directory: Path, target: str, view: str, invariant: str) -> Path:
     return directory / f"{readable}-{digest}.json"
 
 
-@dataclass(frozen=True)
-class CorpusEntry:
+def _version_required(schema: dict[str, Any]) -> None:
+    # The constructor fills in the version, but a file must state it: a loader tells versions
+    # apart by it before it reads anything else.
+    schema["required"] = ["corpusVersion", *schema.get("required", [])]
+
+
+class CorpusEntry(WireModel):
     """One failing round: enough to re-run it against the same target."""
 
-    target: str
-    view: str
-    invariant: str
-    seed: int
-    toolkit_version: str
-    round: int
-    input: Any
-    facts: dict[str, Any]
-    because: str
-    output: Any = None
-    shrunk: bool = False
+    # Unknown keys are ignored and only what a replay needs is required, as the loader of
+    # corpusVersion 1 always had it: seed, toolkitVersion, shrunk, because and output are for the
+    # reader, and a file without them still loads.
+    model_config = ConfigDict(extra="ignore", json_schema_extra=_version_required)
+
+    corpus_version: Literal[1] = Field(
+        default=CORPUS_VERSION, description="the corpus entry format's version; always 1"
+    )
+    target: str = Field(description="the target that failed, as given to --target")
+    view: str = Field(description="the view it was fuzzed through: messages, snapshot or session")
+    invariant: str = Field(description="the id of the broken law (or call_answered)")
+    seed: int | None = Field(default=None, description="the seed of the run that found it")
+    toolkit_version: str = Field(default="", description="the compactcheck that found it")
+    round: int = Field(description="the failing round of the recorded case, from 1")
+    shrunk: bool = Field(default=False, description="whether the history was shrunk")
+    because: str = Field(default="", description="the broken law's reason, one line")
+    facts: dict[str, Any] = Field(description="the facts the law judged the round by")
+    input: Any = Field(description="what the target was handed in that round (view-shaped JSON)")
+    output: Any = Field(default=None, description="what the target answered, null if nothing")
 
     def to_json_data(self) -> dict[str, Any]:
-        """The entry as JSON data."""
-        return {
-            "corpusVersion": CORPUS_VERSION,
-            "target": self.target,
-            "view": self.view,
-            "invariant": self.invariant,
-            "seed": self.seed,
-            "toolkitVersion": self.toolkit_version,
-            "round": self.round,
-            "shrunk": self.shrunk,
-            "because": self.because,
-            "facts": self.facts,
-            "input": self.input,
-            "output": self.output,
-        }
+        """The entry as JSON data, every field included, input and output as recorded."""
+        # Python mode, so that input and output reach json.dumps exactly as the run recorded them.
+        return self.model_dump(by_alias=True)
 
 
 def write_entry(directory: Path, entry: CorpusEntry) -> Path:
@@ -66,11 +69,8 @@ def write_entry(directory: Path, entry: CorpusEntry) -> Path:
     return path
 
 
-_REQUIRED = {"target": str, "view": str, "invariant": str, "round": int, "facts": dict}
-
-
-def load_entry(path: Path) -> dict[str, Any]:
-    """Read and check one entry; a bad file raises InputFileError naming it."""
+def read_entry(path: Path) -> CorpusEntry:
+    """Read and validate one entry; a bad file raises InputFileError naming it."""
     try:
         if path.stat().st_size > _MAX_ENTRY_BYTES:
             raise InputFileError(
@@ -81,14 +81,23 @@ def load_entry(path: Path) -> dict[str, Any]:
         raise InputFileError(f"{path}: cannot read the file ({error.strerror})") from error
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise InputFileError(f"{path}: expected a JSON corpus entry, found invalid JSON") from error
+    except RecursionError:
+        raise InputFileError(f"{path}: nested too deeply to be a corpus entry") from None
+    # The version first, so that a newer format is named as such rather than as a broken field.
     if not isinstance(data, dict) or data.get("corpusVersion") != CORPUS_VERSION:
         raise InputFileError(f"{path}: expected a corpus entry with corpusVersion {CORPUS_VERSION}")
-    for key, kind in _REQUIRED.items():
-        if not isinstance(data.get(key), kind):
-            raise InputFileError(f"{path}: corpus entry lacks {key!r} ({kind.__name__})")
-    if "input" not in data:
-        raise InputFileError(f"{path}: corpus entry lacks 'input'")
-    return data
+    try:
+        # Strict, so that what loads is exactly what the shipped JSON Schema accepts.
+        return CorpusEntry.model_validate(data, strict=True)
+    except ValidationError as error:
+        raise InputFileError(
+            f"{path}: breaks the corpus entry schema at {one_line(error)}"
+        ) from None
+
+
+def load_entry(path: Path) -> dict[str, Any]:
+    """Read and check one entry, as JSON data; a bad file raises InputFileError naming it."""
+    return read_entry(path).to_json_data()
 
 
 def corpus_files(location: Path) -> list[Path]:

@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import Field, JsonValue, ValidationError
 
-from compactcheck.errors import InputFileError
+from compactcheck.errors import InputFileError, one_line
 from invariants import AgentEvent, AgentState, ContextUsage, SnapshotDraft
 from invariants.wire import WireModel
 from reference_engine.snapshot import (
@@ -192,12 +192,7 @@ def load_case(path: Path) -> GoldenCase:
     try:
         return GoldenCase.from_json_data(data)
     except ValidationError as error:
-        first = error.errors()[0]
-        where = ".".join(str(part) for part in first["loc"])
-        raise InputFileError(
-            f"{path}: not a golden case: {where}: {first['msg']} "
-            f"({error.error_count()} problem(s) in all)"
-        ) from error
+        raise InputFileError(f"{path}: not a golden case: {one_line(error)}") from error
 
 
 def case_files(location: Path) -> Iterator[Path]:

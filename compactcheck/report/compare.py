@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from compactcheck.report.model import VERDICTS, InvariantResult, Report, Verdict
-from compactcheck.report.untrusted import one_line
+from compactcheck.report.untrusted import safe_line
 
 Row = tuple[str, str]
 """A target and the view it was run through."""
@@ -74,10 +74,10 @@ class Regression:
 
     def describe(self) -> str:
         """One line for a terminal or a log, with the backend's text made harmless."""
-        target = f"{one_line(self.target, 200)} [{one_line(self.view, 40)}]"
-        where = f"{one_line(self.invariant, 120)} on {target}"
+        target = f"{safe_line(self.target, 200)} [{safe_line(self.view, 40)}]"
+        where = f"{safe_line(self.invariant, 120)} on {target}"
         reason = self.new.because if self.new is not None else None
-        because = f": {one_line(reason, 300)}" if reason else ""
+        because = f": {safe_line(reason, 300)}" if reason else ""
         if self.kind == "disappeared":
             assert self.old is not None
             return f"{where}: was {self.old.verdict}, missing from the new report"

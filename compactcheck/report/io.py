@@ -12,7 +12,7 @@ from pydantic import ValidationError
 from pydantic_core import PydanticSerializationError
 
 from compactcheck.atomic import write_text_atomically
-from compactcheck.errors import InputFileError
+from compactcheck.errors import InputFileError, one_line
 from compactcheck.report.model import SCHEMA_VERSION, Report
 
 # Far above any real report (a campaign with thousands of witnesses stays in the tens of MB), and
@@ -58,7 +58,7 @@ def write_report(report: Report, path: str | os.PathLike[str]) -> None:
 
 def _fail(path: str | os.PathLike[str], found: str) -> NoReturn:
     # One line whatever the file name or the parser said.
-    message = " ".join(f"{os.fspath(path)!s}: {found}; {_EXPECTED}".split())
+    message = one_line(f"{os.fspath(path)!s}: {found}; {_EXPECTED}")
     raise InputFileError(message[:600])
 
 
@@ -100,9 +100,6 @@ def load_report(path: str | os.PathLike[str], *, max_bytes: int = MAX_REPORT_BYT
         # Strict, so that what loads is exactly what the shipped JSON Schema accepts.
         return Report.model_validate(data, strict=True)
     except ValidationError as error:
-        first = error.errors(include_url=False, include_input=False)[0]
-        where = ".".join(str(part) for part in first["loc"]) or "top level"
-        more = f" (and {error.error_count() - 1} more problems)" if error.error_count() > 1 else ""
-        _fail(path, f"breaks the report schema at {where}: {first['msg']}{more}")
+        _fail(path, f"breaks the report schema at {one_line(error)}")
     except RecursionError:
         _fail(path, "is nested too deeply to be a report")

@@ -47,7 +47,7 @@ def clean(text: str) -> str:
     return _UNSAFE.sub(_visible, _ANSI.sub("", text))
 
 
-def one_line(text: str, limit: int = LINE_LIMIT) -> str:
+def safe_line(text: str, limit: int = LINE_LIMIT) -> str:
     """Cleaned text on one line (tabs and newlines become spaces), cut at `limit` characters."""
     flat = " ".join(clean(text).split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
@@ -68,7 +68,7 @@ def json_block(value: object, limit: int = BLOCK_LIMIT) -> str:
         text = json.dumps(value, indent=2, ensure_ascii=False, default=repr)
     except (ValueError, RecursionError) as error:
         # Integers past Python's digit limit, absurd nesting: say so rather than fail the report.
-        return f"(this value cannot be shown as JSON: {one_line(str(error))})"
+        return f"(this value cannot be shown as JSON: {safe_line(str(error))})"
     text = clean(text)
     if len(text) <= limit:
         return text

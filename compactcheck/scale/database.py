@@ -22,7 +22,7 @@ from hypothesis.database import (
     ReadOnlyDatabase,
 )
 
-from compactcheck.errors import CompactcheckError
+from compactcheck.errors import CompactcheckError, one_line
 
 REDIS_URL_VARIABLE = "COMPACTCHECK_REDIS_URL"
 # Keys of compactcheck's hunts, apart from other Hypothesis users of the same server.
@@ -66,7 +66,7 @@ def _client(url: str) -> Any:
         )
         client.ping()
     except (redis.RedisError, ValueError, OSError) as error:
-        reason = " ".join(str(error).split()) or type(error).__name__
+        reason = one_line(error) or type(error).__name__
         raise DatabaseError(
             f"cannot reach Redis at {redacted(url)} ({reason[:200]}); start redis-server, fix "
             f"--redis / {REDIS_URL_VARIABLE}, or run without a shared database"

@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, TypeAdapter
 
+from compactcheck.corpus.entry import CorpusEntry
 from compactcheck.report.model import Report
 from compactcheck.targets.protocol import (
     ANY_COMPACT_REQUEST,
@@ -42,6 +43,7 @@ MODELS: dict[str, type[BaseModel] | TypeAdapter[Any]] = {
     "context-source": ContextSource,
     "chat-messages": CHAT_MESSAGES,
     "report": Report,
+    "corpus-entry": CorpusEntry,
     "protocol-start-request": StartRequest,
     "protocol-start-response": StartResponse,
     "protocol-compact-request": ANY_COMPACT_REQUEST,

@@ -16,7 +16,6 @@ import json
 from typing import Annotated, Any, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import (
-    BaseModel,
     ConfigDict,
     Field,
     JsonValue,
@@ -24,12 +23,11 @@ from pydantic import (
     ValidationError,
     model_validator,
 )
-from pydantic.alias_generators import to_camel
 from pydantic.json_schema import SkipJsonSchema
 
-from compactcheck.errors import CompactcheckError
+from compactcheck.errors import CompactcheckError, one_line
 from compactcheck.report.model import Implementation
-from invariants import CompactorInput, SnapshotDraft, View
+from invariants import CompactorInput, SnapshotDraft, View, WireModel
 from invariants.messages import ChatMessage
 from invariants.session import SessionEvent
 
@@ -50,21 +48,12 @@ def _every_property_required(schema: dict[str, Any]) -> None:
         schema["required"] = sorted(properties)
 
 
-class _Line(BaseModel):
-    """A protocol message: frozen, camelCase on the wire, unknown fields ignored."""
+class _Line(WireModel):
+    """A protocol message: a wire model that ignores the fields it does not know."""
 
-    model_config = ConfigDict(
-        frozen=True,
-        extra="ignore",
-        alias_generator=to_camel,
-        validate_by_name=True,
-        validate_by_alias=True,
-        serialize_by_alias=True,
-    )
-
-    def to_json_data(self) -> dict[str, Any]:
-        """The message as JSON-shaped data, absent optionals left out."""
-        return self.model_dump(mode="json", by_alias=True, exclude_none=True)
+    # Unknown answer fields are ignored, not refused, so that a later optional field breaks
+    # no older toolkit (see the compatibility rules above).
+    model_config = ConfigDict(extra="ignore")
 
 
 class Request(_Line):
@@ -157,7 +146,7 @@ class SessionInput(_Line):
     )
 
 
-class SessionError(_Line):
+class SessionFailure(_Line):
     """A compaction that failed in a way the session contract classifies (e.g. busy, summary)."""
 
     code: str = Field(min_length=1)
@@ -168,7 +157,7 @@ class SessionResult(_Line):
     """Session view result: the events the compaction appended to the log, in order."""
 
     appended: tuple[SessionEvent, ...]
-    error: SessionError | None = Field(
+    error: SessionFailure | None = Field(
         default=None,
         description="set when the compaction failed in a classified way; appended then holds "
         "only what was written before the failure",
@@ -311,15 +300,6 @@ def compact_request(view: View, seq: JsonValue, payload: dict[str, Any]) -> byte
             f"{PROTOCOL_VERSION}: {one_line(error)}"
         ) from None
     return encode_line(data)
-
-
-def one_line(error: ValidationError) -> str:
-    """A validation error as one line: where and what of the first problem, and how many more."""
-    problems = error.errors(include_url=False)
-    first = problems[0]
-    where = ".".join(str(part) for part in first["loc"]) or "(top level)"
-    more = f" (and {len(problems) - 1} more problems)" if len(problems) > 1 else ""
-    return f"{where}: {first['msg']}{more}".replace("\n", " ")
 
 
 def decode_line(line: bytes, model: type[_Line]) -> tuple[dict[str, Any], _Line]:

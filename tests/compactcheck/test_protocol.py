@@ -16,9 +16,16 @@ import jsonschema
 import pytest
 from hypothesis import HealthCheck, given, settings
 
+from compactcheck.errors import CompactcheckError
 from compactcheck.schemas import shipped
 from compactcheck.targets.backend import Answer
-from compactcheck.targets.protocol import ProtocolError
+from compactcheck.targets.protocol import (
+    CompactResponse,
+    ProtocolError,
+    SessionFailure,
+    SessionResult,
+    decode_line,
+)
 from compactcheck.targets.subprocess_backend import CommandBackend, HarnessStartError
 from invariants.catalogue import catalogue, run_checks
 from invariants.messages import parse_messages
@@ -271,6 +278,31 @@ def test_command_lines_are_split_never_run_by_a_shell() -> None:
 def test_a_request_that_breaks_the_protocol_is_a_toolkit_error(backend: CommandBackend) -> None:
     with pytest.raises(ProtocolError, match="messages-view compact request"):
         backend.compact("messages", {"messages": [{"role": "robot"}]})
+
+
+def test_a_session_failure_keeps_its_wire_format_and_unknown_fields_are_ignored() -> None:
+    answer = {
+        "seq": 3,
+        "result": {"appended": [], "error": {"code": "busy", "message": "a turn is open"}},
+    }
+    line = json.dumps({**answer, "laterField": True}).encode()
+    data, parsed = decode_line(line, CompactResponse[SessionResult])
+    assert isinstance(parsed, CompactResponse)
+    assert isinstance(parsed.result, SessionResult)
+    assert parsed.result.error == SessionFailure(code="busy", message="a turn is open")
+    assert parsed.to_json_data() == answer
+    assert data["laterField"] is True
+
+
+def test_an_answer_that_breaks_the_schema_is_one_line_under_the_error_root() -> None:
+    line = b'{"seq": 1, "result": {"appended": [], "error": {"code": "", "message": 1}}}'
+    with pytest.raises(CompactcheckError) as raised:
+        decode_line(line, CompactResponse[SessionResult])
+    assert isinstance(raised.value, ProtocolError)
+    message = str(raised.value)
+    assert "\n" not in message
+    assert "error.code: String should have at least 1 character" in message
+    assert "more problems)" in message
 
 
 # -- the example harnesses ---------------------------------------------------------------------

@@ -20,7 +20,7 @@ from compactcheck.report.render._digest import (
     problems,
     violations,
 )
-from compactcheck.report.untrusted import block, json_block, one_line
+from compactcheck.report.untrusted import block, json_block, safe_line
 
 VERDICT_STYLES: dict[Verdict, str] = {
     "pass": "green",
@@ -33,7 +33,7 @@ VERDICT_STYLES: dict[Verdict, str] = {
 
 def _safe(text: str, style: str = "") -> Text:
     # Text objects are never parsed for markup or emoji codes; the text is cleaned first.
-    return Text(one_line(text), style=style)
+    return Text(safe_line(text), style=style)
 
 
 def _verdict(verdict: Verdict, suffix: str = "") -> Text:
@@ -46,7 +46,7 @@ def print_report(report: Report, console: Console) -> None:
     for name, value in header_fields(report):
         header.append(" · ")
         header.append(f"{name} ", style="dim")
-        header.append(one_line(value))
+        header.append(safe_line(value))
     console.print(header)
     if not report.complete:
         console.print(Text("INCOMPLETE: the run was interrupted; the results are partial.", "bold"))
@@ -82,7 +82,7 @@ def print_report(report: Report, console: Console) -> None:
 
     for number, (target, result, example) in violations(report):
         parts: list[Text] = [
-            Text.assemble(("because: ", "bold"), one_line(example.because, 2000)),
+            Text.assemble(("because: ", "bold"), safe_line(example.because, 2000)),
             Text(
                 f"round {example.round} · history of {example.history_size} · "
                 f"reproduced: {example.reproduced}",
@@ -97,13 +97,13 @@ def print_report(report: Report, console: Console) -> None:
         if rejected:
             parts.append(_safe(rejected, "yellow"))
         if example.corpus_file:
-            parts.append(Text.assemble(("corpus file: ", "bold"), one_line(example.corpus_file)))
+            parts.append(Text.assemble(("corpus file: ", "bold"), safe_line(example.corpus_file)))
         title = Text.assemble(
             (f"violation {number}: ", "bold red"),
-            one_line(result.invariant, 120),
+            safe_line(result.invariant, 120),
             " on ",
-            one_line(target.target, 200),
-            f" [{one_line(target.view, 40)}]",
+            safe_line(target.target, 200),
+            f" [{safe_line(target.view, 40)}]",
         )
         console.print(Panel(Group(*parts), title=title, title_align="left", border_style="red"))
 
@@ -114,7 +114,7 @@ def print_report(report: Report, console: Console) -> None:
                 Text("stderr (tail):", style="bold"),
                 Text(block(target.stderr.rstrip(), 4000)),
             ]
-        title = Text.assemble(("target problems: ", "bold magenta"), one_line(target.target, 200))
+        title = Text.assemble(("target problems: ", "bold magenta"), safe_line(target.target, 200))
         console.print(Panel(Group(*lines), title=title, title_align="left", border_style="magenta"))
 
     console.print(Text(counts_line(report)))
@@ -146,7 +146,7 @@ def print_summary(summary: Summary, console: Console) -> None:
     table = Table(title=f"Conformance across {len(summary.rows)} target(s)")
     table.add_column("invariant")
     for target, view in summary.rows:
-        table.add_column(Text(f"{one_line(target, 80)} [{one_line(view, 40)}]"))
+        table.add_column(Text(f"{safe_line(target, 80)} [{safe_line(view, 40)}]"))
     for invariant in summary.invariants:
         cells: list[Text] = [_safe(invariant)]
         for row in summary.rows:

@@ -14,7 +14,7 @@ from compactcheck.report.render._digest import (
     problems,
     violations,
 )
-from compactcheck.report.untrusted import block, json_block, one_line
+from compactcheck.report.untrusted import block, json_block, safe_line
 
 # The policy forbids every script, frame, form target, font and remote fetch: even if some text
 # escaped the escaping below, the browser would refuse to run or load it.
@@ -45,7 +45,7 @@ pre { background: #f6f8fa; padding: .7rem; overflow-x: auto; white-space: pre-wr
 
 def _e(value: str, limit: int = 500) -> str:
     # quote=True escapes both quote characters, so the same call is safe inside attributes.
-    return escape(one_line(value, limit), quote=True)
+    return escape(safe_line(value, limit), quote=True)
 
 
 def _pre(value: str) -> str:

@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 
 from compactcheck.report.model import InvariantResult, Report, TargetReport
 from compactcheck.report.render._digest import calls_line, header_fields, input_problems_line
-from compactcheck.report.untrusted import block, json_block, one_line
+from compactcheck.report.untrusted import block, json_block, safe_line
 
 # ElementTree escapes &, <, > and quotes (so "]]>" cannot end anything), but happily writes
 # characters XML 1.0 forbids; clean() has already turned every one of those into a visible escape.
@@ -15,15 +15,15 @@ from compactcheck.report.untrusted import block, json_block, one_line
 def _properties(parent: ET.Element, items: list[tuple[str, str]]) -> None:
     properties = ET.SubElement(parent, "properties")
     for name, value in items:
-        ET.SubElement(properties, "property", name=name, value=one_line(value))
+        ET.SubElement(properties, "property", name=name, value=safe_line(value))
 
 
 def _failure_text(result: InvariantResult) -> str:
     example = result.counterexample
     if example is None:
-        return one_line(result.because or "violation without a counterexample", 2000)
+        return safe_line(result.because or "violation without a counterexample", 2000)
     parts = [
-        f"because: {one_line(example.because, 2000)}",
+        f"because: {safe_line(example.because, 2000)}",
         f"round {example.round}, history of {example.history_size}, "
         f"reproduced: {example.reproduced}",
         "witness:",
@@ -33,9 +33,9 @@ def _failure_text(result: InvariantResult) -> str:
         parts += ["diff:", json_block(example.diff)]
     rejected = input_problems_line(example)
     if rejected:
-        parts.append(one_line(rejected, 2000))
+        parts.append(safe_line(rejected, 2000))
     if example.corpus_file:
-        parts.append(f"corpus file: {one_line(example.corpus_file)}")
+        parts.append(f"corpus file: {safe_line(example.corpus_file)}")
     return "\n".join(parts)
 
 
@@ -43,8 +43,8 @@ def _testcase(suite: ET.Element, target: TargetReport, result: InvariantResult) 
     case = ET.SubElement(
         suite,
         "testcase",
-        name=one_line(result.invariant, 200),
-        classname=f"{one_line(target.target, 200)} [{one_line(target.view, 40)}]",
+        name=safe_line(result.invariant, 200),
+        classname=f"{safe_line(target.target, 200)} [{safe_line(target.view, 40)}]",
     )
     _properties(
         case,
@@ -55,16 +55,18 @@ def _testcase(suite: ET.Element, target: TargetReport, result: InvariantResult) 
             ("compactions", str(result.compactions)),
         ],
     )
-    because = one_line(result.because or "", 1000)
+    because = safe_line(result.because or "", 1000)
     if result.verdict == "violation":
         example = result.counterexample
-        message = one_line(example.because, 1000) if example is not None else because
+        message = safe_line(example.because, 1000) if example is not None else because
         failure = ET.SubElement(case, "failure", message=message, type="violation")
         failure.text = _failure_text(result)
     elif result.verdict == "errored":
         error = ET.SubElement(case, "error", message=because or "the backend errored")
         error.set("type", "errored")
-        error.text = "\n".join([because, *(one_line(line, 1000) for line in target.errors)]).strip()
+        error.text = "\n".join(
+            [because, *(safe_line(line, 1000) for line in target.errors)]
+        ).strip()
     elif result.verdict in ("skipped", "unknown"):
         reason = because or "no reason given"
         ET.SubElement(case, "skipped", message=f"{result.verdict}: {reason}")
@@ -85,8 +87,8 @@ def render_junit(report: Report) -> str:
         suite = ET.SubElement(
             root,
             "testsuite",
-            name=f"{one_line(target.target, 200)} [{one_line(target.view, 40)}]",
-            timestamp=one_line(report.started_at, 60),
+            name=f"{safe_line(target.target, 200)} [{safe_line(target.view, 40)}]",
+            timestamp=safe_line(report.started_at, 60),
             time=f"{target.seconds:.3f}",
         )
         for name, value in numbers.items():

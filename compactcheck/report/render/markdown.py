@@ -14,7 +14,7 @@ from compactcheck.report.render._digest import (
     problems,
     violations,
 )
-from compactcheck.report.untrusted import block, json_block, one_line
+from compactcheck.report.untrusted import block, json_block, safe_line
 
 VERDICT_MARKS: dict[Verdict, str] = {
     "pass": "✅ pass",
@@ -34,7 +34,7 @@ _SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#!|~&:@$.])")
 
 def text(value: str, limit: int = 500) -> str:
     """Untrusted text as inert Markdown on one line (safe in a paragraph or a table cell)."""
-    return _SPECIAL.sub(r"\\\1", one_line(value, limit))
+    return _SPECIAL.sub(r"\\\1", safe_line(value, limit))
 
 
 def fence(body: str, info: str = "") -> str:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import math
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
+from functools import partial
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any, ClassVar
 
@@ -12,7 +12,9 @@ from pydantic import JsonValue
 
 from compactcheck.targets.backend import Answer
 from compactcheck.targets.inprocess import CallableBackend
-from invariants import Budget, View
+from invariants import Budget, View, parse_messages
+from invariants.facts import Counter
+from invariants.laws.messages import message_size
 
 Messages = list[dict[str, Any]]
 """OpenAI chat dicts, as the messages view carries them."""
@@ -29,28 +31,14 @@ def package_version(package: str) -> str:
         return ""
 
 
-def text_size(message: Mapping[str, Any]) -> int:
-    """Characters of a chat dict's text and tool call arguments, as the budget law counts them."""
-    content = message.get("content")
-    if isinstance(content, list):
-        size = sum(len(part.get("text", "")) for part in content)
-    else:
-        size = len(content or "")
-    for call in message.get("tool_calls") or []:
-        size += len(call["function"]["arguments"])
-    return size
+def chat_size(messages: Messages, counter: Counter) -> int:
+    """The size of chat dicts under a budget counter, measured by the budget law's own function."""
+    return message_size(parse_messages(messages), counter)
 
 
 def budget_measure(budget: Budget) -> Callable[[Messages], int]:
-    """The size of chat dicts under a declared budget's counter (the budget law's arithmetic)."""
-
-    def measure(messages: Messages) -> int:
-        if budget.counter == "messages":
-            return len(messages)
-        chars = sum(text_size(message) for message in messages)
-        return chars if budget.counter == "characters" else math.ceil(chars / 4)
-
-    return measure
+    """The size of chat dicts under a declared budget's counter."""
+    return partial(chat_size, counter=budget.counter)
 
 
 class MessagesAdapter(ABC):

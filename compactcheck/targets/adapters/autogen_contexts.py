@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from typing import Any, cast
 
 from autogen_core.model_context import (
@@ -35,14 +36,13 @@ from compactcheck.targets.adapters.adapter import (
     Messages,
     MessagesAdapter,
     Parameters,
-    budget_measure,
+    chat_size,
 )
 from compactcheck.targets.adapters.convert_autogen import from_autogen, to_autogen
 from compactcheck.targets.adapters.parameters import ParameterDraw
-from invariants import Budget
+from invariants.facts import Counter
 
 FRACTIONS = (0.25, 0.5, 0.75)
-APPROX_TOKENS = Budget(limit=1, counter="approx_tokens")
 
 
 class CountingClient:
@@ -116,14 +116,18 @@ class HeadAndTail(_AutogenContext):
 class TokenLimited(_AutogenContext):
     """``TokenLimitedChatCompletionContext`` with an offline counting client."""
 
+    def _counter(self) -> Counter:
+        # Without a declared budget, the budget law's default counter.
+        return self.budget.counter if self.budget is not None else "approx_tokens"
+
     def _measure(self) -> Callable[[Messages], int]:
-        return budget_measure(self.budget or APPROX_TOKENS)
+        return partial(chat_size, counter=self._counter())
 
     def parameters(self, messages: Messages) -> Parameters:
         """The token limit for this history."""
         draw = ParameterDraw(messages, self.name, self.knobs)
         measure = self._measure()
-        draw.fixed("counter", (self.budget or APPROX_TOKENS).counter)
+        draw.fixed("counter", self._counter())
         if self.budget is not None:
             draw.fixed("token_limit", self.budget.limit)
         else:

@@ -12,7 +12,8 @@ Parameter ranges, drawn per history (see ``compactcheck.targets.adapters.paramet
 
 - ``keep_messages``: 25 %, 50 % or 75 % of the pydantic-ai message count (at least 1), or, when
   ``keep_unit`` is ``"tokens"``, ``keep_tokens`` 25 %, 50 % or 75 % of the history's estimated
-  tokens (the capability's own 4-characters-per-token heuristic).
+  tokens, counted as the budget law's approx_tokens (characters / 4, rounded up: the
+  capability's own heuristic too).
 - ``preserve_first_user_message``: always the default, true. Turned off, the capability is asked
   to let the goal go, which the goal law would report as asked for.
 - summarizing only: ``incremental`` true or false; ``tool_return_max_chars`` the default (500).
@@ -21,7 +22,6 @@ Parameter ranges, drawn per history (see ``compactcheck.targets.adapters.paramet
 from __future__ import annotations
 
 import asyncio
-import math
 from collections.abc import Mapping
 from typing import Any, cast
 
@@ -37,7 +37,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RunUsage
 from pydantic_ai_harness.compaction import SlidingWindowCompaction, SummarizingCompaction
 
-from compactcheck.targets.adapters.adapter import Messages, MessagesAdapter, Parameters, text_size
+from compactcheck.targets.adapters.adapter import Messages, MessagesAdapter, Parameters, chat_size
 from compactcheck.targets.adapters.convert_pydantic_ai import from_pydantic_ai, to_pydantic_ai
 from compactcheck.targets.adapters.parameters import ParameterDraw
 
@@ -68,7 +68,7 @@ class _Harness(MessagesAdapter):
         if draw.choice("keep_unit", ("messages", "tokens")) == "messages":
             draw.share("keep_messages", len(to_pydantic_ai(messages)), FRACTIONS)
         else:
-            tokens = math.ceil(sum(text_size(message) for message in messages) / 4)
+            tokens = chat_size(messages, "approx_tokens")
             draw.share("keep_tokens", tokens, FRACTIONS)
         draw.fixed("preserve_first_user_message", True)
         return draw.drawn

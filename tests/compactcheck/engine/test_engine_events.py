@@ -23,7 +23,6 @@ from compactcheck.engine.events import (
     TargetStarted,
     ViolationFound,
 )
-from compactcheck.targets.registry import resolve
 
 # A mutant of the reference messages compactor that splits parallel tool results.
 MUTANT = "mutant:messages-cut-parallel-results"
@@ -155,9 +154,12 @@ def test_a_signal_ends_the_stream_with_the_partial_report(tmp_path: Path) -> Non
     assert kinds[:3] == ["RunStarted", "TargetStarted", "ExampleJudged"]
     assert kinds[-3:] == ["TargetFinished", "Interrupted", "RunFinished"]
     finished, interrupted, last = events[-3:]
-    assert isinstance(finished, TargetFinished) and finished.interrupted
-    assert isinstance(interrupted, Interrupted) and interrupted.signal == "SIGINT"
-    assert isinstance(last, RunFinished) and not last.report.complete
+    assert isinstance(finished, TargetFinished)
+    assert finished.interrupted
+    assert isinstance(interrupted, Interrupted)
+    assert interrupted.signal == "SIGINT"
+    assert isinstance(last, RunFinished)
+    assert not last.report.complete
     # Stopped at the call that heard it, not at the end of the budget.
     assert 1 <= finished.examples <= 5
 
@@ -197,8 +199,11 @@ def test_two_targets_with_workers_tell_each_job_and_one_merged_report(tmp_path: 
     events: list[Event] = []
     report = follow(engine.run(targets, "messages"), events.append)
     started = events[0]
-    assert isinstance(started, RunStarted) and started.jobs == 2 and started.parts == 1
+    assert isinstance(started, RunStarted)
+    assert started.jobs == 2
+    assert started.parts == 1
     finished = [e for e in events if isinstance(e, TargetFinished)]
     assert sorted(e.job for e in finished) == [0, 1]
-    assert isinstance(events[-1], RunFinished) and report.complete
+    assert isinstance(events[-1], RunFinished)
+    assert report.complete
     assert [t.target for t in report.targets] == ["reference-messages", MUTANT]
