@@ -8,7 +8,7 @@ a test that imported one more module. While the runner fuzzes a target, this mod
 Hypothesis an empty set of local constants, so that a seed names one sequence of histories.
 
 This reaches into a private part of Hypothesis (pinned below 7 in ``pyproject.toml``);
-``tests/compactcheck/test_draws.py`` fails if a Hypothesis release moves it.
+``tests/compactcheck/engine/test_draws.py`` fails if a Hypothesis release moves it.
 """
 
 from __future__ import annotations

@@ -34,8 +34,8 @@ from strategies.messages_view import MessageHistory, message_histories
 from strategies.projected import Projected
 from strategies.scenarios import scenarios
 
-FAULTY = Path(__file__).parent / "harnesses" / "faulty.py"
-EXAMPLES = Path(__file__).parents[2] / "examples"
+FAULTY = Path(__file__).parents[1] / "harnesses" / "faulty.py"
+EXAMPLES = Path(__file__).parents[3] / "examples"
 NODE_HARNESS = EXAMPLES / "node-harness" / "harness.js"
 PYTHON_HARNESS = EXAMPLES / "python-harness" / "harness.py"
 NODE = shutil.which("node")
