@@ -1,21 +1,13 @@
 """The vocabulary of compaction (pydantic models) and the laws a compactor must keep."""
 
 from invariants.canonical import canonical_json, canonically_equal, sha256_hex
-from invariants.catalogue import (
-    VIEWS,
-    Invariant,
-    UnknownInvariantError,
-    View,
-    catalogue,
-    invariant,
-    run_checks,
-    select,
-)
+from invariants.catalogue import UnknownInvariantError, catalogue, run_checks, select
 from invariants.compaction import SnapshotAfter, SnapshotBefore
 from invariants.compactor import CompactorInput
 from invariants.context import ContextSource, ContextUsage
 from invariants.events import REQUIRED_PAYLOAD, AgentEvent, EventType
 from invariants.facts import Budget, Facts
+from invariants.law import VIEWS, Invariant, View, invariant
 from invariants.messages import (
     AssistantMessage,
     ChatMessage,

@@ -6,7 +6,7 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import islice
-from typing import Any
+from typing import Any, Protocol
 
 from deepdiff import DeepDiff
 from pydantic import JsonValue
@@ -35,6 +35,19 @@ class Violation:
         if self.diff is not None:
             data["diff"] = self.diff
         return data
+
+
+class Witnessed(Protocol):
+    """What a witness can hold: a model that dumps itself as JSON data."""
+
+    def to_json_data(self) -> dict[str, Any]:
+        """The model as JSON-shaped data."""
+        ...
+
+
+def witness(*models: Witnessed | None) -> tuple[JsonValue, ...]:
+    """A violation's witness: the JSON data of the models it names, the absent ones skipped."""
+    return tuple(model.to_json_data() for model in models if model is not None)
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,5 @@
-"""The laws, one module per view; importing this package registers them all."""
+"""The laws, one package per view: each lists its laws in ``LAWS``, and the catalogue lists those.
 
-# Registration order is catalogue order: snapshot, messages, session.
-from invariants.laws import snapshot  # noqa: F401, I001
-from invariants.laws import messages  # noqa: F401
-from invariants.laws import session  # noqa: F401
+Importing a view's package declares its laws and registers nothing, so the packages never need
+the catalogue and the catalogue imports them like any other module.
+"""

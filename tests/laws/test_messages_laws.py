@@ -494,4 +494,4 @@ def test_order_still_flags_a_kept_message_moved_when_no_copy_is_extra() -> None:
 
 def test_an_unknown_view_is_an_error_not_an_empty_selection() -> None:
     with pytest.raises(UnknownInvariantError, match="unknown view 'message'"):
-        select("message")  # type: ignore[arg-type]
+        select("message")  # type: ignore[call-overload]

@@ -1,0 +1,63 @@
+"""What one law is: a stable id, the view it judges, a statement and a pure checker."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Generic, Literal, get_args
+
+# typing.TypeVar takes a default only from Python 3.13 on.
+from typing_extensions import TypeVar
+
+from invariants.facts import Facts
+from invariants.verdict import Finding
+
+View = Literal["snapshot", "session", "messages"]
+VIEWS: tuple[View, ...] = get_args(View)
+
+# What a law reads before and after compaction: its view's own models. Contravariant because a
+# law that accepts a wider type can stand wherever a narrower one is judged; the defaults let
+# code that lists laws of several views write a plain ``Invariant``.
+Before = TypeVar("Before", contravariant=True, default=Any)
+After = TypeVar("After", contravariant=True, default=Any)
+
+_B = TypeVar("_B")
+_A = TypeVar("_A")
+
+
+@dataclass(frozen=True)
+class Invariant(Generic[Before, After]):
+    """One law: a stable snake_case id (never renamed), its view, a statement and its checker.
+
+    The checker is a pure function of (before, after, facts), linear in history length, that
+    never mutates its input and never raises to report a violation.
+    """
+
+    id: str
+    view: View
+    statement: str
+    check: Callable[[Before, After, Facts], Finding]
+    # Judged only against a declared budget; without one the law is not applicable.
+    requires_budget: bool = False
+    # Judged only on calls that changed the history: an unchanged answer keeps every content law
+    # trivially. Size laws say False, because an unchanged answer over budget breaks them.
+    requires_change: bool = True
+
+
+def invariant(
+    view: View,
+    id: str,
+    statement: str,
+    *,
+    requires_budget: bool = False,
+    requires_change: bool = True,
+) -> Callable[[Callable[[_B, _A, Facts], Finding]], Invariant[_B, _A]]:
+    """Make a checker a law of one view: the decorated name is bound to the law, not the function.
+
+    Nothing is registered: each view's package lists its laws, and the catalogue lists those.
+    """
+
+    def declare(check: Callable[[_B, _A, Facts], Finding]) -> Invariant[_B, _A]:
+        return Invariant(id, view, statement, check, requires_budget, requires_change)
+
+    return declare

@@ -1,0 +1,205 @@
+"""The messages laws on what must still be said: the goal, the constraints, the facts, a user."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+
+from invariants.facts import Facts
+from invariants.law import invariant
+from invariants.laws.messages.reading import Messages, corpus, first_containing, label
+from invariants.messages import ChatMessage, SystemMessage, UserMessage, content_text
+from invariants.verdict import Finding, Violation, value_diff, witness
+
+
+@invariant(
+    "messages",
+    "goal_preserved",
+    "the first user message survives verbatim, or its text survives verbatim inside a summary",
+)
+def goal_preserved(before: Messages, after: Messages, facts: Facts) -> Finding:
+    """The first user message, which states the task, is not lost."""
+    del facts
+    first = next(((index, m) for index, m in enumerate(before) if isinstance(m, UserMessage)), None)
+    if first is None:
+        return Finding("goal_preserved", False)
+    index, message = first
+    text = content_text(message.content)
+    if any(text in content_text(kept.content) for kept in after):
+        return Finding("goal_preserved", True)
+    first_out = next((m for m in after if isinstance(m, UserMessage)), None)
+    violation = Violation(
+        "goal_preserved",
+        f"the first user message (input index {index}) does not survive: no output message is "
+        "it or contains its text",
+        witness(message),
+        value_diff(text, content_text(first_out.content)) if first_out is not None else None,
+    )
+    return Finding("goal_preserved", True, (violation,))
+
+
+def _lost(
+    before: Messages, after: Messages, texts: Iterable[str]
+) -> Iterator[tuple[str, int | None, ChatMessage | None]]:
+    """Each text that the output no longer holds, with the first input message holding it."""
+    out_corpus = corpus(after)
+    for text in texts:
+        if text not in out_corpus:
+            at = first_containing(before, text)
+            yield text, at, before[at] if at is not None else None
+
+
+@dataclass(frozen=True)
+class _Mention:
+    """The last line of a message list that mentions a constraint, and how it reads there."""
+
+    index: int
+    current: bool
+
+
+def _constraint_mentions(messages: Messages, texts: Sequence[str]) -> dict[str, _Mention]:
+    """How each constraint text reads at its last mention.
+
+    A line asserts the constraint whose text comes first on it; a constraint named later on the
+    same line is read as the value it replaces ("- [c3] Use 3.12 (replaces [c1] Use 3.11)").
+    """
+    last: dict[str, _Mention] = {}
+    if not texts:
+        return last
+    for index, message in enumerate(messages):
+        for line in content_text(message.content).splitlines():
+            hits = sorted((position, text) for text in texts if (position := line.find(text)) >= 0)
+            for rank, (_, text) in enumerate(hits):
+                last[text] = _Mention(index, rank == 0)
+    return last
+
+
+@invariant(
+    "messages",
+    "constraints_preserved",
+    "system messages survive as system messages; current constraints stay, superseded ones are "
+    "not reasserted",
+)
+def constraints_preserved(before: Messages, after: Messages, facts: Facts) -> Finding:
+    """The system prompt is not demoted, and the constraints read as they did."""
+    found: list[Violation] = []
+    out_system_texts = {
+        content_text(message.content) for message in after if isinstance(message, SystemMessage)
+    }
+    systems = [(i, m) for i, m in enumerate(before) if isinstance(m, SystemMessage)]
+    for index, system in systems:
+        text = content_text(system.content)
+        if text in out_system_texts:
+            continue
+        # Only a system message that did not survive as such pays for this scan.
+        holder = next(
+            ((j, m) for j, m in enumerate(after) if text in content_text(m.content)), None
+        )
+        if holder is not None and isinstance(holder[1], SystemMessage):
+            continue
+        if holder is not None:
+            j, kept = holder
+            found.append(
+                Violation(
+                    "constraints_preserved",
+                    f"the system message at input index {index} is not a system message in the "
+                    f"output: its text was demoted into the {kept.role} message at output "
+                    f"index {j}",
+                    witness(system, kept),
+                    value_diff({"role": "system"}, {"role": kept.role}),
+                )
+            )
+        else:
+            found.append(
+                Violation(
+                    "constraints_preserved",
+                    f"the system message at input index {index} is missing from the output",
+                    witness(system),
+                )
+            )
+    in_corpus = corpus(before)
+    current = [text for text in facts.constraints if text in in_corpus]
+    for text, at, source in _lost(before, after, current):
+        found.append(
+            Violation(
+                "constraints_preserved",
+                f"current constraint {text!r} (input index {at}) is missing from the output",
+                witness(source),
+            )
+        )
+    stale = [text for text in facts.superseded_constraints if text in in_corpus]
+    everything = [*current, *stale]
+    read_before = _constraint_mentions(before, everything)
+    read_after = _constraint_mentions(after, everything)
+    for text in stale:
+        now, then = read_after.get(text), read_before.get(text)
+        if now is None or not now.current or (then is not None and then.current):
+            continue
+        replaced_at = f" (input index {then.index})" if then is not None else ""
+        found.append(
+            Violation(
+                "constraints_preserved",
+                f"superseded constraint {text!r} is asserted as current by the "
+                f"{label(after[now.index])} at output index {now.index}, though the input had "
+                f"replaced it{replaced_at}",
+                witness(after[now.index], before[then.index] if then is not None else None),
+            )
+        )
+    exercised = bool(systems or current or stale)
+    return Finding("constraints_preserved", exercised, tuple(found))
+
+
+@invariant(
+    "messages",
+    "facts_preserved",
+    "every must-keep identifier in the input appears verbatim in the output",
+)
+def facts_preserved(before: Messages, after: Messages, facts: Facts) -> Finding:
+    """Changed file paths, pending step ids and other must-keep identifiers survive."""
+    in_corpus = corpus(before)
+    present = [ident for ident in dict.fromkeys(facts.must_keep) if ident and ident in in_corpus]
+    found = [
+        Violation(
+            "facts_preserved",
+            f"must-keep identifier {ident!r} (first at input index {at}) appears nowhere "
+            "in the output",
+            witness(source),
+        )
+        for ident, at, source in _lost(before, after, present)
+    ]
+    return Finding("facts_preserved", bool(present), tuple(found))
+
+
+@invariant("messages", "non_empty", "a non-empty input compacts to a non-empty output")
+def non_empty(before: Messages, after: Messages, facts: Facts) -> Finding:
+    """Compaction never returns nothing."""
+    del facts
+    if not before:
+        return Finding("non_empty", False)
+    if after:
+        return Finding("non_empty", True)
+    violation = Violation(
+        "non_empty",
+        f"the output is empty although the input had {len(before)} messages, the last a "
+        f"{label(before[-1])} at index {len(before) - 1}",
+        witness(before[-1]),
+    )
+    return Finding("non_empty", True, (violation,))
+
+
+@invariant("messages", "user_turn_present", "an input with a user message keeps at least one")
+def user_turn_present(before: Messages, after: Messages, facts: Facts) -> Finding:
+    """The model still sees something the user said."""
+    del facts
+    users = [index for index, message in enumerate(before) if isinstance(message, UserMessage)]
+    if not users:
+        return Finding("user_turn_present", False)
+    if any(isinstance(message, UserMessage) for message in after):
+        return Finding("user_turn_present", True)
+    violation = Violation(
+        "user_turn_present",
+        f"no user message remains in the {len(after)} output messages; the input had "
+        f"{len(users)}, the first at index {users[0]}",
+        witness(before[users[0]]),
+    )
+    return Finding("user_turn_present", True, (violation,))

@@ -1,0 +1,73 @@
+"""How the messages laws read a message list: identity, wiring, searchable text, names."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from invariants.law import Invariant
+from invariants.messages import AssistantMessage, ChatMessage, ToolMessage, content_text
+
+Messages = Sequence[ChatMessage]
+MessagesLaw = Invariant[Messages, Messages]
+
+# A message's identity for "verbatim": role, plain text and wiring. Text parts and a plain string
+# with the same text count as the same message, since frameworks convert between the two freely.
+MessageKey = tuple[str, str, str | None, tuple[tuple[str, str, str], ...], str | None]
+
+# Keeps an identifier from matching across the boundary of two messages in a joined corpus.
+_SEPARATOR = "\x00"
+
+
+def message_key(message: ChatMessage) -> MessageKey:
+    """What two messages must share to be the same message, verbatim."""
+    calls: tuple[tuple[str, str, str], ...] = ()
+    call_id: str | None = None
+    if isinstance(message, AssistantMessage) and message.tool_calls:
+        calls = tuple(
+            (call.id, call.function.name, call.function.arguments) for call in message.tool_calls
+        )
+    if isinstance(message, ToolMessage):
+        call_id = message.tool_call_id
+    name = None if isinstance(message, ToolMessage) else message.name
+    return (message.role, content_text(message.content), name, calls, call_id)
+
+
+def call_ids(message: ChatMessage) -> tuple[str, ...]:
+    """The ids of the tool calls an assistant message makes."""
+    if isinstance(message, AssistantMessage) and message.tool_calls:
+        return tuple(call.id for call in message.tool_calls)
+    return ()
+
+
+def searchable_text(message: ChatMessage) -> str:
+    """Everything of a message an identifier can hide in: text, call ids, names, arguments."""
+    parts = [content_text(message.content)]
+    if isinstance(message, AssistantMessage) and message.tool_calls:
+        for call in message.tool_calls:
+            parts += [call.id, call.function.name, call.function.arguments]
+    if isinstance(message, ToolMessage):
+        parts.append(message.tool_call_id)
+    return _SEPARATOR.join(parts)
+
+
+def corpus(messages: Messages) -> str:
+    """The searchable text of a whole list, in which an identifier can be looked up at once."""
+    return _SEPARATOR.join(searchable_text(message) for message in messages)
+
+
+def first_containing(messages: Messages, needle: str) -> int | None:
+    """The index of the first message whose searchable text holds ``needle``."""
+    for index, message in enumerate(messages):
+        if needle in searchable_text(message):
+            return index
+    return None
+
+
+def label(message: ChatMessage) -> str:
+    """A short name for a message in a sentence: its role, and its call ids where it has any."""
+    if isinstance(message, ToolMessage):
+        return f"tool result {message.tool_call_id}"
+    ids = call_ids(message)
+    if ids:
+        return f"assistant call {', '.join(ids)}"
+    return f"{message.role} message"

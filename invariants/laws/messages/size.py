@@ -1,0 +1,105 @@
+"""The messages laws on size: how a list is measured, and what a declared budget asks of it."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+
+from invariants.facts import Budget, Counter, Facts
+from invariants.law import invariant
+from invariants.laws.messages.reading import Messages, MessagesLaw, label
+from invariants.messages import AssistantMessage, ChatMessage, content_text
+from invariants.verdict import Finding, Violation, value_diff, witness
+
+
+def message_chars(message: ChatMessage) -> int:
+    """Characters of a message's content plus the arguments of its tool calls."""
+    size = len(content_text(message.content))
+    if isinstance(message, AssistantMessage) and message.tool_calls:
+        size += sum(len(call.function.arguments) for call in message.tool_calls)
+    return size
+
+
+def message_size(messages: Iterable[ChatMessage], counter: Counter) -> int:
+    """The size of a message list under a budget counter.
+
+    ``approx_tokens`` is ceil(characters / 4): a rough approximation of a tokenizer, not a real
+    one, chosen so that checks stay offline and deterministic.
+    """
+    listed = list(messages)
+    if counter == "messages":
+        return len(listed)
+    chars = sum(message_chars(message) for message in listed)
+    if counter == "characters":
+        return chars
+    return math.ceil(chars / 4)
+
+
+_BudgetCheck = Callable[[Messages, Messages, Budget], Finding]
+
+
+def _budget_law(id: str, statement: str) -> Callable[[_BudgetCheck], MessagesLaw]:
+    """Make a checker of the declared budget a messages law.
+
+    Without a budget such a law cannot fail, so it is not exercised. It is judged on unchanged
+    answers too, since an answer handed back unchanged over budget is what it catches.
+    """
+    as_law = invariant("messages", id, statement, requires_budget=True, requires_change=False)
+
+    def declare(judge: _BudgetCheck) -> MessagesLaw:
+        def check(before: Messages, after: Messages, facts: Facts) -> Finding:
+            if facts.budget is None:
+                return Finding(id, False)
+            return judge(before, after, facts.budget)
+
+        return as_law(check)
+
+    return declare
+
+
+@_budget_law(
+    "budget_respected",
+    "the output fits the declared budget under its counter (approx_tokens is chars / 4)",
+)
+def budget_respected(before: Messages, after: Messages, budget: Budget) -> Finding:
+    """The output is no larger than the caller's declared budget."""
+    del before
+    size = message_size(after, budget.counter)
+    if size <= budget.limit:
+        return Finding("budget_respected", True)
+    largest = max(range(len(after)), key=lambda j: message_chars(after[j]), default=None)
+    biggest = (
+        f"; its largest message is the {label(after[largest])} at output index {largest}"
+        if largest is not None
+        else ""
+    )
+    violation = Violation(
+        "budget_respected",
+        f"the output measures {size} {budget.counter} against a budget of {budget.limit}" + biggest,
+        witness(*after),
+        value_diff(budget.limit, size),
+    )
+    return Finding("budget_respected", True, (violation,))
+
+
+@_budget_law(
+    "progress",
+    "an input over the declared budget compacts to a smaller output under the budget's counter",
+)
+def progress(before: Messages, after: Messages, budget: Budget) -> Finding:
+    """A compactor handed more than the budget makes the history smaller, so it cannot loop."""
+    size_in = message_size(before, budget.counter)
+    if size_in <= budget.limit:
+        # Under budget there is nothing the compactor must do: the law could not fail here.
+        return Finding("progress", False)
+    size_out = message_size(after, budget.counter)
+    if size_out < size_in:
+        return Finding("progress", True)
+    violation = Violation(
+        "progress",
+        f"the input measures {size_in} {budget.counter}, over the budget of {budget.limit}, "
+        f"and the output measures {size_out}: compaction made no progress",
+        (),
+        value_diff(size_in, size_out),
+    )
+    return Finding("progress", True, (violation,))
