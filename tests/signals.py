@@ -1,10 +1,12 @@
-"""Signals for the tests that interrupt a real compactcheck process."""
+"""Signals for the tests that interrupt a run: real processes, and a compactor that interrupts."""
 
 from __future__ import annotations
 
 import signal
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+
+import pytest
 
 
 def hear_ctrl_c() -> None:
@@ -18,3 +20,29 @@ def hear_ctrl_c() -> None:
 
 # The ``reaper`` fixture (tests/conftest.py): keeps a process, kills it if the test leaves it.
 Reaper = Callable[["subprocess.Popen[str]"], "subprocess.Popen[str]"]
+
+
+# A compactor (a Python file's source) that sends its own process SIGINT on its fifth call, like
+# a Ctrl-C that arrives while a compactor is busy.
+SELF_INTERRUPTING = """
+import os
+import signal
+
+calls = 0
+
+
+def compact(messages):
+    global calls
+    calls += 1
+    if calls == 5:
+        os.kill(os.getpid(), signal.SIGINT)
+    return messages[-2:]
+"""
+
+
+@pytest.fixture
+def ctrl_c_heard() -> Iterator[None]:
+    """SIGINT with Python's default handler (a background job starts with it ignored)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)

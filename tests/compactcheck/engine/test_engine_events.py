@@ -3,8 +3,6 @@ interrupt (every front end is built on these sequences)."""
 
 from __future__ import annotations
 
-import signal
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,6 +21,7 @@ from compactcheck.engine.events import (
     TargetStarted,
     ViolationFound,
 )
+from tests.signals import SELF_INTERRUPTING, ctrl_c_heard  # noqa: F401 (a fixture)
 
 # A mutant of the reference messages compactor that splits parallel tool results.
 MUTANT = "mutant:messages-cut-parallel-results"
@@ -117,31 +116,6 @@ def found_size(events: list[Event]) -> int:
     example = finished.report.results[1].counterexample
     assert example is not None
     return example.history_size
-
-
-SELF_INTERRUPTING = """
-import os
-import signal
-
-calls = 0
-
-
-def compact(messages):
-    global calls
-    calls += 1
-    if calls == 5:
-        # Like a Ctrl-C that arrives while the compactor is busy.
-        os.kill(os.getpid(), signal.SIGINT)
-    return messages[-2:]
-"""
-
-
-@pytest.fixture
-def ctrl_c_heard() -> Iterator[None]:
-    """SIGINT with Python's default handler (a background job starts with it ignored)."""
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    yield
-    signal.signal(signal.SIGINT, previous)
 
 
 @pytest.mark.usefixtures("ctrl_c_heard")

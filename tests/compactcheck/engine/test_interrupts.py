@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import signal
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,14 +12,7 @@ from compactcheck.engine.config import RunConfig
 from compactcheck.engine.core import InterruptedRunError, run_target
 from compactcheck.engine.interrupts import Terminated, listening
 from compactcheck.targets.registry import resolve
-
-
-@pytest.fixture
-def ctrl_c_heard() -> Iterator[None]:
-    """SIGINT with Python's default handler (a background job starts with it ignored)."""
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    yield
-    signal.signal(signal.SIGINT, previous)
+from tests.signals import SELF_INTERRUPTING, ctrl_c_heard  # noqa: F401 (a fixture)
 
 
 @pytest.mark.usefixtures("ctrl_c_heard")
@@ -58,23 +50,6 @@ def test_an_ignored_ctrl_c_stays_ignored() -> None:
             interrupts.check()
     finally:
         signal.signal(signal.SIGINT, previous)
-
-
-SELF_INTERRUPTING = """
-import os
-import signal
-
-calls = 0
-
-
-def compact(messages):
-    global calls
-    calls += 1
-    if calls == 5:
-        # Like a Ctrl-C that arrives while the compactor is busy.
-        os.kill(os.getpid(), signal.SIGINT)
-    return messages[-2:]
-"""
 
 
 @pytest.mark.usefixtures("ctrl_c_heard")
