@@ -10,9 +10,9 @@ from compactcheck.errors import CompactcheckError, InputFileError, OutputFileErr
 from compactcheck.scale.database import DatabaseError
 from compactcheck.scale.merge import MergeError
 from compactcheck.targets.adapters import MissingExtraError
+from compactcheck.targets.harness_process import HarnessStartError
 from compactcheck.targets.protocol import ProtocolError
 from compactcheck.targets.registry import TargetError
-from compactcheck.targets.subprocess_backend import HarnessStartError
 
 
 class _Pair(BaseModel):

@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from compactcheck.errors import CompactcheckError
 from compactcheck.schemas import shipped
 from compactcheck.targets.backend import Answer
+from compactcheck.targets.harness_process import HarnessStartError
 from compactcheck.targets.protocol import (
     CompactResponse,
     ProtocolError,
@@ -26,7 +27,7 @@ from compactcheck.targets.protocol import (
     SessionResult,
     decode_line,
 )
-from compactcheck.targets.subprocess_backend import CommandBackend, HarnessStartError
+from compactcheck.targets.subprocess_backend import CommandBackend
 from invariants.catalogue import catalogue, run_checks
 from invariants.messages import parse_messages
 from strategies.messages_facts import messages_facts

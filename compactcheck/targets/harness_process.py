@@ -1,0 +1,277 @@
+"""A harness process: spawned without a shell, one line out and one line in, within a deadline.
+
+``subprocess_backend`` speaks the protocol over it; this module only sends its stop line.
+Each way the process can fail a line exchange (the deadline passes, it exits, its answer is too
+long) is an exception of its own here, which the backend turns into an errored answer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import selectors
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Mapping
+from pathlib import Path
+
+from compactcheck.engine import interrupts
+from compactcheck.errors import CompactcheckError
+from compactcheck.targets.protocol import StopRequest
+
+_CHUNK = 64 * 1024
+# How long a wait for an answer goes without looking for a Ctrl-C.
+_SLICE = 0.2
+
+
+class HarnessStartError(CompactcheckError):
+    """A harness that cannot be started, or that fails its start handshake."""
+
+
+class DeadlineError(Exception):
+    """The harness did not answer before the deadline."""
+
+
+class ExitedError(Exception):
+    """The harness closed its stdout (it exited or crashed) before answering."""
+
+
+class OversizeError(Exception):
+    """The answer line grew past the size cap."""
+
+    def __init__(self, resynced: bool) -> None:
+        super().__init__()
+        self.resynced = resynced
+
+
+class StderrRing:
+    """The last bytes a harness wrote to stderr, across restarts, filled by a drain thread."""
+
+    def __init__(self, limit: int) -> None:
+        self._limit = limit
+        self._data = bytearray()
+        self._lock = threading.Lock()
+        self.fed = 0
+
+    def feed(self, chunk: bytes) -> None:
+        """Append bytes, forgetting the oldest beyond the limit."""
+        with self._lock:
+            self.fed += len(chunk)
+            self._data += chunk
+            excess = len(self._data) - self._limit
+            if excess > 0:
+                del self._data[:excess]
+
+    def text(self) -> str:
+        """The kept bytes as text (undecodable bytes replaced)."""
+        with self._lock:
+            return self._data.decode("utf-8", errors="replace")
+
+    def last_line(self, since: int = 0) -> str:
+        """The last non-blank line fed after byte ``since``, for one-line error messages."""
+        with self._lock:
+            kept = self._data[max(0, len(self._data) - (self.fed - since)) :]
+            text = kept.decode("utf-8", errors="replace")
+        lines = [line.strip() for line in text.splitlines() if line.strip()]
+        return lines[-1][:200] if lines else ""
+
+
+def _drain(fd: int, ring: StderrRing) -> None:
+    # Reading continuously keeps the pipe from filling: a harness blocked on a full stderr pipe
+    # would never answer, and the call would time out for no fault of the compactor.
+    while True:
+        try:
+            chunk = os.read(fd, _CHUNK)
+        except OSError:
+            return
+        if not chunk:
+            return
+        ring.feed(chunk)
+
+
+class HarnessProcess:
+    """One running harness process, its non-blocking pipes and its stdout buffer."""
+
+    def __init__(
+        self,
+        argv: list[str],
+        cwd: str | Path | None,
+        env: Mapping[str, str] | None,
+        ring: StderrRing,
+        max_answer_bytes: int,
+    ) -> None:
+        command = argv[0]
+        # Where this process's stderr starts in the ring, so errors quote its words alone.
+        self.stderr_mark = ring.fed
+        try:
+            self.popen = subprocess.Popen(
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=cwd,
+                env=env,
+                bufsize=0,
+                # Its own process group, so that a kill also reaches whatever it spawned.
+                start_new_session=True,
+            )
+        except FileNotFoundError:
+            where = f" in {cwd}" if cwd is not None else ""
+            raise HarnessStartError(
+                f"cannot start harness {command!r}: no such command or file{where}; give the "
+                "command's full path or fix the cmd: target"
+            ) from None
+        except PermissionError:
+            raise HarnessStartError(
+                f"cannot start harness {command!r}: permission denied; make it executable or "
+                "run it through its interpreter (e.g. cmd:node harness.js)"
+            ) from None
+        except OSError as error:
+            raise HarnessStartError(
+                f"cannot start harness {command!r}: {error.strerror or error}"
+            ) from None
+        assert self.popen.stdin is not None
+        assert self.popen.stdout is not None
+        assert self.popen.stderr is not None
+        self._stdin = self.popen.stdin.fileno()
+        self._stdout = self.popen.stdout.fileno()
+        os.set_blocking(self._stdin, False)
+        os.set_blocking(self._stdout, False)
+        self._drainer = threading.Thread(
+            target=_drain, args=(self.popen.stderr.fileno(), ring), daemon=True
+        )
+        self._drainer.start()
+        self._max = max_answer_bytes
+        self._buffer = bytearray()
+        self._discarding = False
+        self.killed = False
+
+    @property
+    def pid(self) -> int:
+        """The harness's process id."""
+        return self.popen.pid
+
+    @property
+    def alive(self) -> bool:
+        """Whether the process is still running."""
+        return self.popen.poll() is None
+
+    def drop_stale_output(self) -> None:
+        """Forget anything the harness wrote that no request asked for (e.g. a second answer)."""
+        self._buffer.clear()
+        self._discarding = False
+        with contextlib.suppress(BlockingIOError, OSError):
+            while os.read(self._stdout, _CHUNK):
+                pass
+
+    def exchange(self, line: bytes, deadline: float) -> bytes:
+        """Send one request line and return the next answer line (without its newline)."""
+        pending = memoryview(line)
+        answer: bytes | None = None
+        with selectors.DefaultSelector() as selector:
+            selector.register(self._stdout, selectors.EVENT_READ)
+            if pending:
+                selector.register(self._stdin, selectors.EVENT_WRITE)
+            while True:
+                if answer is None:
+                    answer = self._take_line()
+                if answer is not None and not pending:
+                    return answer
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    if self._discarding:
+                        raise OversizeError(resynced=False)
+                    raise DeadlineError
+                # In slices, so that a Ctrl-C heard meanwhile is acted on promptly.
+                interrupts.check()
+                for key, _ in selector.select(min(remaining, _SLICE)):
+                    if key.fd == self._stdin:
+                        try:
+                            written = os.write(self._stdin, pending)
+                        except BlockingIOError:
+                            continue
+                        except OSError:
+                            # It closed stdin or died; what it says on stdout decides the rest.
+                            written = len(pending)
+                        pending = pending[written:]
+                        if not pending:
+                            selector.unregister(self._stdin)
+                    else:
+                        self._read_more()
+
+    def _read_more(self) -> None:
+        try:
+            chunk = os.read(self._stdout, _CHUNK)
+        except BlockingIOError:
+            return
+        if not chunk:
+            raise ExitedError
+        self._buffer += chunk
+
+    def _take_line(self) -> bytes | None:
+        """The next complete non-blank line, None until one arrives; OversizeError past the cap."""
+        while True:
+            end = self._buffer.find(b"\n")
+            if end < 0:
+                if len(self._buffer) > self._max:
+                    # Keep memory bounded: drop what came, then skip to the line's end.
+                    self._discarding = True
+                    self._buffer.clear()
+                return None
+            line = bytes(self._buffer[:end])
+            del self._buffer[: end + 1]
+            if self._discarding or end > self._max:
+                self._discarding = False
+                raise OversizeError(resynced=True)
+            if line.strip():
+                return line
+
+    def send_quietly(self, line: bytes) -> None:
+        """Write a line if the pipe takes it now; used for stop, which has no answer."""
+        with contextlib.suppress(OSError):
+            os.write(self._stdin, line)
+
+    def status(self) -> str:
+        """How the process ended, as words ('exited with code 3', 'was killed by SIGKILL')."""
+        code = self.popen.poll()
+        if code is None:
+            return "is still running"
+        if code < 0:
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = f"signal {-code}"
+            return f"was killed by {name}"
+        return f"exited with code {code}"
+
+    def stop(self, grace: float) -> None:
+        """Ask for a clean exit, wait up to ``grace`` seconds, then kill."""
+        if self.alive:
+            self.send_quietly(StopRequest().to_line())
+            with contextlib.suppress(OSError):
+                self.popen.stdin.close()  # type: ignore[union-attr]
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.popen.wait(grace)
+        self.kill()
+
+    def kill(self) -> None:
+        """Kill the process group, reap it, and release the pipes."""
+        if self.alive:
+            self.killed = True
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.popen.pid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.popen.wait(5.0)
+        self.settle()
+        for stream in (self.popen.stdin, self.popen.stdout):
+            with contextlib.suppress(OSError):
+                if stream is not None:
+                    stream.close()
+        if not self._drainer.is_alive() and self.popen.stderr is not None:
+            self.popen.stderr.close()
+
+    def settle(self) -> None:
+        """Give the stderr drain a moment to collect the last words of an ended process."""
+        self._drainer.join(timeout=1.0)
