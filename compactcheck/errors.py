@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import enum
 
-from pydantic import ValidationError
-
-from invariants.errors import CompactcheckError
+from invariants.errors import CompactcheckError, first_problem, one_line
 
 
 class ExitCode(enum.IntEnum):
@@ -28,19 +26,6 @@ class ExitCode(enum.IntEnum):
     INTERRUPTED = 130
 
 
-def one_line(error: BaseException | str) -> str:
-    """An error (or its text) as one line; a validation error names where its first problem is."""
-    if isinstance(error, ValidationError):
-        problems = error.errors(include_url=False)
-        first = problems[0]
-        where = ".".join(str(part) for part in first["loc"]) or "(top level)"
-        more = f" (and {len(problems) - 1} more problems)" if len(problems) > 1 else ""
-        text = f"{where}: {first['msg']}{more}"
-    else:
-        text = str(error)
-    return " ".join(text.split())
-
-
 class InputFileError(CompactcheckError):
     """A file the user handed over is missing, unreadable or not what was expected."""
 
@@ -49,4 +34,11 @@ class OutputFileError(CompactcheckError):
     """A file the toolkit must write (report, corpus entry) cannot be written."""
 
 
-__all__ = ["CompactcheckError", "ExitCode", "InputFileError", "OutputFileError", "one_line"]
+__all__ = [
+    "CompactcheckError",
+    "ExitCode",
+    "InputFileError",
+    "OutputFileError",
+    "first_problem",
+    "one_line",
+]

@@ -1,1 +1,3 @@
-"""Reference compactors: the snapshot engine (seed 000) and the session engine (seed 002)."""
+"""Reference compactors: the snapshot engine (seed 000), the session engine (seed 002), the messages
+compactor and the mutants; ``shared_semantics`` is the one contract they share with the harness.
+"""

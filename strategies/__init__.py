@@ -9,14 +9,7 @@ from strategies.corruption import (
 )
 from strategies.messages_view import MessageHistory, message_histories, project_messages
 from strategies.projected import Projected
-from strategies.rounds import (
-    CompactionBackend,
-    Round,
-    RoundCheck,
-    RoundResult,
-    compaction_rounds,
-)
-from strategies.scenario import GroundTruth, Scenario
+from strategies.scenario_model import GroundTruth, Scenario
 from strategies.scenarios import scenarios
 from strategies.session_view import SessionHistory, project_session, session_histories
 from strategies.snapshot_view import SnapshotHistory, project_snapshot, snapshot_histories
@@ -30,20 +23,15 @@ from strategies.statistics import (
 
 __all__ = [
     "FEATURES",
-    "CompactionBackend",
     "Corrupted",
     "Corruption",
     "FeatureStatistics",
     "GroundTruth",
     "MessageHistory",
     "Projected",
-    "Round",
-    "RoundCheck",
-    "RoundResult",
     "Scenario",
     "SessionHistory",
     "SnapshotHistory",
-    "compaction_rounds",
     "corrupted_message_histories",
     "corrupted_session_histories",
     "corrupted_snapshot_histories",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from invariants.facts import Facts
-from strategies.scenario import GroundTruth
+from strategies.scenario_model import GroundTruth
 
 
 def facts_of_truth(truth: GroundTruth) -> Facts:

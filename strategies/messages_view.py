@@ -5,8 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from hypothesis import strategies as st
-
 from invariants import (
     AssistantMessage,
     ChatMessage,
@@ -17,23 +15,10 @@ from invariants import (
     UserMessage,
     dump_messages,
 )
-from strategies.projected import Projected, projected_histories
-from strategies.scenario import (
-    Action,
-    ActivateSkill,
-    CompleteStep,
-    Constraint,
-    FailAttempt,
-    Ledger,
-    Say,
-    Scenario,
-    StartStep,
-    ToolBatch,
-    ToolCallSpec,
-    Turn,
-    Visitor,
-    walk,
-)
+from strategies.narration import narration
+from strategies.projected import Recorder, ViewHistories
+from strategies.scenario_model import Scenario
+from strategies.turns import Action, Constraint, ToolBatch, ToolCallSpec, Turn
 
 SYSTEM_PROMPT = "You are a careful coding agent. Follow every constraint below."
 
@@ -60,11 +45,11 @@ def constraint_line(constraint: Constraint, replaced_text: str | None) -> str:
     )
 
 
-class MessageRecorder(Visitor):
+class MessageRecorder(Recorder[MessageHistory]):
     """Writes the chat messages of a run as it is walked."""
 
     def __init__(self, scenario: Scenario) -> None:
-        self.ledger = Ledger(scenario)
+        super().__init__(scenario)
         lines = [constraint_line(constraint, None) for constraint in scenario.constraints]
         prompt = SYSTEM_PROMPT + ("\nConstraints:\n" + "\n".join(lines) if lines else "")
         self.system = SystemMessage(content=prompt)
@@ -120,18 +105,8 @@ class MessageRecorder(Visitor):
         self.ledger.action(action)
         if isinstance(action, ToolBatch):
             self.messages.append(self.batch(action))
-            return
-        if isinstance(action, Say):
-            text = action.text
-        elif isinstance(action, StartStep):
-            text = f"Starting step {action.step_id}."
-        elif isinstance(action, CompleteStep):
-            text = f"Step {action.step_id} is complete: {'; '.join(action.evidence)}."
-        elif isinstance(action, FailAttempt):
-            text = f"That did not work: {action.text}."
-        elif isinstance(action, ActivateSkill):
-            text = f"Activating the {action.name} skill ({action.description})."
-        self.messages.append(AssistantMessage(content=text))
+        else:
+            self.messages.append(AssistantMessage(content=narration(action)))
 
     @staticmethod
     def batch(batch: ToolBatch) -> AssistantMessage:
@@ -168,13 +143,8 @@ class MessageRecorder(Visitor):
 
 def project_messages(scenario: Scenario) -> MessageHistory:
     """The messages view of a scenario."""
-    recorder = MessageRecorder(scenario)
-    walk(scenario, recorder)
-    return recorder.history()
+    return MessageRecorder.project(scenario)
 
 
-def message_histories(
-    scenario_strategy: st.SearchStrategy[Scenario] | None = None,
-) -> st.SearchStrategy[Projected[MessageHistory]]:
-    """Scenarios projected into the messages view."""
-    return projected_histories(project_messages, scenario_strategy)
+# Scenarios projected into the messages view.
+message_histories = ViewHistories(project_messages)

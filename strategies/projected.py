@@ -8,7 +8,7 @@ from typing import Generic, TypeVar
 
 from hypothesis import strategies as st
 
-from strategies.scenario import GroundTruth, Scenario
+from strategies.scenario_model import GroundTruth, Ledger, Scenario, Visitor, walk
 from strategies.scenarios import scenarios
 
 View = TypeVar("View", covariant=True)
@@ -28,10 +28,34 @@ class Projected(Generic[View]):
         return self.scenario.truth
 
 
-def projected_histories(
-    project: Callable[[Scenario], History],
-    scenario_strategy: st.SearchStrategy[Scenario] | None = None,
-) -> st.SearchStrategy[Projected[History]]:
+class Recorder(Visitor, Generic[History]):
+    """Writes one view of a run as it is walked, beside the ledger of what happened so far."""
+
+    def __init__(self, scenario: Scenario) -> None:
+        self.ledger = Ledger(scenario)
+
+    def history(self) -> History:
+        """The view as it stands."""
+        raise NotImplementedError
+
+    @classmethod
+    def project(cls, scenario: Scenario) -> History:
+        """The view of a whole scenario."""
+        recorder = cls(scenario)
+        walk(scenario, recorder)
+        return recorder.history()
+
+
+@dataclass(frozen=True)
+class ViewHistories(Generic[History]):
     """Scenarios (by default every kind ``scenarios()`` draws) projected by ``project``."""
-    chosen = scenarios() if scenario_strategy is None else scenario_strategy
-    return chosen.map(lambda scenario: Projected(scenario, project(scenario)))
+
+    project: Callable[[Scenario], History]
+
+    def __call__(
+        self, scenario_strategy: st.SearchStrategy[Scenario] | None = None
+    ) -> st.SearchStrategy[Projected[History]]:
+        """The projected histories of ``scenario_strategy`` (of ``scenarios()`` when None)."""
+        chosen = scenarios() if scenario_strategy is None else scenario_strategy
+        project = self.project
+        return chosen.map(lambda scenario: Projected(scenario, project(scenario)))

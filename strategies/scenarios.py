@@ -12,14 +12,14 @@ from hypothesis import strategies as st
 from invariants import AcceptanceCriterion, PlanStep, StepStatus, TaskPlan, ValidationRecord
 from strategies import vocabulary as words
 from strategies.contents import MAX_SIZE_CLASS, command_log, instruction, length_of, read_output
-from strategies.scenario import (
+from strategies.scenario_model import Scenario
+from strategies.turns import (
     Action,
     ActivateSkill,
     CompleteStep,
     Constraint,
     FailAttempt,
     Say,
-    Scenario,
     StartStep,
     ToolBatch,
     ToolCallSpec,
@@ -163,11 +163,6 @@ _batches: st.SearchStrategy[ToolBatch] = st.builds(
     st.just(""),
     st.lists(st.integers(0, _WIDE).map(_call), min_size=1, max_size=MAX_PARALLEL_CALLS).map(tuple),
 )
-
-
-def batches() -> st.SearchStrategy[ToolBatch]:
-    """Tool batches of one to three calls, before ids and timing are assigned."""
-    return _batches
 
 
 @lru_cache(maxsize=1024)

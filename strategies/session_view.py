@@ -5,25 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
-from hypothesis import strategies as st
-
 from invariants.session import SessionEvent, checkpoint_source, estimate_message
-from strategies.projected import Projected, projected_histories
-from strategies.scenario import (
-    Action,
-    ActivateSkill,
-    CompleteStep,
-    FailAttempt,
-    Ledger,
-    Say,
-    Scenario,
-    StartStep,
-    ToolBatch,
-    ToolCallSpec,
-    Turn,
-    Visitor,
-    walk,
-)
+from strategies.narration import narration
+from strategies.projected import Recorder, ViewHistories
+from strategies.scenario_model import Scenario
+from strategies.turns import Action, ToolBatch, ToolCallSpec, Turn
 
 _PROVIDER: Final = "openai"
 _MODEL: Final = "gpt-test"
@@ -53,11 +39,11 @@ def _text(text: str) -> list[dict[str, Any]]:
     return [{"type": "text", "text": text}]
 
 
-class SessionRecorder(Visitor):
+class SessionRecorder(Recorder[SessionHistory]):
     """Writes the session log of a run as it is walked: one step per turn, manual compactions."""
 
     def __init__(self, scenario: Scenario) -> None:
-        self.ledger = Ledger(scenario)
+        super().__init__(scenario)
         self.events: list[SessionEvent] = []
         self.nodes: list[int] = []
         self.turn_number = 0
@@ -192,18 +178,8 @@ class SessionRecorder(Visitor):
         self.ledger.action(action)
         if isinstance(action, ToolBatch):
             self.batch(action)
-            return
-        if isinstance(action, Say):
-            text = action.text
-        elif isinstance(action, StartStep):
-            text = f"Starting step {action.step_id}."
-        elif isinstance(action, CompleteStep):
-            text = f"Step {action.step_id} is complete: {'; '.join(action.evidence)}."
-        elif isinstance(action, FailAttempt):
-            text = f"That did not work: {action.text}."
-        elif isinstance(action, ActivateSkill):
-            text = f"Activating the {action.name} skill."
-        self._assistant(_text(text))
+        else:
+            self._assistant(_text(narration(action, skill_description=False)))
 
     def batch(self, batch: ToolBatch) -> None:
         """The assistant message carrying the calls, then one tool/call event per call."""
@@ -272,13 +248,8 @@ class SessionRecorder(Visitor):
 
 def project_session(scenario: Scenario) -> SessionHistory:
     """The session view of a scenario."""
-    recorder = SessionRecorder(scenario)
-    walk(scenario, recorder)
-    return recorder.history()
+    return SessionRecorder.project(scenario)
 
 
-def session_histories(
-    scenario_strategy: st.SearchStrategy[Scenario] | None = None,
-) -> st.SearchStrategy[Projected[SessionHistory]]:
-    """Scenarios projected into the session view."""
-    return projected_histories(project_session, scenario_strategy)
+# Scenarios projected into the session view.
+session_histories = ViewHistories(project_session)

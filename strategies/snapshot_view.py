@@ -6,36 +6,20 @@ import uuid
 from dataclasses import dataclass
 from typing import Any, Final
 
-from hypothesis import strategies as st
-
 from invariants import (
     ActiveSkill,
     AgentEvent,
     AgentState,
     CompactionSnapshot,
     CompactionState,
-    CompactorInput,
     ContextUsage,
     PendingUserInput,
     SkillState,
     sha256_hex,
 )
-from strategies.projected import Projected, projected_histories
-from strategies.scenario import (
-    Action,
-    ActivateSkill,
-    CompleteStep,
-    FailAttempt,
-    Ledger,
-    Say,
-    Scenario,
-    StartStep,
-    ToolBatch,
-    ToolCallSpec,
-    Turn,
-    Visitor,
-    walk,
-)
+from strategies.projected import Recorder, ViewHistories
+from strategies.scenario_model import Scenario
+from strategies.turns import Action, ToolBatch, ToolCallSpec, Turn
 
 # Snapshot ids are derived from content, as the reference engine does, so projections are
 # deterministic; the namespace is ours.
@@ -55,27 +39,6 @@ class SnapshotHistory:
     pending_tool_calls: int = 0
     pending_outputs: int = 0
 
-    def compactor_input(self, *, corrected: bool = True) -> CompactorInput:
-        """The input of the next compaction: the events after the last one folded.
-
-        ``corrected`` also hands over the state and the previous snapshot (the corrected design);
-        without it the input has only the seed's five fields.
-        """
-        state = self.state
-        if state.plan is None:
-            raise ValueError("a snapshot history without a plan has no compactor input")
-        low = state.compaction.compacted_through_event + 1
-        snapshots = state.compaction.snapshots
-        return CompactorInput(
-            task=state.task,
-            plan=state.plan,
-            events=tuple(event for event in self.events if event.sequence >= low),
-            active_skill_names=tuple(state.skills.active_skills),
-            changed_files=state.changed_files,
-            state=state if corrected else None,
-            previous_snapshot=snapshots[-1] if corrected and snapshots else None,
-        )
-
 
 def usage_for(event_count: int, over_threshold: bool) -> ContextUsage:
     """A context usage on the chosen side of the 80% trigger for a log of that many events."""
@@ -89,11 +52,11 @@ def usage_for(event_count: int, over_threshold: bool) -> ContextUsage:
     )
 
 
-class SnapshotRecorder(Visitor):
-    """Writes the events and state of a run as it is walked; the state machine reuses it."""
+class SnapshotRecorder(Recorder[SnapshotHistory]):
+    """Writes the events and state of a run as it is walked."""
 
     def __init__(self, scenario: Scenario) -> None:
-        self.ledger = Ledger(scenario)
+        super().__init__(scenario)
         self.events: list[AgentEvent] = []
         self.snapshots: list[CompactionSnapshot] = []
         self.compacted_through = 0
@@ -113,10 +76,6 @@ class SnapshotRecorder(Visitor):
         )
         self.events.append(event)
         return event
-
-    def append(self, events: tuple[AgentEvent, ...]) -> None:
-        """Append events written elsewhere (by a compaction backend)."""
-        self.events.extend(events)
 
     def restart(self, stale_lock: bool) -> None:
         # A restart leaves no trace in this view; a crashed compaction leaves its start behind
@@ -188,23 +147,25 @@ class SnapshotRecorder(Visitor):
 
     def action(self, action: Action) -> None:
         self.ledger.action(action)
-        if isinstance(action, Say):
-            self.emit("assistant_output", {"text": action.text})
-        elif isinstance(action, ToolBatch):
-            self.batch(action)
-        elif isinstance(action, StartStep):
-            self.emit("step_started", {"stepId": action.step_id})
-        elif isinstance(action, CompleteStep):
-            event = self.emit(
-                "step_completed", {"stepId": action.step_id, "evidence": list(action.evidence)}
-            )
-            self._completions_in_range.append((action.step_id, event.event_id))
-        elif isinstance(action, FailAttempt):
-            self.emit("attempt_failed", {"text": action.text})
-        elif isinstance(action, ActivateSkill):
-            self.emit("skill_activated", {"name": action.name, "description": action.description})
+        super().action(action)
 
-    def batch(self, batch: ToolBatch) -> None:
+    def say(self, text: str) -> None:
+        self.emit("assistant_output", {"text": text})
+
+    def start_step(self, step_id: str) -> None:
+        self.emit("step_started", {"stepId": step_id})
+
+    def complete_step(self, step_id: str, evidence: tuple[str, ...]) -> None:
+        event = self.emit("step_completed", {"stepId": step_id, "evidence": list(evidence)})
+        self._completions_in_range.append((step_id, event.event_id))
+
+    def fail_attempt(self, text: str) -> None:
+        self.emit("attempt_failed", {"text": text})
+
+    def activate_skill(self, name: str, description: str) -> None:
+        self.emit("skill_activated", {"name": name, "description": description})
+
+    def tool_batch(self, batch: ToolBatch) -> None:
         """The batch start and one event per call."""
         self.emit(
             "tool_batch_started",
@@ -239,7 +200,7 @@ class SnapshotRecorder(Visitor):
 
     def pending(self, batch: ToolBatch) -> None:
         self.ledger.pending(batch)
-        self.batch(batch)
+        self.tool_batch(batch)
         self.pending_calls += len(batch.calls)
 
     def turn_end(self, index: int, turn: Turn, last: bool) -> None:
@@ -273,25 +234,20 @@ class SnapshotRecorder(Visitor):
             ),
         )
 
-    def history(self, over_threshold: bool) -> SnapshotHistory:
-        """The snapshot view as it stands."""
+    def history(self) -> SnapshotHistory:
+        """The snapshot view as it stands (usage on the scenario's side of the trigger)."""
         return SnapshotHistory(
             state=self.state(),
             events=tuple(self.events),
-            usage=usage_for(len(self.events), over_threshold),
+            usage=usage_for(len(self.events), self.ledger.scenario.over_threshold),
             pending_tool_calls=self.pending_calls,
         )
 
 
 def project_snapshot(scenario: Scenario) -> SnapshotHistory:
     """The snapshot view of a scenario."""
-    recorder = SnapshotRecorder(scenario)
-    walk(scenario, recorder)
-    return recorder.history(scenario.over_threshold)
+    return SnapshotRecorder.project(scenario)
 
 
-def snapshot_histories(
-    scenario_strategy: st.SearchStrategy[Scenario] | None = None,
-) -> st.SearchStrategy[Projected[SnapshotHistory]]:
-    """Scenarios projected into the snapshot view."""
-    return projected_histories(project_snapshot, scenario_strategy)
+# Scenarios projected into the snapshot view.
+snapshot_histories = ViewHistories(project_snapshot)

@@ -13,8 +13,9 @@ from hypothesis import strategies as st
 
 from invariants.laws.messages import message_chars
 from strategies.messages_view import project_messages
-from strategies.scenario import Scenario, ToolBatch
+from strategies.scenario_model import Scenario
 from strategies.scenarios import STATUSES, scenarios
+from strategies.turns import ToolBatch
 
 # Every feature the generator promises, in the order a report lists them.
 FEATURES: Final[tuple[str, ...]] = (

@@ -21,8 +21,8 @@ from reference_engine.snapshot import (
     EngineConfig,
     FixedCompactor,
     HistoryError,
-    Mode,
     ReferenceCompactor,
+    SnapshotDesign,
     maybe_compact,
 )
 
@@ -63,7 +63,7 @@ class GoldenCase(WireModel):
 
     name: str
     description: str
-    mode: Mode = Mode.CORRECTED
+    mode: SnapshotDesign = SnapshotDesign.CORRECTED
     raw_tail_size: int = 4
     max_raw_tail: int | None = None
     rounds: tuple[Round, ...] = Field(min_length=1)

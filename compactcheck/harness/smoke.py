@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from hypothesis import find, settings
 
 from compactcheck.harness import Case, RoundOutcome, cases
-from compactcheck.targets.registry import Target
 from invariants import View
+
+if TYPE_CHECKING:
+    # Only a type here: the registry builds the reference targets, which the harness never runs.
+    from compactcheck.targets.registry import Target
 
 
 def smoke_case(view: View | None = None) -> Case:

@@ -13,12 +13,12 @@ from typing import Any
 
 from compactcheck.errors import CompactcheckError
 from compactcheck.harness import (
-    BackendCompactor,
     Driver,
     MessagesDriver,
     SessionDriver,
     SnapshotDriver,
     backend_session_compactor,
+    backend_snapshot_frame,
 )
 from compactcheck.report.model import Implementation
 from compactcheck.targets.adapters import ADAPTERS, DESCRIPTIONS
@@ -30,7 +30,7 @@ from reference_engine.mutants.messages import MESSAGE_MUTANTS
 from reference_engine.mutants.mutant import Mutant
 from reference_engine.mutants.session import SESSION_MUTANTS
 from reference_engine.mutants.snapshot import SNAPSHOT_MUTANTS
-from reference_engine.session.harness import reference_session_compactor
+from reference_engine.session import reference_session_compactor
 from reference_engine.snapshot import SnapshotPipeline
 
 
@@ -177,9 +177,7 @@ def _backend_target(name: str, backend: Backend, budget: Budget | None) -> Targe
     if "session" in views:
         drivers["session"] = lambda: SessionDriver(backend_session_compactor(backend))
     if "snapshot" in views:
-        drivers["snapshot"] = lambda: SnapshotDriver(
-            SnapshotPipeline(compactor=BackendCompactor(backend))
-        )
+        drivers["snapshot"] = lambda: SnapshotDriver(backend_snapshot_frame(backend))
     if not drivers:
         raise TargetError(f"{name}: declares no view compactcheck can drive ({views})")
     return Target(name, backend.implementation, drivers, backend)

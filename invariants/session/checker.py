@@ -7,6 +7,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from invariants.errors import first_problem
 from invariants.session.bracket import BracketTracker, OpenBracket, is_checkpoint
 from invariants.session.enclosure import Enclosure
 from invariants.session.envelope import SessionEvent
@@ -106,7 +107,7 @@ class LogChecker:
                 "E1",
                 seq if type(seq) is int else None,
                 f"expected a valid event envelope; found {error.error_count()} problem(s): "
-                f"{error.errors()[0]['msg']}",
+                f"{first_problem(error)[1]}",
             ) from error
 
     def _check_prune_follow_up(self, event: SessionEvent) -> None:

@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
+from invariants.errors import first_problem
 from invariants.session.checker import LogChecker
 from invariants.session.envelope import SessionEvent, json_copy
 from invariants.session.errors import LogViolationError, SessionError
@@ -184,10 +185,9 @@ def parse_events(raw: Sequence[Any], where: str) -> tuple[SessionEvent, ...]:
         try:
             events.append(SessionEvent.from_json_data(dict(item)))
         except ValidationError as error:
-            first = error.errors()[0]
+            at, what = first_problem(error)
             raise MalformedExchangeError(
-                f"{where}[{index}] is not a session event: {first['msg']} at "
-                f"{'.'.join(map(str, first['loc']))}; fix the envelope"
+                f"{where}[{index}] is not a session event: {what} at {at}; fix the envelope"
             ) from error
     return tuple(events)
 

@@ -1,11 +1,11 @@
 """Broken session compactors, each breaking one session law the way a real backend plausibly would.
 
 Most are the reference engine with its answer edited afterwards (the injected bug); the rest swap
-one collaborator of the engine. Every ``build()`` returns a session compactor of the harness
-type: a JSON payload in, a JSON answer out. ``max_witness`` bounds the shrunk history: a
-committed compaction needs about fifteen events before any checkpoint can be smaller than what
-it replaces, so the mutants that break a commit carry larger bounds than those that break a
-failure or a decline.
+one collaborator of the engine. Every ``build()`` returns a ``SessionCompactor`` (the shape in
+``reference_engine.shared_semantics``): a JSON payload in, a JSON answer out. ``max_witness``
+bounds the shrunk history: a committed compaction needs about fifteen events before any
+checkpoint can be smaller than what it replaces, so the mutants that break a commit carry larger
+bounds than those that break a failure or a decline.
 """
 
 from __future__ import annotations
@@ -15,14 +15,15 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from invariants.session import SessionEvent, node_price
-from invariants.session.exchange import Mode, SurfaceFolder
+from invariants.session.exchange import Mode as SessionMode
+from invariants.session.exchange import SurfaceFolder
 from reference_engine.mutants.mutant import Mutant
-from reference_engine.session.harness import SessionCompactor, reference_session_compactor
-from reference_engine.session.meter import TokenMeter
+from reference_engine.session import TokenMeter, reference_session_compactor
+from reference_engine.shared_semantics import SessionCompactor
 
 Event = dict[str, Any]
 # (handed log, appended events, mode) -> the appended events the broken backend answers.
-Edit = Callable[[list[Event], list[Event], Mode], list[Event]]
+Edit = Callable[[list[Event], list[Event], SessionMode], list[Event]]
 
 
 def _edited(edit: Edit, base: SessionCompactor | None = None) -> SessionCompactor:
@@ -97,12 +98,12 @@ def _reshape(
 # -- the bugs ---------------------------------------------------------------------------------
 
 
-def _drop_error_end(log: list[Event], appended: list[Event], mode: Mode) -> list[Event]:
+def _drop_error_end(log: list[Event], appended: list[Event], mode: SessionMode) -> list[Event]:
     # The failure path returns before closing the bracket: the start stays unmatched.
     return [e for e in appended if not (e["type"] == "compaction/end" and "error" in e["data"])]
 
 
-def _keep_tool_call(log: list[Event], appended: list[Event], mode: Mode) -> list[Event]:
+def _keep_tool_call(log: list[Event], appended: list[Event], mode: SessionMode) -> list[Event]:
     # "Keep the last tool call so the model can resume it": a call block lands in the summary.
     bracket = _last_success(appended)
     if bracket is None:
@@ -123,7 +124,9 @@ def _keep_tool_call(log: list[Event], appended: list[Event], mode: Mode) -> list
     return appended
 
 
-def _plain_user_checkpoint(log: list[Event], appended: list[Event], mode: Mode) -> list[Event]:
+def _plain_user_checkpoint(
+    log: list[Event], appended: list[Event], mode: SessionMode
+) -> list[Event]:
     # Writes the checkpoint as an ordinary user message: nothing marks it as a checkpoint.
     for bracket in _brackets(appended):
         if "checkpoint" in bracket:
@@ -131,7 +134,9 @@ def _plain_user_checkpoint(log: list[Event], appended: list[Event], mode: Mode) 
     return appended
 
 
-def _swallow_first_tail_node(log: list[Event], appended: list[Event], mode: Mode) -> list[Event]:
+def _swallow_first_tail_node(
+    log: list[Event], appended: list[Event], mode: SessionMode
+) -> list[Event]:
     # Treats the selected range's exclusive end as inclusive: the replace reaches one node too
     # far and hides the first tail node, which the summary never saw.
     bracket = _last_success(appended)
@@ -150,7 +155,7 @@ def _swallow_first_tail_node(log: list[Event], appended: list[Event], mode: Mode
     return appended
 
 
-def _cut_by_count(log: list[Event], appended: list[Event], mode: Mode) -> list[Event]:
+def _cut_by_count(log: list[Event], appended: list[Event], mode: SessionMode) -> list[Event]:
     # Cuts by message count, not at a balanced boundary: a result is left behind without its
     # call, or a call is summarised while its results stay visible.
     bracket = _last_success(appended)
@@ -182,7 +187,7 @@ class _UnframedMeter(TokenMeter):
 
 
 def _shrink_checked_after_commit(
-    log: list[Event], appended: list[Event], mode: Mode
+    log: list[Event], appended: list[Event], mode: SessionMode
 ) -> list[Event]:
     # Commits the checkpoint first and checks the shrink rule afterwards; on failure it only
     # writes the error end, leaving the checkpoint on the surface.
@@ -235,7 +240,9 @@ def _never_declines() -> SessionCompactor:
     return compact
 
 
-def _end_before_checkpoint(log: list[Event], appended: list[Event], mode: Mode) -> list[Event]:
+def _end_before_checkpoint(
+    log: list[Event], appended: list[Event], mode: SessionMode
+) -> list[Event]:
     # Releases the lock, then writes the checkpoint: the surface changes outside the bracket.
     bracket = _last_success(appended)
     if bracket is None or bracket["end"] != bracket["checkpoint"] + 1:
@@ -247,7 +254,7 @@ def _end_before_checkpoint(log: list[Event], appended: list[Event], mode: Mode) 
     return appended
 
 
-def _cite_markers_only(log: list[Event], appended: list[Event], mode: Mode) -> list[Event]:
+def _cite_markers_only(log: list[Event], appended: list[Event], mode: SessionMode) -> list[Event]:
     # Cites the compaction's own markers and forgets the nodes the checkpoint shadows (S6).
     bracket = _last_success(appended)
     if bracket is not None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 
 from invariants import (
@@ -17,9 +17,8 @@ from invariants import (
     SourceEventRange,
 )
 from reference_engine.mutants.mutant import Mutant
-from reference_engine.snapshot import EngineConfig, Mode, ReferenceCompactor, seal
-from reference_engine.snapshot.pipeline import SnapshotPipeline
-from reference_engine.snapshot.sealing import SNAPSHOT_NAMESPACE, checksum_of
+from reference_engine.shared_semantics import SNAPSHOT_NAMESPACE, SnapshotDesign, checksum_of, seal
+from reference_engine.snapshot import ReferenceCompactor, SnapshotPipeline
 
 Edit = Callable[[SnapshotDraft, CompactorInput], SnapshotDraft]
 
@@ -174,9 +173,11 @@ def _edited(edit: Edit) -> Callable[[], SnapshotPipeline]:
 
 def _literal_tail() -> SnapshotPipeline:
     # The seed's tail: reaches back to the last user input, however old.
-    config = EngineConfig(mode=Mode.LITERAL, clock=SnapshotPipeline().config.clock)
-    base = SnapshotPipeline()
-    return replace(base, config=config, input_mode=Mode.CORRECTED, decline_without_progress=False)
+    return SnapshotPipeline(
+        design=SnapshotDesign.LITERAL,
+        input_design=SnapshotDesign.CORRECTED,
+        decline_without_progress=False,
+    )
 
 
 # A snapshot compaction is only worth making once the history outweighs the snapshot (the

@@ -1,5 +1,6 @@
 """The session reference engine (seed 002): log, surface, pairing, compaction transaction."""
 
+from reference_engine.session.backend import logged_capacity, reference_session_compactor
 from reference_engine.session.command import (
     COMMAND_TEXT,
     NOTHING_TEXT,
@@ -7,7 +8,7 @@ from reference_engine.session.command import (
     CommandOutcome,
     run_compact_command,
 )
-from reference_engine.session.compactor import BasicCompactor, CapacityLookup, Mode
+from reference_engine.session.compactor import AutomaticTrigger, BasicCompactor, CapacityLookup
 from reference_engine.session.config import (
     CompactionConfig,
     CompactSpec,
@@ -23,6 +24,7 @@ from reference_engine.session.errors import (
     ManualCode,
     ManualCompactionError,
     NoOpenTurnError,
+    PayloadError,
     PressureNotRelievedError,
     ReentrantAppendError,
     RegionError,
@@ -94,6 +96,7 @@ __all__ = [
     "USAGE_TEXT",
     "AbortError",
     "AbortSignal",
+    "AutomaticTrigger",
     "BasicCompactor",
     "CapacityLookup",
     "CommandOutcome",
@@ -111,10 +114,10 @@ __all__ = [
     "ManualCode",
     "ManualCompactionError",
     "Measurement",
-    "Mode",
     "ModelPolicy",
     "NoOpenTurnError",
     "OverflowRecovery",
+    "PayloadError",
     "PreStepPressure",
     "PressureNotRelievedError",
     "PricedNode",
@@ -152,9 +155,11 @@ __all__ = [
     "latest_route",
     "load_config",
     "load_pruner_config",
+    "logged_capacity",
     "measure_content",
     "prune_content",
     "prune_session",
+    "reference_session_compactor",
     "render_error_chain",
     "resolve_compact_spec",
     "resolve_target_policy",

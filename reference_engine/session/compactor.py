@@ -33,7 +33,8 @@ from reference_engine.session.transaction import (
     run_transaction,
 )
 
-Mode = Literal["pressure", "context-overflow"]
+# Why automatic compaction runs: context pressure before a step, or a context overflow error.
+AutomaticTrigger = Literal["pressure", "context-overflow"]
 # (provider, model, signal) -> the context window, or None when unknown.
 CapacityLookup = Callable[[str, str, AbortSignal | None], int | None]
 
@@ -107,13 +108,13 @@ class BasicCompactor:
         return resolve_target_policy(self.config, provider, model)
 
     def compact_if_needed(
-        self, session: Session, mode: Mode, signal: AbortSignal | None = None
+        self, session: Session, trigger: AutomaticTrigger, signal: AbortSignal | None = None
     ) -> CompactionResult | None:
         """Automatic compaction under pressure or after a context overflow."""
         route = latest_route(session)
         if route is None:
             return None
-        if mode == "context-overflow":
+        if trigger == "context-overflow":
             return self._overflow(session, signal)
         policy = self.policy_for(route.provider, route.model)
         measurement = self.meter.measure(session)

@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, StrictBool, StrictInt, ValidationError, model_validator
 
+from invariants.errors import first_problem
 from reference_engine.session.errors import ConfigError, TargetPressureConfigError
 
 
@@ -125,10 +126,9 @@ def load_config(options: dict[str, Any] | None = None) -> CompactionConfig:
     try:
         return CompactionConfig.model_validate(options)
     except ValidationError as error:
-        first = error.errors()[0]
-        where = ".".join(map(str, first["loc"])) or "config"
+        where, what = first_problem(error)
         raise ConfigError(
-            f"invalid compaction config at {where}: {first['msg']}; fix or remove that key"
+            f"invalid compaction config at {where or 'config'}: {what}; fix or remove that key"
         ) from error
 
 

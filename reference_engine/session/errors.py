@@ -33,6 +33,10 @@ class ConfigError(SessionError):
     """A compaction or pruner configuration is malformed."""
 
 
+class PayloadError(SessionError):
+    """A payload handed to the reference backend is outside the session compactor's shape."""
+
+
 class SummaryError(SessionError):
     """The summariser failed or produced output that may not be committed; code classifies it."""
 

@@ -1,4 +1,11 @@
-"""The session log: append-only events, validated atomically, with the surface they fold to."""
+"""The session log: append-only events, validated atomically, with the surface they fold to.
+
+Every append must keep the log well formed as ``invariants.session`` defines a session log: its
+surface (S1-S7), turn and step enclosure (SI) and compaction brackets (C1-C7), which the seed
+puts on ``Session.append`` itself. That grammar is the log's data model, shared with the judge;
+the judge's own checking (``LogChecker``, ``check_log``: the strict G, M and TP rules) is never
+used here, so the laws can still catch this engine.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +14,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from invariants.errors import first_problem
 from invariants.session import (
     BracketTracker,
     Enclosure,
@@ -167,20 +175,17 @@ class Session:
         self._admit(event, publish=True)
         return event
 
-    def _envelope(self, raw: SessionEvent | Mapping[str, Any]) -> SessionEvent:
-        if isinstance(raw, SessionEvent):
-            # Re-validate so a caller's later mutation of shared data cannot reach the log.
-            return SessionEvent.model_validate(raw.to_json_data())
+    @staticmethod
+    def _envelope(raw: SessionEvent | Mapping[str, Any]) -> SessionEvent:
+        """A candidate's envelope (E1), copied so a caller's later edits cannot reach the log."""
+        data = raw.to_json_data() if isinstance(raw, SessionEvent) else dict(raw)
         try:
-            return SessionEvent.from_json_data(dict(raw))
+            return SessionEvent.from_json_data(data)
         except ValidationError as error:
-            seq = raw.get("seq")
-            raise LogViolationError(
-                "E1",
-                seq if type(seq) is int else None,
-                f"expected a valid event envelope; found: {error.errors()[0]['msg']} at "
-                f"{'.'.join(map(str, error.errors()[0]['loc']))}",
-            ) from error
+            where, what = first_problem(error)
+            seq = data.get("seq")
+            detail = f"expected a valid event envelope; found: {what} at {where}"
+            raise LogViolationError("E1", seq if type(seq) is int else None, detail) from error
 
     def _admit(self, event: SessionEvent, *, publish: bool) -> None:
         self._busy = True

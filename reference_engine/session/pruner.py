@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, StrictInt, ValidationError, model_validator
 
+from invariants.errors import first_problem
 from invariants.session import json_copy, node_price
 from reference_engine.session.errors import ConfigError
 from reference_engine.session.log import Session
@@ -44,9 +45,8 @@ def load_pruner_config(options: dict[str, Any] | None = None) -> PrunerConfig:
     try:
         return PrunerConfig.model_validate(options or {})
     except ValidationError as error:
-        first = error.errors()[0]
-        where = ".".join(map(str, first["loc"])) or "config"
-        raise ConfigError(f"invalid pruner config at {where}: {first['msg']}") from error
+        where, what = first_problem(error)
+        raise ConfigError(f"invalid pruner config at {where or 'config'}: {what}") from error
 
 
 def measure_content(blocks: Sequence[Any]) -> int:

@@ -1,17 +1,37 @@
-"""The snapshot reference engine (seed 000): trigger, boundary, sealing, rules, tail, loop."""
+"""The snapshot reference engine (seed 000): trigger, validation rules, compactor, loop.
 
-from reference_engine.snapshot.compactor import Compactor, FixedCompactor, ReferenceCompactor
-from reference_engine.snapshot.engine import (
+What the engine shares with the harness (safe boundary, input, sealing, tail, the frame around
+a compactor) lives in ``reference_engine.shared_semantics``; it is re-exported here as the
+engine's vocabulary.
+"""
+
+from reference_engine.shared_semantics import (
+    CompactedContext,
     CompactionError,
+    Compactor,
+    SnapshotDesign,
+    ToolPairs,
+    assembled_chars,
+    checksum_matches,
+    checksum_of,
+    compactor_input,
+    context_chars,
+    context_sources,
+    corrected_boundary,
+    is_safe_boundary,
+    literal_boundary,
+    project,
+    seal,
+    tail_orphans,
+)
+from reference_engine.snapshot.compactor import FixedCompactor, ReferenceCompactor
+from reference_engine.snapshot.engine import (
     CompactionOutcome,
     EngineConfig,
     OutcomeKind,
-    compactor_input,
-    context_chars,
     maybe_compact,
 )
-from reference_engine.snapshot.history import HistoryError, ToolPairs, check_history
-from reference_engine.snapshot.mode import Mode
+from reference_engine.snapshot.history import HistoryError, check_history
 from reference_engine.snapshot.pipeline import SnapshotPipeline
 from reference_engine.snapshot.rules import (
     ALL_RULES,
@@ -21,17 +41,7 @@ from reference_engine.snapshot.rules import (
     RuleId,
     validate,
 )
-from reference_engine.snapshot.sealing import checksum_matches, checksum_of, seal
-from reference_engine.snapshot.tail import (
-    CompactedContext,
-    assembled_chars,
-    context_sources,
-    corrected_boundary,
-    literal_boundary,
-    project,
-    tail_orphans,
-)
-from reference_engine.snapshot.threshold import is_safe_boundary, should_compact, trigger_tokens
+from reference_engine.snapshot.threshold import should_compact, trigger_tokens
 
 __all__ = [
     "ALL_RULES",
@@ -44,11 +54,11 @@ __all__ = [
     "EngineConfig",
     "FixedCompactor",
     "HistoryError",
-    "Mode",
     "OutcomeKind",
     "ReferenceCompactor",
     "RuleFailure",
     "RuleId",
+    "SnapshotDesign",
     "SnapshotPipeline",
     "ToolPairs",
     "assembled_chars",

@@ -1,8 +1,6 @@
-"""The snapshot compactor contract and the deterministic reference compactor."""
+"""The deterministic reference snapshot compactor (the contract is shared_semantics.Compactor)."""
 
 from __future__ import annotations
-
-from typing import Protocol
 
 from invariants import (
     AgentEvent,
@@ -13,14 +11,6 @@ from invariants import (
     SnapshotDraft,
     ValidationRecord,
 )
-
-
-class Compactor(Protocol):
-    """Anything that turns a compactor input into a snapshot draft."""
-
-    def compact(self, compactor_input: CompactorInput) -> SnapshotDraft:
-        """Fold the input into a draft."""
-        ...
 
 
 class _EventFold:

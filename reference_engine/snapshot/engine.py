@@ -14,31 +14,29 @@ from invariants import (
     AgentState,
     CompactionSnapshot,
     CompactionState,
-    CompactorInput,
     ContextUsage,
     SourceEventRange,
 )
-from reference_engine.snapshot.compactor import Compactor
-from reference_engine.snapshot.history import check_history
-from reference_engine.snapshot.mode import Mode
-from reference_engine.snapshot.rules import RuleFailure, validate
-from reference_engine.snapshot.sealing import checksum_matches, seal
-from reference_engine.snapshot.tail import (
+from reference_engine.shared_semantics import (
     CompactedContext,
+    CompactionError,
+    Compactor,
+    SnapshotDesign,
     assembled_chars,
-    context_sources,
-    event_source,
+    checksum_matches,
+    compactor_input,
+    context_chars,
+    is_safe_boundary,
     project,
+    seal,
     tail_orphans,
 )
-from reference_engine.snapshot.threshold import is_safe_boundary, should_compact
+from reference_engine.snapshot.history import check_history
+from reference_engine.snapshot.rules import RuleFailure, validate
+from reference_engine.snapshot.threshold import should_compact
 
 OutcomeKind = Literal["below_threshold", "unsafe_boundary", "compacted", "rejected"]
 Clock = Callable[[], datetime]
-
-
-class CompactionError(RuntimeError):
-    """Compaction could not even start (no plan, a broken history)."""
 
 
 def _utc_now() -> datetime:
@@ -49,7 +47,7 @@ def _utc_now() -> datetime:
 class EngineConfig:
     """How the engine behaves; the defaults are the corrected design."""
 
-    mode: Mode = Mode.CORRECTED
+    mode: SnapshotDesign = SnapshotDesign.CORRECTED
     raw_tail_size: int = 8
     # Corrected mode: the longest raw tail an old anchor may pull in (default 2 * raw_tail_size).
     max_raw_tail: int | None = None
@@ -86,41 +84,6 @@ class CompactionOutcome:
         return tuple(dict.fromkeys(failure.rule for failure in self.failures))
 
 
-def compactor_input(state: AgentState, events: Sequence[AgentEvent], mode: Mode) -> CompactorInput:
-    """The compactor's input: the seed's five fields (+ state and snapshot when corrected)."""
-    if state.plan is None:
-        raise CompactionError("cannot compact before plan initialization")
-    low = state.compaction.compacted_through_event + 1
-    high = events[-1].sequence if events else low - 1
-    in_range = tuple(event for event in events if low <= event.sequence <= high)
-    corrected = mode is Mode.CORRECTED
-    previous = state.compaction.snapshots[-1] if state.compaction.snapshots else None
-    return CompactorInput(
-        task=state.task,
-        plan=state.plan,
-        events=in_range,
-        active_skill_names=tuple(state.skills.active_skills),
-        changed_files=state.changed_files,
-        state=state if corrected else None,
-        previous_snapshot=previous if corrected else None,
-    )
-
-
-def context_chars(state: AgentState, events: Sequence[AgentEvent], config: EngineConfig) -> int:
-    """Characters of the context the model would see now, before this compaction."""
-    snapshots = state.compaction.snapshots
-    if not snapshots:
-        return sum(len(event_source(event).content) for event in events)
-    previous = snapshots[-1]
-    folded_through = previous.source_event_range.to
-    earlier = [event for event in events if event.sequence <= folded_through]
-    context = project(previous, earlier, config.raw_tail_size, config.mode, config.max_raw_tail)
-    size = sum(len(source.content) for source in context_sources(context))
-    return size + sum(
-        len(event_source(event).content) for event in events if event.sequence > folded_through
-    )
-
-
 def _event(kind: str, sequence: int, payload: dict[str, object]) -> AgentEvent:
     return AgentEvent.from_json_data(
         {
@@ -155,7 +118,7 @@ def maybe_compact(
     if not is_safe_boundary(state.status, pending_tool_calls, pending_outputs):
         return CompactionOutcome("unsafe_boundary", state)
     check_history(events)
-    corrected = config.mode is Mode.CORRECTED
+    corrected = config.mode is SnapshotDesign.CORRECTED
     through = events[-1].sequence if events else 0
     started = _event("compaction_started", through + 1, {"through": through})
     handed = compactor_input(state, events, config.mode)
@@ -179,7 +142,9 @@ def maybe_compact(
     snapshot = seal(draft, source_range, config.clock())
     failures.extend(validate(snapshot, state, events, verify_checksum=corrected))
     context = project(snapshot, events, config.raw_tail_size, config.mode, config.max_raw_tail)
-    size_before = context_chars(state, events, config)
+    size_before = context_chars(
+        state, events, config.raw_tail_size, config.mode, config.max_raw_tail
+    )
     size_after = assembled_chars(context)
     orphans = tuple(tail_orphans(context.raw_tail))
     if corrected and not failures and size_after >= size_before:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Literal, get_args
 
 from invariants import AgentEvent, AgentState, CompactionSnapshot, canonically_equal
-from reference_engine.snapshot.sealing import checksum_matches
+from reference_engine.shared_semantics import checksum_matches
 
 RuleId = Literal[
     "goal",

@@ -1,8 +1,8 @@
-"""When to compact: the token trigger and the safe-boundary test."""
+"""When to compact: the token trigger (the safe boundary is shared_semantics.is_safe_boundary)."""
 
 from __future__ import annotations
 
-from invariants import ContextUsage, RunStatus
+from invariants import ContextUsage
 
 TRIGGER_RATIO_NUMERATOR = 4
 TRIGGER_RATIO_DENOMINATOR = 5
@@ -18,8 +18,3 @@ def trigger_tokens(usage: ContextUsage) -> int:
 def should_compact(usage: ContextUsage) -> bool:
     """Whether the estimated input has reached the trigger."""
     return usage.estimated_input_tokens >= trigger_tokens(usage)
-
-
-def is_safe_boundary(status: RunStatus, pending_tool_calls: int, pending_outputs: int) -> bool:
-    """Whether the run is at a point where compaction may happen."""
-    return status == "running" and pending_tool_calls == 0 and pending_outputs == 0

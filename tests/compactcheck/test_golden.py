@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from compactcheck.golden import DEFAULT_CORPUS, case_files, load_case, run_case
-from reference_engine.snapshot import SEED_RULES, Mode
+from reference_engine.snapshot import SEED_RULES, SnapshotDesign
 
 CASES = list(case_files(DEFAULT_CORPUS))
 
@@ -27,7 +27,7 @@ def test_corpus_covers_every_rule_both_ways_and_both_modes() -> None:
     failing = {rule for e in expected for rule in e.failed_rules}
     assert set(SEED_RULES) | {"checksum"} <= failing
     assert any(e.outcome == "compacted" and not e.failed_rules for e in expected)
-    assert {case.mode for case in cases} == set(Mode)
+    assert {case.mode for case in cases} == set(SnapshotDesign)
 
 
 def _expect(name: str) -> list[tuple[str, tuple[str, ...], bool | None]]:

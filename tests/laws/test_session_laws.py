@@ -12,18 +12,14 @@ from hypothesis import HealthCheck, find, given, settings
 from hypothesis import strategies as st
 from hypothesis.errors import NoSuchExample
 
+from compactcheck.harness import SessionBackendError, SessionCompactor, session_exchange
 from invariants import Facts
 from invariants.catalogue import catalogue, run_checks, select
 from invariants.session import SessionEvent, check_log
 from invariants.session.exchange import MODES, Mode, SessionAfter, SessionBefore
 from reference_engine.mutants import Mutant
 from reference_engine.mutants.session import SESSION_MUTANTS
-from reference_engine.session.harness import (
-    SessionBackendError,
-    SessionCompactor,
-    reference_session_compactor,
-    session_exchange,
-)
+from reference_engine.session import reference_session_compactor
 from strategies import Projected
 from strategies.session_view import SessionHistory, session_histories
 

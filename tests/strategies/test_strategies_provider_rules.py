@@ -80,10 +80,13 @@ def test_the_default_generator_still_draws_late_results_and_pending_calls() -> N
         phases=(Phase.generate,),
         suppress_health_check=(HealthCheck.too_slow,),
     )
-    late = find(scenarios(), lambda s: bool(s.truth.late_call_ids), settings=quick)
-    pending = find(scenarios(), lambda s: s.pending_batch is not None, settings=quick)
-    assert any("late" in p for p in chat_completions_problems(project_messages(late).as_dicts()))
-    assert chat_completions_problems(project_messages(pending).as_dicts())
+
+    def problems(scenario: Scenario) -> list[str]:
+        return list(chat_completions_problems(project_messages(scenario).as_dicts()))
+
+    # Judged on the messages themselves: a later compaction may fold a late result away.
+    find(scenarios(), lambda s: any("late" in p for p in problems(s)), settings=quick)
+    find(scenarios(), lambda s: s.pending_batch is not None and bool(problems(s)), settings=quick)
 
 
 def _calls(*ids: str) -> dict[str, Any]:

@@ -7,8 +7,8 @@ from hypothesis import given, settings
 from invariants import AgentState, CompactorInput
 from invariants.session import check_log
 from reference_engine.snapshot import (
-    Mode,
     ReferenceCompactor,
+    SnapshotDesign,
     check_history,
     compactor_input,
     maybe_compact,
@@ -27,12 +27,14 @@ def test_snapshot_projection_is_valid_input(projected: Projected[SnapshotHistory
     check_history(history.events)
     assert event_rejections(history.events, pending=history.pending_tool_calls) == []
     assert AgentState.from_json_data(history.state.to_json_data()) == history.state
-    handed = history.compactor_input()
+    handed = compactor_input(history.state, history.events, SnapshotDesign.CORRECTED)
     assert CompactorInput.from_json_data(handed.to_json_data()) == handed
-    assert compactor_input(history.state, history.events, Mode.CORRECTED) == handed
-    assert compactor_input(history.state, history.events, Mode.LITERAL) == (
-        history.compactor_input(corrected=False)
-    )
+    # The input holds the events after the last compaction; the corrected design adds the state.
+    folded = history.state.compaction.compacted_through_event
+    assert handed.events == tuple(event for event in history.events if event.sequence > folded)
+    assert handed.state == history.state
+    literal = compactor_input(history.state, history.events, SnapshotDesign.LITERAL)
+    assert literal == handed.model_copy(update={"state": None, "previous_snapshot": None})
     truth = projected.truth
     assert history.state.constraints == truth.constraints
     assert history.pending_tool_calls == len(truth.pending_call_ids)

@@ -75,3 +75,13 @@ def input_problems_line(example: Counterexample) -> str | None:
         "input a provider would reject (from --malformed or the target's own earlier answer): "
         + ("; ".join(example.input_problems))
     )
+
+
+def unconcluded(report: Report) -> list[tuple[TargetReport, InvariantResult]]:
+    """Every (target, result) that ended neither in a pass nor in a violation."""
+    return [
+        (target, result)
+        for target in report.targets
+        for result in target.results
+        if result.verdict in ("errored", "skipped", "unknown")
+    ]

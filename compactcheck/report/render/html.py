@@ -12,6 +12,7 @@ from compactcheck.report.render._digest import (
     header_fields,
     input_problems_line,
     problems,
+    unconcluded,
     violations,
 )
 from compactcheck.report.untrusted import block, json_block, safe_line
@@ -150,12 +151,7 @@ def render_html(report: Report) -> str:
     if numbered:
         out.append("</section>")
 
-    others = [
-        (target, result)
-        for target in report.targets
-        for result in target.results
-        if result.verdict in ("errored", "skipped", "unknown")
-    ]
+    others = unconcluded(report)
     if others:
         out += ["<section>", "<h2>Not concluded</h2>", "<ul>"]
         for target, result in others:

@@ -12,6 +12,7 @@ from compactcheck.report.render._digest import (
     header_fields,
     input_problems_line,
     problems,
+    unconcluded,
     violations,
 )
 from compactcheck.report.untrusted import block, json_block, safe_line
@@ -115,12 +116,7 @@ def render_markdown(report: Report) -> str:
         if example.corpus_file:
             out += [f"**Corpus file:** {text(example.corpus_file)}", ""]
 
-    others = [
-        (target, result)
-        for target in report.targets
-        for result in target.results
-        if result.verdict in ("errored", "skipped", "unknown")
-    ]
+    others = unconcluded(report)
     if others:
         out += ["## Not concluded", ""]
         for target, result in others:

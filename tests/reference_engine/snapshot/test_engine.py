@@ -11,8 +11,8 @@ from reference_engine.snapshot import (
     CompactionError,
     EngineConfig,
     FixedCompactor,
-    Mode,
     ReferenceCompactor,
+    SnapshotDesign,
     checksum_matches,
     compactor_input,
     maybe_compact,
@@ -50,12 +50,12 @@ def test_seed_scenario_keeps_authoritative_state_and_replaces_old_history() -> N
     assert outcome.made_progress
 
 
-@pytest.mark.parametrize("mode", list(Mode))
-def test_a_rejected_snapshot_leaves_the_state_exactly_as_it_was(mode: Mode) -> None:
+@pytest.mark.parametrize("mode", list(SnapshotDesign))
+def test_a_rejected_snapshot_leaves_the_state_exactly_as_it_was(mode: SnapshotDesign) -> None:
     state = long_running_state()
     before = state.to_json_data()
     draft = ReferenceCompactor().compact(
-        compactor_input(state, events_through_completed_step(), Mode.CORRECTED)
+        compactor_input(state, events_through_completed_step(), SnapshotDesign.CORRECTED)
     )
     broken = FixedCompactor(draft.model_copy(update={"changed_files": ("loader.py",)}))
     config = EngineConfig(mode=mode, clock=FIXED.clock)
@@ -67,7 +67,7 @@ def test_a_rejected_snapshot_leaves_the_state_exactly_as_it_was(mode: Mode) -> N
     assert "docs/settings.md" in outcome.failures[0].message
     assert outcome.state is state
     assert state.to_json_data() == before
-    if mode is Mode.LITERAL:
+    if mode is SnapshotDesign.LITERAL:
         # The seed's gap, reproduced: a compaction_started with no partner.
         assert [e.type for e in outcome.emitted] == ["compaction_started"]
     else:
@@ -96,7 +96,7 @@ def test_compacting_before_the_plan_exists_is_refused() -> None:
 
 def test_literal_input_carries_only_the_seed_fields() -> None:
     state = long_running_state()
-    handed = compactor_input(state, events_through_completed_step(), Mode.LITERAL)
+    handed = compactor_input(state, events_through_completed_step(), SnapshotDesign.LITERAL)
     assert set(handed.to_json_data()) == {
         "task",
         "plan",
@@ -104,7 +104,7 @@ def test_literal_input_carries_only_the_seed_fields() -> None:
         "activeSkillNames",
         "changedFiles",
     }
-    corrected = compactor_input(state, events_through_completed_step(), Mode.CORRECTED)
+    corrected = compactor_input(state, events_through_completed_step(), SnapshotDesign.CORRECTED)
     assert corrected.state == state
 
 
@@ -144,9 +144,10 @@ def _second_round_events(first: list[AgentEvent]) -> list[AgentEvent]:
 
 
 @pytest.mark.parametrize(
-    ("mode", "kind"), [(Mode.CORRECTED, "compacted"), (Mode.LITERAL, "rejected")]
+    ("mode", "kind"),
+    [(SnapshotDesign.CORRECTED, "compacted"), (SnapshotDesign.LITERAL, "rejected")],
 )
-def test_second_round_needs_the_authoritative_state(mode: Mode, kind: str) -> None:
+def test_second_round_needs_the_authoritative_state(mode: SnapshotDesign, kind: str) -> None:
     config = EngineConfig(mode=mode, clock=FIXED.clock)
     state = long_running_state()
     events = events_through_completed_step()
@@ -155,7 +156,7 @@ def test_second_round_needs_the_authoritative_state(mode: Mode, kind: str) -> No
     log = [*events, *first.emitted, *_second_round_events(events)]
     second = maybe_compact(first.state, log, OVER_TRIGGER, ReferenceCompactor(), config=config)
     assert second.kind == kind
-    if mode is Mode.LITERAL:
+    if mode is SnapshotDesign.LITERAL:
         assert set(second.failed_rules) == {"constraints", "failed_attempts", "validation_results"}
     else:
         assert second.state.compaction.compacted_through_event == log[-1].sequence

@@ -12,8 +12,8 @@ from invariants import CompactionSnapshot, SourceEventRange
 from reference_engine.snapshot import (
     ALL_RULES,
     SEED_RULES,
-    Mode,
     ReferenceCompactor,
+    SnapshotDesign,
     checksum_matches,
     checksum_of,
     compactor_input,
@@ -31,7 +31,7 @@ WHEN = datetime(2026, 1, 1, tzinfo=UTC)
 
 
 def correct_snapshot() -> CompactionSnapshot:
-    draft = ReferenceCompactor().compact(compactor_input(STATE, EVENTS, Mode.CORRECTED))
+    draft = ReferenceCompactor().compact(compactor_input(STATE, EVENTS, SnapshotDesign.CORRECTED))
     return seal(
         draft, SourceEventRange.model_validate({"from": 1, "to": EVENTS[-1].sequence}), WHEN
     )

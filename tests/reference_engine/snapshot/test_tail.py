@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from invariants import AgentEvent, CompactionSnapshot, SnapshotDraft, SourceEventRange
 from reference_engine.snapshot import (
-    Mode,
+    SnapshotDesign,
     context_sources,
     corrected_boundary,
     literal_boundary,
@@ -52,10 +52,10 @@ def test_literal_tail_can_orphan_a_late_result() -> None:
         event(9, "tool_result", callId="c2", output="ok", isError=False),
     ]
     snapshot = snapshot_over(1, 9)
-    literal = project(snapshot, events, 2, Mode.LITERAL)
+    literal = project(snapshot, events, 2, SnapshotDesign.LITERAL)
     assert [e.sequence for e in literal.raw_tail] == [6, 7, 8, 9]
     assert tail_orphans(literal.raw_tail) == ["c1"]
-    corrected = project(snapshot, events, 2, Mode.CORRECTED)
+    corrected = project(snapshot, events, 2, SnapshotDesign.CORRECTED)
     assert tail_orphans(corrected.raw_tail) == []
     assert corrected.raw_tail[0].sequence == 4
 
@@ -133,7 +133,7 @@ def test_corrected_tail_keeps_pairs_and_always_folds_something(
     snapshot = snapshot_over(low, events[-1].sequence)
     window = [e for e in events if e.sequence >= low]
     max_tail = raw_tail_size + extra
-    tail = project(snapshot, events, raw_tail_size, Mode.CORRECTED, max_tail).raw_tail
+    tail = project(snapshot, events, raw_tail_size, SnapshotDesign.CORRECTED, max_tail).raw_tail
     assert tail_orphans(tail) == []
     assert len(tail) <= len(window) - 1
     if len(tail) > max_tail:

@@ -1,4 +1,4 @@
-"""What the model sees next: the raw tail after a snapshot, and the context sources."""
+"""What the model sees after a snapshot: the raw tail, the context sources and their size."""
 
 from __future__ import annotations
 
@@ -6,11 +6,51 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from invariants import AgentEvent, CompactionSnapshot, ContextSource
-from reference_engine.snapshot.history import ToolPairs
-from reference_engine.snapshot.mode import Mode
+from invariants import AgentEvent, AgentState, CompactionSnapshot, ContextSource
+from reference_engine.shared_semantics._design import SnapshotDesign
 
 _ANCHOR_TYPES = ("step_started", "user_input", "tool_batch_started")
+
+
+@dataclass(frozen=True)
+class ToolPairs:
+    """Where each tool call and result sits, by index in an event list."""
+
+    call_index: dict[str, int]
+    result_index: dict[str, int]
+
+    @classmethod
+    def of(cls, events: Sequence[AgentEvent]) -> ToolPairs:
+        """Index the tool calls and results of a list of events."""
+        calls: dict[str, int] = {}
+        results: dict[str, int] = {}
+        for index, event in enumerate(events):
+            if event.type == "tool_call":
+                calls[event.text("callId")] = index
+            elif event.type == "tool_result":
+                results[event.text("callId")] = index
+        return cls(calls, results)
+
+    def orphan_results(self, start: int) -> list[str]:
+        """Call ids whose result is at or after ``start`` but whose call is before it."""
+        return [
+            call_id
+            for call_id, index in self.result_index.items()
+            if index >= start and self.call_index.get(call_id, -1) < start
+        ]
+
+    def safe_starts(self, length: int) -> list[bool]:
+        """For each index, whether a tail starting there keeps every result with its call."""
+        # earliest[i] = the smallest call index among results at index >= i.
+        earliest = [length] * (length + 1)
+        lowest = length
+        by_result = {index: call_id for call_id, index in self.result_index.items()}
+        for index in range(length - 1, -1, -1):
+            call_id = by_result.get(index)
+            if call_id is not None:
+                lowest = min(lowest, self.call_index.get(call_id, -1))
+            earliest[index] = lowest
+        return [earliest[index] >= index for index in range(length)] + [True]
 
 
 @dataclass(frozen=True)
@@ -107,11 +147,11 @@ def project(
     snapshot: CompactionSnapshot,
     events: Sequence[AgentEvent],
     raw_tail_size: int,
-    mode: Mode = Mode.CORRECTED,
+    design: SnapshotDesign = SnapshotDesign.CORRECTED,
     max_raw_tail: int | None = None,
 ) -> CompactedContext:
     """The snapshot and the raw tail the model sees after compaction."""
-    if mode is Mode.LITERAL:
+    if design is SnapshotDesign.LITERAL:
         boundary = literal_boundary(events, snapshot, raw_tail_size)
     else:
         ceiling = max_raw_tail if max_raw_tail is not None else 2 * raw_tail_size
@@ -156,3 +196,24 @@ def tail_orphans(raw_tail: Sequence[AgentEvent]) -> list[str]:
 def assembled_chars(context: CompactedContext) -> int:
     """Characters of every context source: the size the progress rule compares."""
     return sum(len(source.content) for source in context_sources(context))
+
+
+def context_chars(
+    state: AgentState,
+    events: Sequence[AgentEvent],
+    raw_tail_size: int,
+    design: SnapshotDesign = SnapshotDesign.CORRECTED,
+    max_raw_tail: int | None = None,
+) -> int:
+    """Characters of the context the model would see now, before this compaction."""
+    snapshots = state.compaction.snapshots
+    if not snapshots:
+        return sum(len(event_source(event).content) for event in events)
+    previous = snapshots[-1]
+    folded_through = previous.source_event_range.to
+    earlier = [event for event in events if event.sequence <= folded_through]
+    context = project(previous, earlier, raw_tail_size, design, max_raw_tail)
+    size = sum(len(source.content) for source in context_sources(context))
+    return size + sum(
+        len(event_source(event).content) for event in events if event.sequence > folded_through
+    )

@@ -1,118 +1,13 @@
-"""The scenario: the ground truth of one agent run, from which every view is projected."""
+"""The scenario model: one agent run, the visitor that walks it, and the ledger of its truth."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Literal
 
 from invariants import AcceptanceCriterion, PlanStep, StepStatus, TaskPlan, ValidationRecord
-
-ToolKind = Literal["read", "edit", "validate"]
-
-
-@dataclass(frozen=True)
-class Constraint:
-    """A constraint on the run; ``supersedes`` names the id of the constraint it replaces."""
-
-    id: str
-    text: str
-    supersedes: str | None = None
-
-
-@dataclass(frozen=True)
-class ToolCallSpec:
-    """One tool call and its result; ``delay`` counts the actions of its turn before it arrives.
-
-    A call of the trailing pending batch has no result yet; its ``delay`` is ignored.
-    """
-
-    call_id: str
-    name: str
-    arguments: str
-    output: str
-    is_error: bool
-    kind: ToolKind = "read"
-    delay: int = 0
-    path: str | None = None
-    validation: ValidationRecord | None = None
-
-    @property
-    def edited_path(self) -> str | None:
-        """The file this call changed: an edit that succeeded."""
-        return self.path if self.kind == "edit" and not self.is_error else None
-
-    @property
-    def recorded_validation(self) -> ValidationRecord | None:
-        """The validation this call recorded: a validation run that did not error."""
-        return self.validation if self.kind == "validate" and not self.is_error else None
-
-
-@dataclass(frozen=True)
-class Say:
-    """The assistant writes text."""
-
-    text: str
-
-
-@dataclass(frozen=True)
-class ToolBatch:
-    """The assistant calls one tool, or several in parallel."""
-
-    batch_id: str
-    calls: tuple[ToolCallSpec, ...]
-
-
-@dataclass(frozen=True)
-class StartStep:
-    """The agent starts a plan step."""
-
-    step_id: str
-
-
-@dataclass(frozen=True)
-class CompleteStep:
-    """The agent completes a plan step, with evidence."""
-
-    step_id: str
-    evidence: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class FailAttempt:
-    """An approach the agent tried and abandoned."""
-
-    text: str
-
-
-@dataclass(frozen=True)
-class ActivateSkill:
-    """The agent activates a skill."""
-
-    name: str
-    description: str
-
-
-Action = Say | ToolBatch | StartStep | CompleteStep | FailAttempt | ActivateSkill
-
-
-@dataclass(frozen=True)
-class Turn:
-    """One user turn and the agent's actions up to the next one.
-
-    ``compacted_before`` places an earlier compaction right before the turn, ``restarted_before``
-    a process restart (a new lifecycle); ``question`` is asked at the end of the turn and answered
-    by the next turn's ``answer`` (the last turn's question stays pending).
-    """
-
-    user_text: str
-    actions: tuple[Action, ...] = ()
-    constraint_changes: tuple[Constraint, ...] = ()
-    question: str | None = None
-    answer: str | None = None
-    compacted_before: bool = False
-    restarted_before: bool = False
+from strategies.turns import Action, Constraint, ToolBatch, ToolCallSpec, Turn
 
 
 @dataclass(frozen=True)
@@ -197,7 +92,26 @@ class Visitor:
         """A user turn begins; ``answered`` is the question its answer resolves."""
 
     def action(self, action: Action) -> None:
-        """The agent acts (for a batch: the calls are made)."""
+        """The agent acts; each kind of action goes to its own hook below."""
+        action.tell(self)
+
+    def say(self, text: str) -> None:
+        """The assistant writes text."""
+
+    def tool_batch(self, batch: ToolBatch) -> None:
+        """The assistant makes a batch's calls."""
+
+    def start_step(self, step_id: str) -> None:
+        """The agent starts a plan step."""
+
+    def complete_step(self, step_id: str, evidence: tuple[str, ...]) -> None:
+        """The agent completes a plan step, with evidence."""
+
+    def fail_attempt(self, text: str) -> None:
+        """The agent abandons an approach."""
+
+    def activate_skill(self, name: str, description: str) -> None:
+        """The agent activates a skill."""
 
     def result(self, call: ToolCallSpec, late: bool) -> None:
         """A tool result arrives; ``late`` when other actions came between call and result."""
@@ -296,15 +210,17 @@ class Ledger(Visitor):
             self.answered.append(answered)
             self.pending_question = None
 
-    def action(self, action: Action) -> None:
-        if isinstance(action, StartStep):
-            self.started.add(action.step_id)
-        elif isinstance(action, CompleteStep):
-            self.completed[action.step_id] = action.evidence
-        elif isinstance(action, FailAttempt):
-            self.failed_attempts[action.text] = None
-        elif isinstance(action, ActivateSkill):
-            self.skills[action.name] = action.description
+    def start_step(self, step_id: str) -> None:
+        self.started.add(step_id)
+
+    def complete_step(self, step_id: str, evidence: tuple[str, ...]) -> None:
+        self.completed[step_id] = evidence
+
+    def fail_attempt(self, text: str) -> None:
+        self.failed_attempts[text] = None
+
+    def activate_skill(self, name: str, description: str) -> None:
+        self.skills[name] = description
 
     def result(self, call: ToolCallSpec, late: bool) -> None:
         self.completed_calls.append(call.call_id)

@@ -1,0 +1,79 @@
+"""Multi-round cases: a scenario, where its rounds end, and what each view asks of a target."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass, replace
+
+from hypothesis import strategies as st
+
+from invariants import View
+from invariants.session.exchange import MODES as SESSION_MODES
+from invariants.session.exchange import Mode as SessionMode
+from strategies import Scenario, scenarios
+
+# How many knobs a case carries (see ``Case.knobs``).
+KNOBS = 8
+
+# Inputs that break a provider's rules on purpose, each only when the user names it (--malformed):
+# a tool result arriving after other messages, and tool calls left without results.
+MALFORMED: tuple[str, ...] = ("late-results", "pending-calls")
+
+
+@dataclass(frozen=True)
+class Case:
+    """A scenario and where its rounds end: round r sees the first ``cuts[r]`` turns."""
+
+    scenario: Scenario
+    cuts: tuple[int, ...]
+    # Which compaction the session view asks for (the other views ignore it).
+    session_mode: SessionMode = "manual"
+    # Small integers drawn with the history for a compactor's own settings (see the adapters):
+    # they travel in the messages payload and shrink with the history.
+    knobs: tuple[int, ...] = ()
+
+    def prefix(self, round_index: int) -> Scenario:
+        """The scenario as it stands at the end of one round (0-based)."""
+        turns = self.cuts[round_index]
+        last = round_index == len(self.cuts) - 1
+        if last:
+            return self.scenario
+        return replace(self.scenario, turns=self.scenario.turns[:turns], pending_batch=None)
+
+
+def cases(
+    rounds: int, view: View | None = None, malformed: Collection[str] = ()
+) -> st.SearchStrategy[Case]:
+    """Cases for one view: a messages history is one the provider accepts unless ``malformed``.
+
+    The snapshot and session designs allow a result to arrive late; a chat provider does not.
+    """
+    if view == "messages":
+        late, pending = "late-results" in malformed, "pending-calls" in malformed
+        return _cases(rounds, scenarios(late_results=late, pending_calls=pending))
+    return _cases(rounds, scenarios())
+
+
+@st.composite
+def _cases(draw: st.DrawFn, rounds: int, scenario_strategy: st.SearchStrategy[Scenario]) -> Case:
+    """A scenario cut into one to ``rounds`` compaction rounds at turn boundaries."""
+    scenario = draw(scenario_strategy)
+    turns = len(scenario.turns)
+    count = draw(st.integers(1, max(1, min(rounds, turns))))
+    inner = (
+        sorted(draw(st.sets(st.integers(1, turns - 1), min_size=count - 1, max_size=count - 1)))
+        if count > 1
+        else []
+    )
+    if count > 1:
+        # Earlier compactions inside later rounds would rewrite what an earlier round saw;
+        # the chained rounds are the compactions under test there.
+        first = inner[0]
+        turns_fixed = tuple(
+            turn if index < first else replace(turn, compacted_before=False)
+            for index, turn in enumerate(scenario.turns)
+        )
+        scenario = replace(scenario, turns=turns_fixed)
+    mode = draw(st.sampled_from(SESSION_MODES))
+    knobs = tuple(draw(st.lists(st.integers(0, 15), min_size=KNOBS, max_size=KNOBS)))
+    return Case(scenario, (*inner, turns), mode, knobs)

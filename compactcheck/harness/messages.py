@@ -1,0 +1,105 @@
+"""The messages view: the compacted output plus the next turns is the next round's input."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from pydantic import ValidationError
+
+from compactcheck.errors import first_problem
+from compactcheck.harness.cases import Case
+from compactcheck.harness.outcome import RoundOutcome, Status, answer_problem
+from compactcheck.targets.backend import Backend
+from invariants import Budget, Facts, View, dump_messages, parse_messages
+from strategies import Projected, project_messages
+from strategies.messages_facts import messages_facts
+from strategies.provider_rules import chat_completions_problems
+
+
+class MessagesDriver:
+    """The messages view: the compacted output plus the next turns is the next round's input."""
+
+    view: View = "messages"
+
+    def __init__(self, backend: Backend, budget: Budget | None = None) -> None:
+        self.backend = backend
+        self.budget = budget
+
+    def _one(
+        self, index: int, messages: list[dict[str, Any]], facts: Facts, knobs: tuple[int, ...]
+    ) -> RoundOutcome:
+        before = parse_messages(messages)
+        problems = tuple(chat_completions_problems(messages))
+        handed = copy.deepcopy(messages)
+        payload: dict[str, Any] = {"messages": handed}
+        recorded: dict[str, Any] = {"messages": messages}
+        if knobs:
+            payload["knobs"] = recorded["knobs"] = list(knobs)
+        answer = self.backend.compact("messages", payload)
+        problem = answer_problem(answer)
+        if problem is None and handed != messages:
+            # The messages view's counterpart of state_untouched: an in-process compactor that
+            # edits the list it was handed would corrupt its caller's history.
+            changed = next(
+                (i for i, (a, b) in enumerate(zip(messages, handed, strict=False)) if a != b),
+                min(len(messages), len(handed)),
+            )
+            problem = RoundOutcome(
+                0,
+                "errored",
+                reason=f"the backend mutated the message list it was handed, in place (first "
+                f"change at index {changed}); a compactor must return a new list",
+            )
+        if problem is not None:
+            problem.round, problem.facts, problem.input = index, facts, recorded
+            problem.input_problems = problems
+            return problem
+        assert answer.result is not None
+        output = answer.result.get("messages")
+        try:
+            after = parse_messages(output)
+        except ValidationError as error:
+            where, what = first_problem(error)
+            return RoundOutcome(
+                index,
+                "errored",
+                facts,
+                input=recorded,
+                output=output,
+                reason=f"the answer is not a valid chat message list: {where}: {what}",
+                input_problems=problems,
+            )
+        status: Status = "unchanged" if list(after) == list(before) else "compacted"
+        # The whole answer is kept: adapters report the parameters they drew beside the messages.
+        return RoundOutcome(
+            index, status, facts, before, after, recorded, answer.result, input_problems=problems
+        )
+
+    def run(self, case: Case) -> list[RoundOutcome]:
+        """Compact after each round's turns; feed the output forward."""
+        outcomes: list[RoundOutcome] = []
+        carried: list[dict[str, Any]] = []
+        seen = 0
+        for index in range(len(case.cuts)):
+            prefix = case.prefix(index)
+            history = project_messages(prefix)
+            new = dump_messages(history.messages[seen:])
+            seen = len(history.messages)
+            facts = messages_facts(Projected(prefix, history), self.budget)
+            outcome = self._one(index + 1, [*carried, *new], facts, case.knobs)
+            outcomes.append(outcome)
+            if not outcome.answered:
+                break
+            carried = dump_messages(outcome.after)
+        return outcomes
+
+    def replay(self, entry: dict[str, Any]) -> RoundOutcome:
+        """Re-run a recorded round."""
+        recorded = entry["input"]
+        return self._one(
+            entry["round"],
+            recorded["messages"],
+            Facts.model_validate(entry["facts"]),
+            tuple(recorded.get("knobs", ())),
+        )

@@ -1,0 +1,83 @@
+"""The session view: one compaction (manual, pressure or overflow) of a generated log."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from compactcheck.harness.cases import Case
+from compactcheck.harness.outcome import BackendFaultError, RoundOutcome
+from compactcheck.harness.session_exchange import SessionBackendError, session_exchange
+from compactcheck.targets.backend import Backend
+from invariants import Facts, View
+from invariants.session import SessionEvent
+from invariants.session.exchange import Mode as SessionMode
+from invariants.session.exchange import parse_events
+from reference_engine.shared_semantics import SessionCompactor
+from strategies import project_session
+from strategies.facts import facts_of_truth
+
+
+@dataclass(frozen=True)
+class _Log:
+    """A session log as the harness reads it."""
+
+    events: tuple[SessionEvent, ...]
+
+
+def backend_session_compactor(backend: Backend) -> SessionCompactor:
+    """A session compactor that asks a backend over the protocol's JSON shapes."""
+
+    def compact(payload: dict[str, Any]) -> dict[str, Any]:
+        answer = backend.compact("session", payload)
+        if answer.kind == "skipped":
+            return {"skipped": answer.reason}
+        if answer.kind == "errored" or answer.result is None:
+            raise BackendFaultError(answer)
+        return answer.result
+
+    return compact
+
+
+class SessionDriver:
+    """The session view: one compaction (manual, pressure or overflow) of a generated log."""
+
+    view: View = "session"
+
+    def __init__(self, compactor: SessionCompactor) -> None:
+        self.compactor = compactor
+
+    def _one(
+        self, index: int, events: tuple[SessionEvent, ...], mode: SessionMode, facts: Facts
+    ) -> RoundOutcome:
+        recorded = {"log": [event.to_json_data() for event in events], "mode": mode}
+        try:
+            done = session_exchange(self.compactor, _Log(events), mode)
+        except SessionBackendError as error:
+            cause = error.__cause__
+            timed_out = isinstance(cause, BackendFaultError) and cause.answer.timed_out
+            reason = cause.answer.reason if isinstance(cause, BackendFaultError) else str(error)
+            return RoundOutcome(
+                index, "errored", facts, input=recorded, reason=reason, timed_out=timed_out
+            )
+        if done is None:
+            return RoundOutcome(
+                index, "declined", facts, input=recorded, reason="the backend declined to compact"
+            )
+        before, after = done
+        output = {"appended": [event.to_json_data() for event in after.appended]}
+        return RoundOutcome(index, "compacted", facts, before, after, recorded, output)
+
+    def run(self, case: Case) -> list[RoundOutcome]:
+        """Compact the whole generated log once, in the case's mode."""
+        history = project_session(case.scenario)
+        facts = facts_of_truth(case.scenario.truth)
+        return [self._one(1, tuple(history.events), case.session_mode, facts)]
+
+    def replay(self, entry: dict[str, Any]) -> RoundOutcome:
+        """Re-run a recorded round."""
+        recorded = entry["input"]
+        events = parse_events(recorded["log"], "corpus entry")
+        return self._one(
+            entry["round"], events, recorded["mode"], Facts.model_validate(entry["facts"])
+        )

@@ -1,0 +1,147 @@
+"""One session compaction: the log a target is handed for a mode, and how its answer is read.
+
+``session_exchange`` runs a ``SessionCompactor`` (the shape in
+``reference_engine.shared_semantics``) on a generated history and returns what the laws judge;
+it raises ``SessionBackendError`` for every backend fault (a raise, or an answer outside the
+shape), so a runner can count the call as errored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Final, Protocol
+
+from invariants.session import SessionError, SessionEvent, node_price
+from invariants.session.exchange import (
+    MalformedExchangeError,
+    SessionAfter,
+    SessionBefore,
+    SurfaceFolder,
+    parse_events,
+)
+from invariants.session.exchange import Mode as SessionMode
+from reference_engine.shared_semantics import SessionCompactor
+
+# The routed target the harness writes for automatic modes (pressure and overflow need one).
+HARNESS_PROVIDER: Final = "openai"
+HARNESS_MODEL: Final = "gpt-test"
+
+
+class SessionLog(Protocol):
+    """A generated session history (``strategies.SessionHistory`` is one): its events."""
+
+    @property
+    def events(self) -> Sequence[SessionEvent]:
+        """The log, oldest first."""
+        ...
+
+
+class SessionBackendError(SessionError):
+    """A session backend raised, or answered outside the protocol's shape: count it as errored."""
+
+
+def _turns(events: Sequence[SessionEvent]) -> tuple[int, int | None]:
+    """The highest turn number seen and the open turn (None between turns)."""
+    highest = 0
+    open_turn: int | None = None
+    for event in events:
+        data = event.data if isinstance(event.data, dict) else {}
+        turn = data.get("turn")
+        if event.type == "turn/start" and type(turn) is int:
+            highest = max(highest, turn)
+            open_turn = turn
+        elif event.type == "turn/end":
+            open_turn = None
+    return highest, open_turn
+
+
+def surface_price(events: Sequence[SessionEvent]) -> int:
+    """The heuristic price of the surface a log folds to."""
+    folder = SurfaceFolder()
+    folder.feed(events)
+    return sum(node_price(events[seq]) for seq in folder.tracker.nodes)
+
+
+def prepared_log(
+    history: SessionLog, mode: SessionMode, *, context_window: int | None = None
+) -> list[dict[str, Any]]:
+    """The log handed to a backend for a mode.
+
+    Manual compaction gets the history as it is. Automatic modes run inside an open turn with a
+    routed target, as the agent's pre-step and request-error hooks do: when the history ends
+    between turns the next turn is opened, then a request/header names the target and a
+    request/context gives its window (by default the surface's own price, so the log sits above
+    an 80% pressure threshold).
+    """
+    log = [event.to_json_data() for event in history.events]
+    if mode == "manual":
+        return log
+    events = history.events
+    highest, open_turn = _turns(events)
+    time = events[-1].time if events else 0
+
+    def add(kind: str, data: dict[str, Any]) -> None:
+        log.append({"type": kind, "seq": len(log), "time": time + len(log), "data": data})
+
+    if open_turn is None:
+        add("turn/start", {"turn": highest + 1})
+    target = {"provider": HARNESS_PROVIDER, "model": HARNESS_MODEL}
+    add("request/header", {"header": {"config": target}, "reason": "initial"})
+    window = context_window if context_window is not None else max(1, surface_price(events))
+    add("request/context", {**target, "contextWindow": window})
+    return log
+
+
+def _appended_of(answer: object) -> list[Any] | None:
+    """The appended events of a result, None for a decline; raise for anything else."""
+    if not isinstance(answer, Mapping):
+        raise SessionBackendError(
+            f"expected the answer to be an object; found {type(answer).__name__}; answer "
+            "{'appended': [...]} or {'skipped': reason}"
+        )
+    keys = set(answer)
+    if keys == {"appended"} and isinstance(answer["appended"], list):
+        return list(answer["appended"])
+    if keys == {"skipped"} and isinstance(answer["skipped"], str):
+        return None
+    raise SessionBackendError(
+        f"expected an answer {{'appended': [events]}} or {{'skipped': reason}}; found keys "
+        f"{sorted(map(str, keys))}"
+    )
+
+
+def session_exchange(
+    compactor: SessionCompactor,
+    history: SessionLog,
+    mode: SessionMode,
+    *,
+    context_window: int | None = None,
+) -> tuple[SessionBefore, SessionAfter] | None:
+    """Run one compaction of a prepared history; None when the backend declined.
+
+    Raises SessionBackendError when the backend raised or answered outside the shape.
+    """
+    log = prepared_log(history, mode, context_window=context_window)
+    # The history's events are already validated; only the harness's own additions are parsed.
+    added = parse_events(log[len(history.events) :], "prepared log")
+    before = SessionBefore.of(log, mode, (*history.events, *added))
+    payload: dict[str, Any] = {"log": log, "mode": mode}
+    try:
+        answer = compactor(payload)
+    except Exception as error:
+        raise SessionBackendError(
+            f"the session backend raised {type(error).__name__} in {mode} mode: {error}"
+        ) from error
+    appended = _appended_of(answer)
+    if appended is None:
+        return None
+    handed = payload.get("log")
+    try:
+        if not isinstance(handed, list):
+            raise MalformedExchangeError(
+                f"the backend replaced the handed log with {type(handed).__name__}"
+            )
+        after = SessionAfter.observe(before, handed, appended)
+    except MalformedExchangeError as error:
+        raise SessionBackendError(f"unreadable answer in {mode} mode: {error}") from error
+    return before, after

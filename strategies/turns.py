@@ -1,0 +1,140 @@
+"""The vocabulary of a run's turns: constraints, tool calls, the agent's actions, the turn."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from invariants import ValidationRecord
+
+if TYPE_CHECKING:
+    from strategies.scenario_model import Visitor
+
+ToolKind = Literal["read", "edit", "validate"]
+
+
+@dataclass(frozen=True)
+class Constraint:
+    """A constraint on the run; ``supersedes`` names the id of the constraint it replaces."""
+
+    id: str
+    text: str
+    supersedes: str | None = None
+
+
+@dataclass(frozen=True)
+class ToolCallSpec:
+    """One tool call and its result; ``delay`` counts the actions of its turn before it arrives.
+
+    A call of the trailing pending batch has no result yet; its ``delay`` is ignored.
+    """
+
+    call_id: str
+    name: str
+    arguments: str
+    output: str
+    is_error: bool
+    kind: ToolKind = "read"
+    delay: int = 0
+    path: str | None = None
+    validation: ValidationRecord | None = None
+
+    @property
+    def edited_path(self) -> str | None:
+        """The file this call changed: an edit that succeeded."""
+        return self.path if self.kind == "edit" and not self.is_error else None
+
+    @property
+    def recorded_validation(self) -> ValidationRecord | None:
+        """The validation this call recorded: a validation run that did not error."""
+        return self.validation if self.kind == "validate" and not self.is_error else None
+
+
+@dataclass(frozen=True)
+class Say:
+    """The assistant writes text."""
+
+    text: str
+
+    def tell(self, visitor: Visitor) -> None:
+        """Hand the action to the visitor's hook for it."""
+        visitor.say(self.text)
+
+
+@dataclass(frozen=True)
+class ToolBatch:
+    """The assistant calls one tool, or several in parallel."""
+
+    batch_id: str
+    calls: tuple[ToolCallSpec, ...]
+
+    def tell(self, visitor: Visitor) -> None:
+        """Hand the action to the visitor's hook for it."""
+        visitor.tool_batch(self)
+
+
+@dataclass(frozen=True)
+class StartStep:
+    """The agent starts a plan step."""
+
+    step_id: str
+
+    def tell(self, visitor: Visitor) -> None:
+        """Hand the action to the visitor's hook for it."""
+        visitor.start_step(self.step_id)
+
+
+@dataclass(frozen=True)
+class CompleteStep:
+    """The agent completes a plan step, with evidence."""
+
+    step_id: str
+    evidence: tuple[str, ...]
+
+    def tell(self, visitor: Visitor) -> None:
+        """Hand the action to the visitor's hook for it."""
+        visitor.complete_step(self.step_id, self.evidence)
+
+
+@dataclass(frozen=True)
+class FailAttempt:
+    """An approach the agent tried and abandoned."""
+
+    text: str
+
+    def tell(self, visitor: Visitor) -> None:
+        """Hand the action to the visitor's hook for it."""
+        visitor.fail_attempt(self.text)
+
+
+@dataclass(frozen=True)
+class ActivateSkill:
+    """The agent activates a skill."""
+
+    name: str
+    description: str
+
+    def tell(self, visitor: Visitor) -> None:
+        """Hand the action to the visitor's hook for it."""
+        visitor.activate_skill(self.name, self.description)
+
+
+Action = Say | ToolBatch | StartStep | CompleteStep | FailAttempt | ActivateSkill
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One user turn and the agent's actions up to the next one.
+
+    ``compacted_before`` places an earlier compaction right before the turn, ``restarted_before``
+    a process restart (a new lifecycle); ``question`` is asked at the end of the turn and answered
+    by the next turn's ``answer`` (the last turn's question stays pending).
+    """
+
+    user_text: str
+    actions: tuple[Action, ...] = ()
+    constraint_changes: tuple[Constraint, ...] = ()
+    question: str | None = None
+    answer: str | None = None
+    compacted_before: bool = False
+    restarted_before: bool = False

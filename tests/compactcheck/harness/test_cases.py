@@ -1,0 +1,62 @@
+"""Multi-round cases: rounds end at turn boundaries, and chained rounds carry the compaction."""
+
+from __future__ import annotations
+
+from hypothesis import Phase, find, given, settings
+from hypothesis import strategies as st
+
+from compactcheck.harness import Case, SnapshotDriver, cases
+from compactcheck.harness.cases import KNOBS
+from invariants.compaction import SnapshotAfter, SnapshotBefore
+from reference_engine.snapshot import SnapshotPipeline
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(1, 4).flatmap(lambda rounds: st.tuples(st.just(rounds), cases(rounds))))
+def test_rounds_end_at_turn_boundaries(drawn: tuple[int, Case]) -> None:
+    rounds, case = drawn
+    turns = case.scenario.turns
+    assert 1 <= len(case.cuts) <= rounds
+    assert list(case.cuts) == sorted(set(case.cuts))
+    assert case.cuts[-1] == len(turns)
+    assert case.prefix(len(case.cuts) - 1) == case.scenario
+    for index, cut in enumerate(case.cuts[:-1]):
+        prefix = case.prefix(index)
+        assert prefix.turns == turns[:cut]
+        assert prefix.pending_batch is None
+    # Only the first round may fold an earlier compaction: later ones chain their own.
+    assert not any(turn.compacted_before for turn in turns[case.cuts[0] :])
+    assert len(case.knobs) == KNOBS
+
+
+@settings(max_examples=40, deadline=None)
+@given(cases(3, "snapshot"))
+def test_chained_snapshot_rounds_carry_the_compaction_state(case: Case) -> None:
+    outcomes = SnapshotDriver(SnapshotPipeline()).run(case)
+    previous: SnapshotAfter | None = None
+    for outcome in outcomes:
+        if outcome.status != "compacted":
+            continue
+        before, after = outcome.before, outcome.after
+        assert isinstance(before, SnapshotBefore)
+        assert isinstance(after, SnapshotAfter)
+        if previous is not None:
+            # The next round starts from the state the last compaction left.
+            assert before.state.compaction.snapshots[-1] == previous.snapshot
+        truth = case.prefix(outcome.round - 1).truth
+        assert after.snapshot.goal == truth.goal
+        assert set(after.snapshot.constraints) == set(truth.constraints)
+        previous = after
+
+
+def test_some_case_compacts_in_two_rounds() -> None:
+    # Otherwise the chaining property above could hold vacuously.
+    def compacts_twice(case: Case) -> bool:
+        outcomes = SnapshotDriver(SnapshotPipeline()).run(case)
+        return sum(outcome.status == "compacted" for outcome in outcomes) >= 2
+
+    quick = settings(
+        database=None, derandomize=True, max_examples=500, deadline=None, phases=[Phase.generate]
+    )
+    case = find(cases(3, "snapshot"), compacts_twice, settings=quick)
+    assert len(case.cuts) >= 2
