@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from invariants import dump_messages
 from strategies import Projected, message_histories
 from strategies.messages_view import MessageHistory
-from tests.adapters.wire import variants
+from tests.compactcheck.targets.adapters.wire import variants
 
 pytest.importorskip("langchain_core", reason="needs the 'langchain' extra")
 

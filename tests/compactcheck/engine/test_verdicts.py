@@ -15,7 +15,7 @@ from tests.compactcheck.commandline import cli, load
 
 HERE = Path(__file__).parent
 TARGETS = HERE / "verdict_targets"
-DYING = HERE / "harnesses" / "dies_on_parallel.py"
+DYING = HERE.parent / "harnesses" / "dies_on_parallel.py"
 # Laws that a compactor keeping no content by design can still promise.
 STRUCTURAL = "tool_pairing,non_empty,user_turn_present,recent_tail_preserved,goal_preserved"
 

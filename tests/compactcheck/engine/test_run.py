@@ -237,7 +237,7 @@ def test_a_backend_that_answers_differently_is_labelled_flaky(tmp_path: Path) ->
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed")
 def test_the_node_example_harness_is_a_conformant_cmd_target(tmp_path: Path) -> None:
-    harness = Path(__file__).resolve().parents[2] / "examples" / "node-harness" / "harness.js"
+    harness = Path(__file__).resolve().parents[3] / "examples" / "node-harness" / "harness.js"
     done = cli(
         "run",
         f"cmd:{shutil.which('node')} {harness}",
