@@ -99,8 +99,13 @@ def _settings(config: RunConfig, phases: Sequence[Phase]) -> settings:
 
 
 def _digest(function: Any, key: str) -> None:
-    # Each (target, view, law) gets its own database key, not one shared by every hunt.
-    function._hypothesis_internal_add_digest = key.encode()
+    """Give a search its own example-database key: each (target, view, law) hunt has one.
+
+    Hypothesis derives the key from the inner test function (the one ``@given`` wraps), mixing
+    in its ``_hypothesis_internal_add_digest``, as its own stateful tests do; set on the wrapper,
+    the attribute is never read and every hunt would share one key.
+    """
+    function.hypothesis.inner_test._hypothesis_internal_add_digest = key.encode()
 
 
 class TargetRun:
