@@ -3,26 +3,28 @@
 from __future__ import annotations
 
 import argparse
+import json
 
 from rich.console import Console
 
 from compactcheck.cli.options import positive
+from compactcheck.engine.crash import call_law
 from compactcheck.errors import ExitCode
 from compactcheck.report.render.listings import invariants_table, rules_table, targets_table
-from invariants import VIEWS
+from compactcheck.targets.registry import builtin_targets
+from invariants import VIEWS, catalogue
 from strategies import feature_statistics, format_statistics
 
 
 def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register the commands."""
-    commands.add_parser("targets", help="list the built-in targets").set_defaults(
-        handler=lambda arguments, console: _show(console, targets_table())
-    )
+    targets = commands.add_parser("targets", help="list the built-in targets")
+    targets.add_argument("--json", action="store_true", help="as JSON, one object per target")
+    targets.set_defaults(handler=targets_main)
     invariants = commands.add_parser("invariants", help="list the invariant catalogue")
     invariants.add_argument("--view", choices=VIEWS)
-    invariants.set_defaults(
-        handler=lambda arguments, console: _show(console, invariants_table(arguments.view))
-    )
+    invariants.add_argument("--json", action="store_true", help="as JSON, one object per law")
+    invariants.set_defaults(handler=invariants_main)
     commands.add_parser(
         "rules", help="list the validation rules of the snapshot engine"
     ).set_defaults(handler=lambda arguments, console: _show(console, rules_table()))
@@ -35,6 +37,33 @@ def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def _show(console: Console, table: object) -> int:
     console.print(table)
     return ExitCode.OK
+
+
+def _json(rows: list[dict[str, str]]) -> int:
+    # Plain stdout, not the console: a program reads it, and rich would wrap long lines.
+    print(json.dumps(rows, indent=1))
+    return ExitCode.OK
+
+
+def targets_main(arguments: argparse.Namespace, console: Console) -> int:
+    """The built-in targets, as a table or as JSON."""
+    if arguments.json:
+        return _json(
+            [
+                {"target": name, "view": view, "description": description}
+                for name, (view, description) in builtin_targets().items()
+            ]
+        )
+    return _show(console, targets_table())
+
+
+def invariants_main(arguments: argparse.Namespace, console: Console) -> int:
+    """The invariant catalogue (of one view, or of all), as a table or as JSON."""
+    if arguments.json:
+        laws = [*(call_law(view) for view in VIEWS if arguments.view in (None, view))]
+        laws += catalogue(arguments.view)
+        return _json([{"view": law.view, "id": law.id, "statement": law.statement} for law in laws])
+    return _show(console, invariants_table(arguments.view))
 
 
 def statistics_main(arguments: argparse.Namespace, console: Console) -> int:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-import shlex
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -186,12 +185,13 @@ def _backend_target(name: str, backend: Backend, budget: Budget | None) -> Targe
 def _command_target(text: str, timeout: float, budget: Budget | None) -> Target:
     from compactcheck.targets.subprocess_backend import CommandBackend
 
-    argv = shlex.split(text.removeprefix("cmd:"))
-    if not argv:
+    command_line = text.removeprefix("cmd:")
+    if not command_line.strip():
         raise TargetError(
             "cmd: needs a command line, e.g. cmd:node examples/node-harness/harness.js"
         )
-    backend = CommandBackend(argv, timeout=timeout)
+    # The one place a command line is split (with its one-line error for an unclosed quote).
+    backend = CommandBackend.from_command_line(command_line, timeout=timeout)
     return _backend_target(text, backend, budget)
 
 

@@ -10,13 +10,15 @@ from pathlib import Path
 from compactcheck.golden import DEFAULT_CORPUS
 
 
-def run(*arguments: str) -> subprocess.CompletedProcess[str]:
+def run(
+    *arguments: str, env_extra: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "compactcheck", *arguments],
         capture_output=True,
         text=True,
         timeout=120,
-        env={"COLUMNS": "200", "PATH": "/usr/bin:/bin"},
+        env={"COLUMNS": "200", "PATH": "/usr/bin:/bin", **(env_extra or {})},
         check=False,
     )
 
@@ -82,3 +84,33 @@ def test_every_command_of_the_parser_has_a_handler() -> None:
     assert commands.choices
     for name, parser in commands.choices.items():
         assert callable(parser.get_default("handler")), name
+
+
+def test_an_unclosed_quote_in_a_cmd_target_is_one_line() -> None:
+    for command in (("smoke", 'cmd:node "x'), ("run", 'cmd:node "x', "--max-examples", "1")):
+        done = run(*command)
+        assert done.returncode == 2, done
+        assert "Traceback" not in done.stderr
+        assert done.stderr.strip() == (
+            "compactcheck: error: cannot split the harness command line 'node \"x': "
+            "No closing quotation"
+        )
+
+
+def test_targets_and_invariants_as_json_and_never_cut_short() -> None:
+    from compactcheck.targets.registry import builtin_targets
+
+    names = list(builtin_targets())
+    listed = json.loads(run("targets", "--json").stdout)
+    assert [item["target"] for item in listed] == names
+    laws = json.loads(run("invariants", "--view", "messages", "--json").stdout)
+    assert laws[0]["id"] == "call_answered"
+    assert {law["view"] for law in laws} == {"messages"}
+    # On a narrow terminal each name is folded onto more lines, never cut with an ellipsis.
+    narrow = run("targets", env_extra={"COLUMNS": "60"}).stdout
+    cells = [
+        line.split("│")[1].strip()
+        for line in narrow.splitlines()
+        if line.startswith("│") and line.count("│") >= 3
+    ]
+    assert "".join(cells) == "".join(names)
