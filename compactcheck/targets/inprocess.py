@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import concurrent.futures
 import json
+import threading
 import time
 import traceback
 from collections.abc import Callable
@@ -14,11 +14,52 @@ from compactcheck.report.model import Implementation
 from compactcheck.targets.backend import Answer
 from invariants import View
 
-# Worker threads that outlive a timeout cannot be killed; a daemon pool keeps them from
-# holding the process open at exit.
 # How long a wait for an answer goes without looking for a Ctrl-C.
 _SLICE = 0.2
-_POOL = concurrent.futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="compactcheck")
+
+
+class _TimedOutError(Exception):
+    """The call gave no answer within the timeout."""
+
+
+class _Call:
+    """One call of the compactor in a daemon thread of its own.
+
+    A thread that outlives its timeout cannot be killed; being a daemon, it does not hold the
+    process open at exit (a pool's threads would: the interpreter joins them). Whatever the
+    call raises, BaseException included, is kept for the caller: raised in this thread, a
+    KeyboardInterrupt or SystemExit is the compactor's own, never the user's.
+    """
+
+    def __init__(self, function: Callable[[Any], Any], argument: Any) -> None:
+        self.done = threading.Event()
+        self.value: Any = None
+        self.error: BaseException | None = None
+        thread = threading.Thread(
+            target=self._run, args=(function, argument), name="compactcheck-call", daemon=True
+        )
+        thread.start()
+
+    def _run(self, function: Callable[[Any], Any], argument: Any) -> None:
+        try:
+            self.value = function(argument)
+        except BaseException as error:
+            self.error = error
+        finally:
+            self.done.set()
+
+
+class _RaisedByCompactorError(Exception):
+    """The compactor raised KeyboardInterrupt itself, with no signal heard by the run."""
+
+
+def _described(error: BaseException) -> str:
+    """``Type: message (at file:line)``, where the compactor raised it."""
+    frames = traceback.extract_tb(error.__traceback__)
+    where = f" (at {frames[-1].filename}:{frames[-1].lineno})" if frames else ""
+    if isinstance(error, SystemExit):
+        return f"SystemExit({error.code!r}) raised by the compactor{where}"
+    return f"{type(error).__name__}: {error}{where}"
 
 
 class CallableBackend:
@@ -55,19 +96,26 @@ class CallableBackend:
 
     def _call(self, argument: Any) -> Any:
         if self.timeout is None:
-            return self.function(argument)
-        future = _POOL.submit(self.function, argument)
+            try:
+                return self.function(argument)
+            except KeyboardInterrupt:
+                if interrupts.heard():
+                    # The user insisted (a second Ctrl-C while the run listens): theirs.
+                    raise
+                raise _RaisedByCompactorError from None
+        call = _Call(self.function, argument)
         deadline = time.monotonic() + self.timeout
-        while True:
+        while not call.done.is_set():
             # In slices, so that a Ctrl-C heard meanwhile is acted on within a fraction of a
             # second (the abandoned call finishes in its daemon thread).
             interrupts.check()
             left = deadline - time.monotonic()
-            try:
-                return future.result(timeout=max(0.0, min(left, _SLICE)))
-            except concurrent.futures.TimeoutError:
-                if left <= _SLICE:
-                    raise
+            if left <= 0:
+                raise _TimedOutError
+            call.done.wait(min(left, _SLICE))
+        if call.error is not None:
+            raise call.error
+        return call.value
 
     def compact(self, view: View, payload: dict[str, Any]) -> Answer:
         """Call the function with the view's input and wrap what it returns."""
@@ -83,13 +131,18 @@ class CallableBackend:
         self.last_input = argument
         try:
             output = self._call(argument)
-        except concurrent.futures.TimeoutError:
+        except _TimedOutError:
             return Answer.error(f"no answer within {self.timeout} s", timed_out=True)
-        except Exception as error:
-            where = traceback.extract_tb(error.__traceback__)[-1]
+        except _RaisedByCompactorError:
             return Answer.error(
-                f"{type(error).__name__}: {error} (at {where.filename}:{where.lineno})"
+                "KeyboardInterrupt raised by the compactor itself (not a Ctrl-C of the run)"
             )
+        except (Exception, SystemExit, KeyboardInterrupt) as error:
+            # A SystemExit or KeyboardInterrupt that reaches here was raised by the compactor
+            # (in its own thread, or with no signal heard): a finding, not the end of the run.
+            if isinstance(error, KeyboardInterrupt) and interrupts.heard():
+                raise
+            return Answer.error(_described(error))
         try:
             size = len(json.dumps(output, default=str))
         except (TypeError, ValueError, RecursionError) as error:
