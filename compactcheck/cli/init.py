@@ -37,10 +37,15 @@ def compact(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 TEST_MODULE = '''"""Conformance of our compactor (compactcheck init): one test per law."""
 
+from pathlib import Path
+
 import pytest
 
+# Found from this file, not from the folder pytest runs in, so that it runs from anywhere.
+ADAPTER = Path(__file__).resolve().parent.parent / "compactcheck_adapter.py"
 
-@pytest.mark.compactcheck("py:{adapter}:compact", view="messages")
+
+@pytest.mark.compactcheck(f"py:{ADAPTER}:compact", view="messages")
 def test_compactor_conformance(compactcheck_law):
     compactcheck_law.check()
 '''
@@ -56,7 +61,7 @@ def scaffold(directory: Path) -> list[Path]:
             f"{', '.join(existing)} already exist(s); remove or rename before `compactcheck init`"
         )
     write_text_atomically(adapter, ADAPTER)
-    write_text_atomically(test, TEST_MODULE.format(adapter=adapter.name))
+    write_text_atomically(test, TEST_MODULE)
     return [adapter, test]
 
 
