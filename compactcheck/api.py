@@ -67,12 +67,11 @@ def fuzz(
                 "py:module:attribute to fuzz it in worker processes)"
             )
         name = f"py:{getattr(compactor, '__qualname__', type(compactor).__name__)}"
-        target = python_target(compactor, name, view, timeout, budget)
-        targets = [target]
+        targets = [python_target(compactor, name, view, timeout, budget)]
         try:
-            Selection(config.include, config.exclude).check(target.views)
+            engine.check(targets, view)
         except BaseException:
-            target.close()
+            targets[0].close()
             raise
     try:
         if workers > 1:

@@ -76,7 +76,7 @@ class RunConfig:
             shard=shard,
             seed=shard.seed(self.seed),
             max_examples=max(1, shard.budget(self.max_examples)),
-            run_seed=self.seed if self.run_seed is None else self.run_seed,
+            run_seed=self.whole_run_seed,
         )
 
     def for_piece(self, shard: Shard) -> RunConfig:
@@ -89,6 +89,11 @@ class RunConfig:
         database_dir = self.database_dir or self.corpus_dir.parent / "hypothesis"
         corpus = self.corpus_dir / SHARD_CORPORA / f"{shard.index}-of-{shard.count}"
         return replace(self.for_shard(shard), corpus_dir=corpus, database_dir=database_dir)
+
+    @property
+    def whole_run_seed(self) -> int:
+        """The seed of the whole run (a shard's config holds its own in ``seed``)."""
+        return self.seed if self.run_seed is None else self.run_seed
 
     @property
     def example_cap(self) -> int:

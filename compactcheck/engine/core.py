@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Generator, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -44,7 +44,7 @@ def report_of(
     return Report(
         toolkit_version=config.toolkit_version,
         # A shard reports the run's seed and its own place; --seed S --shard i/M re-runs it.
-        seed=config.seed if config.run_seed is None else config.run_seed,
+        seed=config.whole_run_seed,
         shards=[shard.label] if shard.count > 1 else [],
         profile=config.profile,
         max_examples=config.max_examples,
@@ -92,16 +92,21 @@ class Engine:
             for name in names:
                 target = resolve(name, view=view, timeout=self.timeout, budget=self.config.budget)
                 targets.append(target)
-                if view is not None and view not in target.views:
-                    raise TargetError(
-                        f"{name}: handles the {', '.join(target.views)} view(s), not {view}"
-                    )
-            self.selection.check({v for target in targets for v in target.views})
+            self.check(targets, view)
         except BaseException:
             for target in targets:
                 target.close()
             raise
         return targets
+
+    def check(self, targets: Sequence[Target], view: View | None = None) -> None:
+        """TargetError for a target without ``view``; UnknownInvariantError for a typo'd id."""
+        for target in targets:
+            if view is not None and view not in target.views:
+                raise TargetError(
+                    f"{target.name}: handles the {', '.join(target.views)} view(s), not {view}"
+                )
+        self.selection.check({v for target in targets for v in target.views})
 
     def run(
         self, targets: Sequence[Target], view: View | None = None
@@ -127,7 +132,7 @@ class Engine:
         # Fuzzing in this process: a signal is heard, and acted on between examples.
         with interrupts.listening():
             try:
-                yield RunStarted(config.seed if config.run_seed is None else config.run_seed, units)
+                yield RunStarted(config.whole_run_seed, units)
                 for index, (target, view) in enumerate(pairs):
                     interrupts.check()
                     run = TargetRun(target, view, config, self.recording)
@@ -135,8 +140,8 @@ class Engine:
                     yield from run.steps(index)
                     if run.finished is not None:
                         done.append(run.finished.report)
-                    if run.interrupted:
-                        stopped = run.stopped_by or KeyboardInterrupt()
+                    if run.stopped_by is not None:
+                        stopped = run.stopped_by
                         break
             except KeyboardInterrupt as interrupt:
                 stopped = interrupt
@@ -146,7 +151,7 @@ class Engine:
 
     def _pooled(self, units: Sequence[tuple[str, View]], started: str) -> Iterator[Event]:
         config = self.config
-        separate = isinstance(self.recording, ByLaw)
+        separate = self.recording.separate_pieces
         work = plan(
             units,
             config,
@@ -156,12 +161,13 @@ class Engine:
             separate_corpora=separate,
         )
         report_config = self.run_config
-        seed = config.seed if config.run_seed is None else config.run_seed
         done: dict[int, TargetReport] = {}
         stopped: KeyboardInterrupt | None = None
         with interrupts.listening():
             try:
-                yield RunStarted(seed, tuple(units), self.workers, work.parts, len(work.jobs))
+                yield RunStarted(
+                    config.whole_run_seed, tuple(units), self.workers, work.parts, len(work.jobs)
+                )
                 with self._workers() as pool:
                     for event in self._jobs(pool, work.jobs):
                         if isinstance(event, TargetFinished):
@@ -191,14 +197,11 @@ class Engine:
 
     def _jobs(self, pool: ProcessPoolExecutor, jobs: Sequence[Job]) -> Iterator[Event]:
         """Every job's events, job by job as they finish; a heard signal stops the wait."""
-        pending: dict[Future[list[Event]], Job] = {
-            submit(pool, run_job, job, self.recording): job for job in jobs
-        }
+        pending = {submit(pool, run_job, job, self.recording) for job in jobs}
         while pending:
             interrupts.check()
-            finished, _ = wait(pending, timeout=_POLL, return_when=FIRST_COMPLETED)
+            finished, pending = wait(pending, timeout=_POLL, return_when=FIRST_COMPLETED)
             for future in finished:
-                del pending[future]
                 yield from future.result()
 
 

@@ -33,6 +33,12 @@ class Recorder(Protocol):
 class Recording(Protocol):
     """How a run names its corpus entries; ``start`` gives one target run its recorder."""
 
+    @property
+    def separate_pieces(self) -> bool:
+        """Whether shards of one target, run side by side, need corpus folders of their own
+        (merged at the end): true where two shards could write one file name."""
+        ...
+
     def start(self) -> Recorder:
         """A fresh recorder for one target run."""
         ...
@@ -52,6 +58,9 @@ class _ByLaw:
 @dataclass(frozen=True)
 class ByLaw:
     """One entry per (target, view, law): the default of ``run`` and of the pytest plugin."""
+
+    # Shards of one target would overwrite each other's entry of a law.
+    separate_pieces: bool = True
 
     def start(self) -> Recorder:
         """The recorder (stateless)."""

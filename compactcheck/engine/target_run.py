@@ -133,13 +133,18 @@ class TargetRun:
         self.found_in: dict[str, int] = {}
         self.detections: dict[str, Detection] = {}
         self.corpus: dict[str, Path] = {}
-        self.interrupted = False
+        # The interrupt (Ctrl-C or SIGTERM) that cut this run short, if one did.
         self.stopped_by: KeyboardInterrupt | None = None
         # Set when the time box cut exploring or shrinking short.
         self.cut_short = False
         self._events: list[Event] = []
         # The last event of ``steps``, kept for the engine.
         self.finished: TargetFinished | None = None
+
+    @property
+    def interrupted(self) -> bool:
+        """Whether a signal cut this run short."""
+        return self.stopped_by is not None
 
     @property
     def shard(self) -> str:
@@ -173,7 +178,6 @@ class TargetRun:
                     self.shrink(law)
                     yield from self._drain()
         except KeyboardInterrupt as interrupt:
-            self.interrupted = True
             self.stopped_by = interrupt
             yield from self._drain()
         self.finished = TargetFinished(

@@ -140,6 +140,8 @@ class BySignature:
 
     known: frozenset[Path] = frozenset()
     defer: bool = False
+    # Entries are named by witness signature: shards may share the folder (see above).
+    separate_pieces: bool = False
 
     def start(self) -> _BySignature:
         """A fresh recorder for one target run."""

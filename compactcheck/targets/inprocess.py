@@ -49,16 +49,14 @@ class _Call:
             self.done.set()
 
 
-class _RaisedByCompactorError(Exception):
-    """The compactor raised KeyboardInterrupt itself, with no signal heard by the run."""
-
-
 def _described(error: BaseException) -> str:
     """``Type: message (at file:line)``, where the compactor raised it."""
     frames = traceback.extract_tb(error.__traceback__)
     where = f" (at {frames[-1].filename}:{frames[-1].lineno})" if frames else ""
     if isinstance(error, SystemExit):
         return f"SystemExit({error.code!r}) raised by the compactor{where}"
+    if isinstance(error, KeyboardInterrupt):
+        return f"KeyboardInterrupt raised by the compactor itself, not a Ctrl-C of the run{where}"
     return f"{type(error).__name__}: {error}{where}"
 
 
@@ -96,13 +94,7 @@ class CallableBackend:
 
     def _call(self, argument: Any) -> Any:
         if self.timeout is None:
-            try:
-                return self.function(argument)
-            except KeyboardInterrupt:
-                if interrupts.heard():
-                    # The user insisted (a second Ctrl-C while the run listens): theirs.
-                    raise
-                raise _RaisedByCompactorError from None
+            return self.function(argument)
         call = _Call(self.function, argument)
         deadline = time.monotonic() + self.timeout
         while not call.done.is_set():
@@ -133,13 +125,10 @@ class CallableBackend:
             output = self._call(argument)
         except _TimedOutError:
             return Answer.error(f"no answer within {self.timeout} s", timed_out=True)
-        except _RaisedByCompactorError:
-            return Answer.error(
-                "KeyboardInterrupt raised by the compactor itself (not a Ctrl-C of the run)"
-            )
         except (Exception, SystemExit, KeyboardInterrupt) as error:
-            # A SystemExit or KeyboardInterrupt that reaches here was raised by the compactor
-            # (in its own thread, or with no signal heard): a finding, not the end of the run.
+            # An interrupt is the user's when the run heard a signal (raised at a check, or a
+            # second Ctrl-C); any other SystemExit or KeyboardInterrupt was the compactor's own:
+            # a finding, not the end of the run.
             if isinstance(error, KeyboardInterrupt) and interrupts.heard():
                 raise
             return Answer.error(_described(error))
