@@ -33,3 +33,15 @@ def load(path: Path) -> Report:
     data = json.loads(path.read_text())
     REPORT_SCHEMA.validate(data)
     return Report.model_validate(data)
+
+
+def pytest_in(cwd: Path, *arguments: str) -> subprocess.CompletedProcess[str]:
+    """`python -m pytest -p no:cacheprovider -q ARGUMENTS` in ``cwd``, output captured."""
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", *arguments],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
+
+from tests.compactcheck.commandline import pytest_in
 
 TESTS = """
 import pytest
@@ -18,25 +19,7 @@ def test_mutant(compactcheck_law):
 
 def pytest_run(folder: Path, *options: str) -> subprocess.CompletedProcess[str]:
     (folder / "test_selection.py").write_text(TESTS)
-    return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-p",
-            "no:cacheprovider",
-            "-q",
-            "--compactcheck-max-examples",
-            "10",
-            *options,
-            "test_selection.py",
-        ],
-        cwd=folder,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+    return pytest_in(folder, "--compactcheck-max-examples", "10", *options, "test_selection.py")
 
 
 def test_an_unknown_invariant_id_is_a_usage_error_not_zero_tests(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from compactcheck.golden import DEFAULT_CORPUS
+from tests.compactcheck.commandline import pytest_in
 
 
 def run(
@@ -124,27 +125,15 @@ def test_init_writes_a_test_module_that_runs_from_any_folder(tmp_path: Path) -> 
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     test_module = project / "tests" / "test_compactcheck_conformance.py"
-    pytest_run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-p",
-            "no:cacheprovider",
-            "-q",
-            str(test_module),
-            "--compactcheck-max-examples",
-            "5",
-            "--compactcheck-invariants",
-            "tool_pairing",
-            "--rootdir",
-            str(elsewhere),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=elsewhere,
-        check=False,
+    pytest_run = pytest_in(
+        elsewhere,
+        str(test_module),
+        "--compactcheck-max-examples",
+        "5",
+        "--compactcheck-invariants",
+        "tool_pairing",
+        "--rootdir",
+        str(elsewhere),
     )
     output = pytest_run.stdout + pytest_run.stderr
     # Collected and run (the scaffolded trimmer breaks laws, so failures are expected); not a
