@@ -32,6 +32,7 @@ from benchmarks.snapshot_validation import (
 from compactcheck.engine.config import RunConfig
 from compactcheck.engine.target_run import TargetRun
 from compactcheck.targets.backend import Backend
+from compactcheck.targets.calls import Calls
 from compactcheck.targets.registry import all_mutants, resolve
 from invariants import Decision, dump_messages
 from strategies import message_histories
@@ -149,15 +150,17 @@ def protocol(count: int) -> None:
     """Round trips per second: subprocess harnesses against the same compactor in-process."""
     histories = _histories(count)
     print(f"\n## Protocol: compact round trips per second ({len(histories)} message histories)")
-    rows: list[tuple[str, str]] = [
-        ("in-process", f"py:{PYTHON_HARNESS}:compact_messages"),
-        ("subprocess", f"cmd:{sys.executable} {PYTHON_HARNESS}"),
-        ("subprocess", f"cmd:node {NODE_HARNESS}"),
+    python = f"py:{PYTHON_HARNESS}:compact_messages"
+    rows: list[tuple[str, str, Calls]] = [
+        ("in-process", python, Calls(in_process=True)),
+        ("isolated", python, Calls()),
+        ("subprocess", f"cmd:{sys.executable} {PYTHON_HARNESS}", Calls()),
+        ("subprocess", f"cmd:node {NODE_HARNESS}", Calls()),
     ]
     print(f"{'how':<11} {'round trips/s':>14} {'vs in-process':>14}  target")
     base = 0.0
-    for how, name in rows:
-        target = resolve(name, view="messages", timeout=30)
+    for how, name, calls in rows:
+        target = resolve(name, view="messages", calls=calls)
         try:
             assert target.backend is not None
             per_second = _round_trips(target.backend, histories)
@@ -166,7 +169,10 @@ def protocol(count: int) -> None:
         base = base or per_second
         shown = name.replace(str(ROOT) + "/", "").replace(sys.executable, "python")
         print(f"{how:<11} {per_second:>14.1f} {per_second / base:>13.3f}x  {shown}")
-    print("(the Node harness wraps the same example compactor, ported to JavaScript)")
+    print(
+        "(isolated: the same py: target in compactcheck's worker process, the default; the Node "
+        "harness wraps the same example compactor, ported to JavaScript)"
+    )
 
 
 def workers(examples: int) -> None:
@@ -216,6 +222,54 @@ def workers(examples: int) -> None:
         f"control: a pure-Python CPU loop runs {_ceiling():.2f}x faster in 2 processes than in 1 "
         "on this machine now (the ceiling for the ratio above)"
     )
+
+
+def isolation(examples: int) -> None:
+    """Wall time of one `compactcheck run` of a py: target in-process and isolated (default)."""
+    name = f"py:{PYTHON_HARNESS}:compact_messages"
+    print(
+        f"\n## Isolation: `compactcheck run` of the example Python compactor, {examples} "
+        "examples, no shrink, in-process against an isolated worker process"
+    )
+    print(f"{'how':<11} {'seconds':>8} {'histories/s':>12} {'vs in-process':>14}  calls")
+    base = 0.0
+    for how, options in (("in-process", ["--in-process"]), ("isolated", [])):
+        with tempfile.TemporaryDirectory() as folder:
+            out = Path(folder) / "report.json"
+            start = time.perf_counter()
+            subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "compactcheck",
+                    "run",
+                    name,
+                    *options,
+                    "--profile",
+                    "ci",
+                    "--max-examples",
+                    str(examples),
+                    "--min-exercised",
+                    "0",
+                    "--no-shrink",
+                    "--corpus",
+                    str(Path(folder) / "corpus"),
+                    "--json",
+                    str(out),
+                ],
+                cwd=folder,
+                capture_output=True,
+                check=False,
+            )
+            seconds = time.perf_counter() - start
+            [target] = json.loads(out.read_text())["targets"]
+        base = base or seconds
+        calls = sum(target["calls"].values())
+        print(
+            f"{how:<11} {seconds:>8.1f} {examples / seconds:>12.1f} {base / seconds:>13.3f}x  "
+            f"{calls}"
+        )
+    print("(seconds include starting compactcheck; the ratio is the isolated run's speed)")
 
 
 def mutants(max_examples: int, names: list[str] | None) -> None:
@@ -284,6 +338,7 @@ def main() -> None:
         "checker": lambda: checker([10_000] if quick else [10_000, 100_000, 1_000_000]),
         "protocol": lambda: protocol(30 if quick else 300),
         "workers": lambda: workers(20 if quick else 80),
+        "isolation": lambda: isolation(30 if quick else 300),
         "mutants": lambda: mutants(100, ["messages-keep-last-n"] if quick else None),
     }
     print(f"# compactcheck benchmarks, {datetime.now(UTC).isoformat(timespec='seconds')}")

@@ -16,6 +16,7 @@ from compactcheck.engine.events import Event
 from compactcheck.engine.selection import Selection
 from compactcheck.errors import CompactcheckError, one_line
 from compactcheck.report.model import Report
+from compactcheck.targets.calls import DEFAULT_MEMORY_LIMIT_MB, Calls
 from compactcheck.targets.registry import Target, python_target, resolve
 from invariants import Budget, Facts, Finding, View, Violation, parse_messages, run_checks
 
@@ -31,6 +32,8 @@ def fuzz(
     exclude: Sequence[str] = (),
     budget: Budget | None = None,
     timeout: float = 30.0,
+    in_process: bool = False,
+    memory_limit_mb: int = DEFAULT_MEMORY_LIMIT_MB,
     shrink: bool = True,
     workers: int = 1,
     corpus_dir: Path = DEFAULT_CORPUS_DIR,
@@ -41,7 +44,10 @@ def fuzz(
     ``compactor`` is a target name (``"reference-messages"``, ``"py:pkg.mod:compact"``,
     ``"cmd:node harness.js"``, a built-in adapter) or a Python callable that takes a list of
     chat message dicts and returns the compacted list (an adapter object with ``compact`` and
-    ``implementation`` works too). A callable runs in this process, so ``workers`` must be 1.
+    ``implementation`` works too). A callable runs in this process, so ``workers`` must be 1;
+    a ``py:`` target runs in an isolated worker process (each with ``memory_limit_mb`` of address
+    space), so that a crash, exit or hang of the compactor is a finding of that call, unless
+    ``in_process`` is set (faster; a crash there ends the run).
     The run is reproducible: the same seed draws the same histories. Failing histories are
     written to ``corpus_dir`` as soon as they are found. ``on_event`` sees the run's events.
     """
@@ -57,7 +63,8 @@ def fuzz(
         shrink=shrink,
         seed_given=True,
     )
-    engine = Engine(config, timeout=timeout, workers=workers)
+    calls = Calls(timeout=timeout, in_process=in_process, memory_limit_mb=memory_limit_mb)
+    engine = Engine(config, calls=calls, workers=workers)
     if isinstance(compactor, str):
         targets = engine.open([compactor], view)
     else:

@@ -40,6 +40,7 @@ from compactcheck.engine.shards import Shard
 from compactcheck.errors import CompactcheckError, one_line
 from compactcheck.report.model import InvariantResult, TargetReport
 from compactcheck.scale.merge import merge_target_groups, point_into
+from compactcheck.targets.calls import DEFAULT_MEMORY_LIMIT_MB, DEFAULT_TIMEOUT, Calls
 from compactcheck.targets.registry import resolve
 from invariants import VIEWS, View
 
@@ -80,7 +81,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=0,
         help="run seed (default 0: a test run is reproducible)",
     )
-    group.addoption("--compactcheck-timeout", type=float, default=30.0)
+    group.addoption("--compactcheck-timeout", type=float, default=DEFAULT_TIMEOUT)
+    group.addoption(
+        "--compactcheck-in-process",
+        action="store_true",
+        help="run py: compactors in the test process (faster; a crash there ends the session); "
+        "by default each runs in a worker process of its own",
+    )
+    group.addoption(
+        "--compactcheck-memory-limit",
+        type=int,
+        default=DEFAULT_MEMORY_LIMIT_MB,
+        metavar="MB",
+        help="address space of a py: compactor's worker process (0: no limit)",
+    )
     group.addoption(
         "--compactcheck-shards",
         type=int,
@@ -136,6 +150,14 @@ def _run_config(config: pytest.Config) -> RunConfig:
     )
 
 
+def _calls(config: pytest.Config) -> Calls:
+    return Calls(
+        timeout=config.getoption("--compactcheck-timeout"),
+        in_process=config.getoption("--compactcheck-in-process"),
+        memory_limit_mb=config.getoption("--compactcheck-memory-limit"),
+    )
+
+
 def _shards(config: pytest.Config) -> list[Shard]:
     try:
         count: int = config.getoption("--compactcheck-shards")
@@ -152,7 +174,7 @@ class LawCase:
     view: View
     invariant: str
     config: RunConfig
-    timeout: float
+    calls: Calls
     session: _Session = field(compare=False, repr=False)
 
     @property
@@ -167,7 +189,7 @@ class LawCase:
         key = (self.target, self.view, self.config)
         report = self.session.reports.get(key)
         if report is None:
-            target = resolve(self.target, view=self.view, timeout=self.timeout)
+            target = resolve(self.target, view=self.view, calls=self.calls)
             try:
                 report = run_target(target, self.view, self.config)
             finally:
@@ -212,10 +234,10 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     run_config = _run_config(config)
     shards = _shards(config)
     session = config.stash[_SESSION]
-    timeout = config.getoption("--compactcheck-timeout")
+    calls = _calls(config)
     cases: list[LawCase] = []
     for name, view in targets:
-        target = resolve(name, view=view, timeout=timeout)
+        target = resolve(name, view=view, calls=calls)
         try:
             views = [view] if view else list(target.views)
         finally:
@@ -231,7 +253,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
                         if shard.count > 1
                         else run_config.for_shard(shard)
                     )
-                    cases.append(LawCase(name, each, law.id, piece, timeout, session))
+                    cases.append(LawCase(name, each, law.id, piece, calls, session))
     metafunc.parametrize("compactcheck_law", cases, ids=[case.test_id for case in cases])
 
 
@@ -253,7 +275,7 @@ def compactcheck_target(request: pytest.FixtureRequest) -> Any:
     names = request.config.getoption("--compactcheck-target")
     if not names:
         pytest.skip("no --compactcheck-target given")
-    target = resolve(names[0], timeout=request.config.getoption("--compactcheck-timeout"))
+    target = resolve(names[0], calls=_calls(request.config))
     yield target
     target.close()
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.text import Text
 
-from compactcheck.cli.options import seconds
+from compactcheck.cli.options import call_options, calls_of
 from compactcheck.corpus.entry import DEFAULT_CORPUS_DIR
 from compactcheck.corpus.replay import replay
 from compactcheck.errors import CompactcheckError, ExitCode
@@ -25,12 +25,12 @@ def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "replay", help="re-run the crash corpus: fixed or still failing"
     )
     replay_command.add_argument("path", nargs="?", type=Path, default=DEFAULT_CORPUS_DIR)
-    replay_command.add_argument("--timeout", type=seconds, default=30.0)
+    call_options(replay_command)
     replay_command.set_defaults(handler=replay_main)
 
     smoke = commands.add_parser("smoke", help="one tiny history through each view of a target")
     smoke.add_argument("target")
-    smoke.add_argument("--timeout", type=seconds, default=30.0)
+    call_options(smoke)
     smoke.set_defaults(handler=smoke_main)
 
     golden = commands.add_parser(
@@ -48,7 +48,7 @@ def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def replay_main(arguments: argparse.Namespace, console: Console) -> int:
     """Re-run every corpus entry: failed while any still fails, inconclusive if one errored."""
-    results = replay(arguments.path, timeout=arguments.timeout)
+    results = replay(arguments.path, calls=calls_of(arguments))
     if not results:
         console.print(f"no corpus entries at {arguments.path}")
         return ExitCode.OK
@@ -61,7 +61,7 @@ def replay_main(arguments: argparse.Namespace, console: Console) -> int:
 
 def smoke_main(arguments: argparse.Namespace, console: Console) -> int:
     """One tiny history through each view: does the target answer at all?"""
-    target = resolve(arguments.target, timeout=arguments.timeout)
+    target = resolve(arguments.target, calls=calls_of(arguments))
     failed = False
     try:
         for view in target.views:

@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.text import Text
 
 from compactcheck.cli.options import (
+    calls_of,
     fuzzing_options,
     outputs,
     positive,
@@ -52,7 +53,7 @@ def main(arguments: argparse.Namespace, console: Console) -> int:
     # A campaign is not a replay: its seed only starts the series, and it feeds the example
     # database's saved failures back in whatever seed was given.
     config = replace(run_config(arguments, "campaign"), seed_given=False)
-    [target] = Engine(config, timeout=arguments.timeout).open([arguments.target], arguments.view)
+    [target] = Engine(config, calls=calls_of(arguments)).open([arguments.target], arguments.view)
     views = [view for view in target.views if arguments.view in (None, view)]
     database = "local + Redis" if config.redis_url else "local"
     console.print(
@@ -71,7 +72,7 @@ def main(arguments: argparse.Namespace, console: Console) -> int:
         arguments.max_time,
         report_path=arguments.json,
         workers=arguments.workers,
-        timeout=arguments.timeout,
+        calls=calls_of(arguments),
     )
     started = datetime.now(UTC).isoformat(timespec="seconds")
     complete = False

@@ -21,6 +21,7 @@ from compactcheck.scale.database import (
     check_reachable,
     redis_url,
 )
+from compactcheck.targets.calls import DEFAULT_MEMORY_LIMIT_MB, DEFAULT_TIMEOUT, Calls
 from invariants import VIEWS, Budget
 
 PROFILES = ("dev", "ci", "campaign")
@@ -96,6 +97,36 @@ def _malformed(text: str) -> tuple[str, ...]:
     return names
 
 
+def call_options(parser: argparse.ArgumentParser) -> None:
+    """How a target's calls are made: --timeout, --in-process, --memory-limit."""
+    parser.add_argument(
+        "--timeout", type=seconds, default=DEFAULT_TIMEOUT, help="seconds per backend call"
+    )
+    parser.add_argument(
+        "--in-process",
+        action="store_true",
+        help="run py: compactors in this process (faster, for trusted code: a crash, exit or "
+        "hang there ends the run); by default each runs in a worker process of its own",
+    )
+    parser.add_argument(
+        "--memory-limit",
+        type=natural,
+        default=DEFAULT_MEMORY_LIMIT_MB,
+        metavar="MB",
+        help="address space of a py: compactor's worker process; going past it is a finding "
+        f"(default {DEFAULT_MEMORY_LIMIT_MB}; 0: no limit)",
+    )
+
+
+def calls_of(arguments: argparse.Namespace) -> Calls:
+    """The call options the user gave."""
+    return Calls(
+        timeout=arguments.timeout,
+        in_process=arguments.in_process,
+        memory_limit_mb=arguments.memory_limit,
+    )
+
+
 def fuzzing_options(
     parser: argparse.ArgumentParser, *, examples_help: str, default: int = 100
 ) -> None:
@@ -106,7 +137,7 @@ def fuzzing_options(
     parser.add_argument("--max-examples", type=positive, default=default, help=examples_help)
     parser.add_argument("--rounds", type=positive, default=3, help="most compactions per history")
     parser.add_argument("--seed", type=int, help="run seed (default: random in dev, 0 in ci)")
-    parser.add_argument("--timeout", type=seconds, default=30.0, help="seconds per backend call")
+    call_options(parser)
     parser.add_argument("--budget", type=positive, help="declared size limit of compacted messages")
     parser.add_argument(
         "--counter",

@@ -9,6 +9,7 @@ from rich.console import Console
 
 from compactcheck.cli.options import (
     PROFILES,
+    calls_of,
     fuzzing_options,
     outputs,
     positive,
@@ -62,7 +63,7 @@ def main(arguments: argparse.Namespace, console: Console) -> int:
             f"and the {profile} profile would pick a random one"
         )
     config = run_config(arguments, profile)
-    engine = Engine(config, timeout=arguments.timeout, workers=arguments.workers, shard=piece)
+    engine = Engine(config, calls=calls_of(arguments), workers=arguments.workers, shard=piece)
     targets = engine.open(arguments.targets, arguments.view)
     try:
         reproduce = f"--seed {config.seed}" + (f" --shard {piece.label}" if piece.count > 1 else "")

@@ -9,6 +9,7 @@ from typing import Literal
 from compactcheck.corpus.entry import corpus_files, load_entry
 from compactcheck.engine.crash import CALL_ANSWERED, call_finding, call_law
 from compactcheck.errors import CompactcheckError
+from compactcheck.targets.calls import Calls
 from compactcheck.targets.registry import resolve
 from invariants import UnknownInvariantError, select
 
@@ -27,7 +28,7 @@ class ReplayResult:
     detail: str
 
 
-def replay_entry(path: Path, *, timeout: float = 30.0) -> ReplayResult:
+def replay_entry(path: Path, *, calls: Calls | None = None) -> ReplayResult:
     """Re-run one entry's recorded round against its target and re-judge its law."""
     data = load_entry(path)
     target_name, view, invariant = data["target"], data["view"], data["invariant"]
@@ -37,7 +38,7 @@ def replay_entry(path: Path, *, timeout: float = 30.0) -> ReplayResult:
 
     try:
         [law] = [call_law(view)] if invariant == CALL_ANSWERED else select(view, [invariant])
-        target = resolve(target_name, view=view, timeout=timeout)
+        target = resolve(target_name, view=view, calls=calls)
     except (CompactcheckError, UnknownInvariantError) as error:
         return result("errored", str(error))
     try:
@@ -66,6 +67,6 @@ def replay_entry(path: Path, *, timeout: float = 30.0) -> ReplayResult:
     return result("still failing", finding.violations[0].because)
 
 
-def replay(location: Path, *, timeout: float = 30.0) -> list[ReplayResult]:
+def replay(location: Path, *, calls: Calls | None = None) -> list[ReplayResult]:
     """Replay every entry at a path (a file or a corpus folder)."""
-    return [replay_entry(path, timeout=timeout) for path in corpus_files(location)]
+    return [replay_entry(path, calls=calls) for path in corpus_files(location)]

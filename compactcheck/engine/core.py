@@ -29,6 +29,7 @@ from compactcheck.engine.target_run import TargetRun
 from compactcheck.report.model import Report, TargetReport
 from compactcheck.scale.merge import merge_target_groups, point_into
 from compactcheck.scale.pool import submit, worker_pool
+from compactcheck.targets.calls import Calls
 from compactcheck.targets.registry import Target, TargetError, resolve
 from invariants import View
 
@@ -65,8 +66,9 @@ class Engine:
     """Fuzz targets on their views under one config; ``run`` yields what happens."""
 
     config: RunConfig
-    # Seconds per backend call, for the targets this engine resolves (workers resolve their own).
-    timeout: float = 30.0
+    # Each call's timeout and where py: compactors run, for the targets this engine resolves
+    # (workers resolve their own with the same).
+    calls: Calls = field(default_factory=Calls)
     # Above 1, each (target, view, shard) job runs in a worker process.
     workers: int = 1
     # The slice of the whole run this one is (--shard i/M).
@@ -90,7 +92,7 @@ class Engine:
         targets: list[Target] = []
         try:
             for name in names:
-                target = resolve(name, view=view, timeout=self.timeout, budget=self.config.budget)
+                target = resolve(name, view=view, calls=self.calls, budget=self.config.budget)
                 targets.append(target)
             self.check(targets, view)
         except BaseException:
@@ -157,7 +159,7 @@ class Engine:
             config,
             shard=self.shard,
             workers=max(self.workers, 1),
-            timeout=self.timeout,
+            calls=self.calls,
             separate_corpora=separate,
         )
         report_config = self.run_config

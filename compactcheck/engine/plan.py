@@ -18,6 +18,7 @@ from compactcheck.engine.recording import Recording
 from compactcheck.engine.shards import Shard
 from compactcheck.engine.target_run import TargetRun
 from compactcheck.scale.merge import merge_corpora
+from compactcheck.targets.calls import Calls
 from compactcheck.targets.registry import resolve
 from invariants import View
 
@@ -29,7 +30,7 @@ class Job:
     target: str
     view: View
     config: RunConfig
-    timeout: float
+    calls: Calls
     # Its place in the plan: shards are folded in this order, whatever order they finish in.
     index: int = 0
 
@@ -54,7 +55,7 @@ def plan(
     *,
     shard: Shard,
     workers: int,
-    timeout: float,
+    calls: Calls,
     separate_corpora: bool = True,
 ) -> Plan:
     """Jobs for ``units`` (target, view) within ``shard``, enough to keep ``workers`` busy.
@@ -70,13 +71,13 @@ def plan(
         for piece in shard.split(parts):
             apart = parts > 1 and separate_corpora
             piece_config = config.for_piece(piece) if apart else config.for_shard(piece)
-            jobs.append(Job(name, view, piece_config, timeout, len(jobs)))
+            jobs.append(Job(name, view, piece_config, calls, len(jobs)))
     return Plan(jobs, parts)
 
 
 def run_job(job: Job, recording: Recording) -> list[Event]:
     """In a worker: resolve the target, run it, close it; every event of the run."""
-    target = resolve(job.target, view=job.view, timeout=job.timeout, budget=job.config.budget)
+    target = resolve(job.target, view=job.view, calls=job.calls, budget=job.config.budget)
     try:
         return list(TargetRun(target, job.view, job.config, recording).steps(job.index))
     finally:

@@ -98,4 +98,5 @@ def target_report(run: TargetRun, started: float) -> TargetReport:
         calls=calls,
         stderr=run.target.stderr_tail()[-4000:],
         seconds=round(time.monotonic() - started, 3),
+        isolation=run.target.isolation,
     )

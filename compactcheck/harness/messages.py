@@ -38,6 +38,11 @@ class MessagesDriver:
             payload["knobs"] = recorded["knobs"] = list(knobs)
         answer = self.backend.compact("messages", payload)
         problem = answer_problem(answer)
+        # A backend in another process reports the input as its compactor left it, when that
+        # compactor edited it in place (an in-process one edited ``handed`` itself).
+        left = getattr(self.backend, "last_input", None)
+        if isinstance(left, list) and left is not payload["messages"]:
+            handed = left
         if problem is None and handed != messages:
             # The messages view's counterpart of state_untouched: an in-process compactor that
             # edits the list it was handed would corrupt its caller's history.

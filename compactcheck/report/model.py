@@ -98,6 +98,12 @@ class TargetReport(_ReportModel):
         "declined, skipped, unsafe (not a safe point to compact), errored, timed out",
     )
     seconds: float = 0.0
+    isolation: str = Field(
+        default="",
+        description="where the compactor ran: 'worker process' (a py: target, isolated: a crash "
+        "is a finding of its call), 'harness process' (a cmd: target), 'in-process' (a crash or "
+        "hang there ends the run), 'built-in' (compactcheck's own or an adapter it ships)",
+    )
 
 
 class Report(_ReportModel):

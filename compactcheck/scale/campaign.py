@@ -39,6 +39,7 @@ from compactcheck.report.io import write_report
 from compactcheck.report.model import InvariantResult, Report, TargetReport
 from compactcheck.scale.merge import merge_calls, merge_results
 from compactcheck.scale.pool import worker_pool
+from compactcheck.targets.calls import Calls
 from compactcheck.targets.registry import Target
 from invariants import View
 
@@ -160,8 +161,8 @@ class Campaign:
     progress: Progress = field(default=lambda _: None)
     # Above 1, iterations run in a pool of worker processes, each resolving the target by name.
     workers: int = 1
-    # Seconds per backend call, for the targets the workers resolve.
-    timeout: float = 30.0
+    # Each call's timeout and where py: compactors run, for the targets the workers resolve.
+    calls: Calls = field(default_factory=Calls)
     failures: dict[tuple[str, str, str], DistinctFailure] = field(default_factory=dict)
     iterations: int = 0
     examples: int = 0
@@ -221,7 +222,7 @@ class Campaign:
         known = frozenset(failure.path for failure in self.failures.values())
         engine = Engine(
             config,
-            timeout=self.timeout,
+            calls=self.calls,
             workers=self.workers,
             recording=BySignature(known, defer=pool is not None),
             pool=pool,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import selectors
 import signal
 import subprocess
@@ -29,6 +30,12 @@ _SLICE = 0.2
 class HarnessStartError(CompactcheckError):
     """A harness that cannot be started, or that fails its start handshake."""
 
+    def __init__(self, message: str, *, last_words: str = "", exit_code: int | None = None):
+        super().__init__(message)
+        # The last line the harness wrote to stderr, and its exit status, when it ended early.
+        self.last_words = last_words
+        self.exit_code = exit_code
+
 
 class DeadlineError(Exception):
     """The harness did not answer before the deadline."""
@@ -44,6 +51,10 @@ class OversizeError(Exception):
     def __init__(self, resynced: bool) -> None:
         super().__init__()
         self.resynced = resynced
+
+
+# A frame of Python's faulthandler traceback: File "comp.py", line 14 in segv
+_FAULT_FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+) in (?P<function>\S+)')
 
 
 class StderrRing:
@@ -75,7 +86,24 @@ class StderrRing:
             kept = self._data[max(0, len(self._data) - (self.fed - since)) :]
             text = kept.decode("utf-8", errors="replace")
         lines = [line.strip() for line in text.splitlines() if line.strip()]
+        fatal = _python_fatal_error(lines)
+        if fatal:
+            return fatal[:200]
         return lines[-1][:200] if lines else ""
+
+
+def _python_fatal_error(lines: list[str]) -> str:
+    """``Fatal Python error: Segmentation fault, in segv at comp.py:14`` from what Python's
+    faulthandler wrote (its traceback lists the innermost frame first), or ''."""
+    starts = [index for index, line in enumerate(lines) if line.startswith("Fatal Python error:")]
+    if not starts:
+        return ""
+    error = lines[starts[-1]]
+    for line in lines[starts[-1] + 1 :]:
+        found = _FAULT_FRAME.match(line)
+        if found:
+            return f"{error}, in {found['function']} at {found['file']}:{found['line']}"
+    return error
 
 
 def _drain(fd: int, ring: StderrRing) -> None:
@@ -89,6 +117,17 @@ def _drain(fd: int, ring: StderrRing) -> None:
         if not chunk:
             return
         ring.feed(chunk)
+
+
+# What a fatal signal most often means for a compactor's process.
+_SIGNAL_MEANINGS = {
+    "SIGSEGV": "a segmentation fault: a crash in native code",
+    "SIGBUS": "a bus error: a crash in native code",
+    "SIGILL": "an illegal instruction: a crash in native code",
+    "SIGFPE": "an arithmetic fault in native code",
+    "SIGABRT": "aborted, e.g. by a failed assertion or allocation in native code",
+    "SIGKILL": "killed outright, by a process or by the system when memory ran out",
+}
 
 
 class HarnessProcess:
@@ -238,12 +277,15 @@ class HarnessProcess:
         code = self.popen.poll()
         if code is None:
             return "is still running"
+        if code < 0 and self.killed:
+            return "was killed by compactcheck"
         if code < 0:
             try:
                 name = signal.Signals(-code).name
             except ValueError:
                 name = f"signal {-code}"
-            return f"was killed by {name}"
+            meaning = _SIGNAL_MEANINGS.get(name)
+            return f"was killed by {name}" + (f" ({meaning})" if meaning else "")
         return f"exited with code {code}"
 
     def stop(self, grace: float) -> None:

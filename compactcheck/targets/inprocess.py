@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import threading
 import time
-import traceback
 from collections.abc import Callable
 from typing import Any
 
 from compactcheck.engine import interrupts
 from compactcheck.report.model import Implementation
 from compactcheck.targets.backend import Answer
+from compactcheck.targets.calling import argument_of, described, result_of
 from invariants import View
 
 # How long a wait for an answer goes without looking for a Ctrl-C.
@@ -49,17 +48,6 @@ class _Call:
             self.done.set()
 
 
-def _described(error: BaseException) -> str:
-    """``Type: message (at file:line)``, where the compactor raised it."""
-    frames = traceback.extract_tb(error.__traceback__)
-    where = f" (at {frames[-1].filename}:{frames[-1].lineno})" if frames else ""
-    if isinstance(error, SystemExit):
-        return f"SystemExit({error.code!r}) raised by the compactor{where}"
-    if isinstance(error, KeyboardInterrupt):
-        return f"KeyboardInterrupt raised by the compactor itself, not a Ctrl-C of the run{where}"
-    return f"{type(error).__name__}: {error}{where}"
-
-
 class CallableBackend:
     """A Python callable as a backend.
 
@@ -78,10 +66,13 @@ class CallableBackend:
         version: str = "",
         timeout: float | None = None,
         max_answer_bytes: int = 16 * 1024 * 1024,
+        memory_note: str = "",
     ) -> None:
         self.function = function
         self.timeout = timeout
         self.max_answer_bytes = max_answer_bytes
+        # Appended to a MemoryError's description (the isolated worker names its limit there).
+        self.memory_note = memory_note
         self._implementation = Implementation(
             name=name, version=version, language="python", views=list(views)
         )
@@ -113,13 +104,7 @@ class CallableBackend:
         """Call the function with the view's input and wrap what it returns."""
         if view not in self._implementation.views:
             return Answer.skip(f"{self._implementation.name} does not handle the {view} view")
-        argument: Any
-        if view == "messages":
-            argument = payload["messages"]
-        elif view == "snapshot":
-            argument = payload["compactorInput"]
-        else:
-            argument = payload
+        argument = argument_of(view, payload)
         self.last_input = argument
         try:
             output = self._call(argument)
@@ -131,23 +116,9 @@ class CallableBackend:
             # a finding, not the end of the run.
             if isinstance(error, KeyboardInterrupt) and interrupts.heard():
                 raise
-            return Answer.error(_described(error))
-        try:
-            size = len(json.dumps(output, default=str))
-        except (TypeError, ValueError, RecursionError) as error:
-            return Answer.error(f"the answer is not JSON data: {type(error).__name__}: {error}")
-        if size > self.max_answer_bytes:
-            return Answer.error(
-                f"the answer is {size} bytes of JSON, over the cap of {self.max_answer_bytes} "
-                "(max_answer_bytes)"
-            )
-        if view == "messages":
-            return Answer.ok({"messages": output})
-        if view == "snapshot":
-            return Answer.ok({"draft": output})
-        if not isinstance(output, dict):
-            return Answer.error(f"expected a dict with 'appended', found {type(output).__name__}")
-        return Answer.ok(output)
+            return Answer.error(described(error, memory_note=self.memory_note))
+        result, problem = result_of(view, output, self.max_answer_bytes)
+        return Answer.ok(result) if result is not None else Answer.error(problem)
 
     def stderr_tail(self) -> str:
         """In-process backends have no stderr of their own."""

@@ -197,6 +197,12 @@ class CompactResponse(_Line, Generic[ResultT]):
     result: ResultT | SkipJsonSchema[None] = None
     skipped: Skipped | SkipJsonSchema[None] = None
     errored: Errored | SkipJsonSchema[None] = None
+    input_after: JsonValue = Field(
+        default=None,
+        description="optional: the input as the compactor left it, sent only when the compactor "
+        "changed its input in place (compactcheck's own Python worker sends it), so that the "
+        "laws judge the edit",
+    )
 
     @model_validator(mode="before")
     @classmethod

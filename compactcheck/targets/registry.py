@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
+import json
+import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from compactcheck.errors import CompactcheckError
 from compactcheck.harness import (
@@ -22,7 +22,19 @@ from compactcheck.harness import (
 from compactcheck.report.model import Implementation
 from compactcheck.targets.adapters import ADAPTERS, DESCRIPTIONS
 from compactcheck.targets.backend import Backend
+from compactcheck.targets.calls import Calls, Isolation
+from compactcheck.targets.harness_process import HarnessStartError
 from compactcheck.targets.inprocess import CallableBackend
+from compactcheck.targets.isolated import LOAD_FAILED, PATH_VARIABLE
+from compactcheck.targets.loading import (
+    LoadError,
+    callable_views,
+    is_adapter_object,
+    is_file_spec,
+    load_attribute,
+    split_spec,
+)
+from compactcheck.targets.subprocess_backend import CommandBackend
 from invariants import VIEWS, Budget, View
 from reference_engine.messages import reference_messages
 from reference_engine.mutants.messages import MESSAGE_MUTANTS
@@ -53,6 +65,8 @@ class Target:
     drivers: dict[View, Callable[[], Driver]]
     backend: Backend | None = None
     notes: list[str] = field(default_factory=list)
+    # Where the compactor runs: in this process, a crash of it ends the run.
+    isolation: Isolation = "in-process"
 
     @property
     def views(self) -> tuple[View, ...]:
@@ -73,7 +87,7 @@ def _builtin(name: str, description: str, drivers: dict[View, Callable[[], Drive
     implementation = Implementation(
         name=name, version="builtin", language="python", views=list(drivers)
     )
-    return Target(name, implementation, drivers, notes=[description])
+    return Target(name, implementation, drivers, notes=[description], isolation="built-in")
 
 
 def _messages_target(
@@ -109,40 +123,34 @@ def builtin_targets() -> dict[str, tuple[View, str]]:
     return targets
 
 
-def _load_attribute(spec: str) -> Any:
-    module_part, _, attribute = spec.rpartition(":")
-    if not module_part or not attribute:
-        raise TargetError(
-            f"py:{spec}: expected py:package.module:attribute or py:path/to/file.py:attribute"
-        )
+def _python_target(text: str, view: View | None, calls: Calls, budget: Budget | None) -> Target:
+    spec = text.removeprefix("py:")
     try:
-        if module_part.endswith(".py") or "/" in module_part:
-            path = Path(module_part)
-            if not path.is_file():
-                raise TargetError(f"py:{spec}: no file {module_part}")
-            name = f"compactcheck_user_{abs(hash(path.resolve()))}"
-            loader = importlib.util.spec_from_file_location(name, path)
-            if loader is None or loader.loader is None:
-                raise TargetError(f"py:{spec}: cannot load {module_part} as Python")
-            module = importlib.util.module_from_spec(loader)
-            sys.modules[name] = module
-            loader.loader.exec_module(module)
-        else:
-            module = importlib.import_module(module_part)
-    except TargetError:
-        raise
-    except Exception as error:
-        raise TargetError(
-            f"py:{spec}: importing {module_part} failed: {type(error).__name__}: {error}"
-        ) from error
-    try:
-        return getattr(module, attribute)
-    except AttributeError:
-        raise TargetError(f"py:{spec}: {module_part} has no attribute {attribute!r}") from None
+        if calls.in_process:
+            target = python_target(load_attribute(spec), text, view, calls.timeout, budget)
+            target.isolation = "in-process"
+            return target
+        module_part, _ = split_spec(spec)
+        if is_file_spec(module_part) and not Path(module_part).is_file():
+            raise LoadError(f"py:{spec}: no file {module_part}")
+    except LoadError as error:
+        raise TargetError(str(error)) from None
+    return _backend_target(text, isolated_backend(spec, view, calls), budget, "worker process")
 
 
-def _python_target(text: str, view: View | None, timeout: float, budget: Budget | None) -> Target:
-    return python_target(_load_attribute(text.removeprefix("py:")), text, view, timeout, budget)
+def isolated_backend(spec: str, view: View | None, calls: Calls) -> CommandBackend:
+    """A backend running the compactor ``spec`` names in a worker process of its own."""
+    argv = [sys.executable, "-m", "compactcheck.targets.isolated", spec]
+    if view is not None:
+        argv += ["--view", view]
+    argv += ["--memory-limit", str(calls.memory_limit_mb)]
+    env = {**os.environ, PATH_VARIABLE: json.dumps([entry for entry in sys.path if entry])}
+    try:
+        return CommandBackend(argv, timeout=calls.timeout, env=env, role="worker process")
+    except HarnessStartError as error:
+        if error.exit_code == LOAD_FAILED and error.last_words:
+            raise TargetError(error.last_words) from None
+        raise TargetError(f"py:{spec}: the worker process could not start: {error}") from None
 
 
 def python_target(
@@ -150,13 +158,10 @@ def python_target(
 ) -> Target:
     """A target of a Python compactor: a callable, or an adapter object (``compact`` and
     ``implementation``), named ``text``."""
-    if hasattr(attribute, "compact") and hasattr(attribute, "implementation"):
+    if is_adapter_object(attribute):
         backend: Backend = attribute
     elif callable(attribute):
-        declared = getattr(attribute, "views", None)
-        views: tuple[View, ...] = (
-            tuple(declared) if declared else ((view,) if view else ("messages",))
-        )
+        views = cast(tuple[View, ...], callable_views(attribute, view))
         backend = CallableBackend(
             attribute, name=getattr(attribute, "__name__", text), views=views, timeout=timeout
         )
@@ -168,7 +173,9 @@ def python_target(
     return _backend_target(text, backend, budget)
 
 
-def _backend_target(name: str, backend: Backend, budget: Budget | None) -> Target:
+def _backend_target(
+    name: str, backend: Backend, budget: Budget | None, isolation: Isolation = "in-process"
+) -> Target:
     drivers: dict[View, Callable[[], Driver]] = {}
     views = backend.implementation.views
     if "messages" in views:
@@ -179,12 +186,10 @@ def _backend_target(name: str, backend: Backend, budget: Budget | None) -> Targe
         drivers["snapshot"] = lambda: SnapshotDriver(backend_snapshot_frame(backend))
     if not drivers:
         raise TargetError(f"{name}: declares no view compactcheck can drive ({views})")
-    return Target(name, backend.implementation, drivers, backend)
+    return Target(name, backend.implementation, drivers, backend, isolation=isolation)
 
 
 def _command_target(text: str, timeout: float, budget: Budget | None) -> Target:
-    from compactcheck.targets.subprocess_backend import CommandBackend
-
     command_line = text.removeprefix("cmd:")
     if not command_line.strip():
         raise TargetError(
@@ -192,7 +197,7 @@ def _command_target(text: str, timeout: float, budget: Budget | None) -> Target:
         )
     # The one place a command line is split (with its one-line error for an unclosed quote).
     backend = CommandBackend.from_command_line(command_line, timeout=timeout)
-    return _backend_target(text, backend, budget)
+    return _backend_target(text, backend, budget, "harness process")
 
 
 def _adapter_target(text: str, timeout: float, budget: Budget | None) -> Target | None:
@@ -200,13 +205,16 @@ def _adapter_target(text: str, timeout: float, budget: Budget | None) -> Target 
     factory = ADAPTERS.get(text)
     if factory is None:
         return None
-    return _backend_target(text, factory(timeout=timeout, budget=budget), budget)
+    return _backend_target(text, factory(timeout=timeout, budget=budget), budget, "built-in")
 
 
 def resolve(
-    text: str, *, view: View | None = None, timeout: float = 30.0, budget: Budget | None = None
+    text: str, *, view: View | None = None, calls: Calls | None = None, budget: Budget | None = None
 ) -> Target:
     """The target a connectable string names; TargetError when it names nothing.
+
+    ``calls`` sets each call's timeout and where a ``py:`` compactor runs (an isolated worker
+    process unless ``calls.in_process``).
 
     ``budget`` is handed to the messages driver (and to our own reference compactor), so that
     the budget law can judge what the caller declared.
@@ -242,13 +250,14 @@ def resolve(
             return _builtin(text, mutant.description, {"session": lambda: SessionDriver(compactor)})
         pipeline = mutant.build()
         return _builtin(text, mutant.description, {"snapshot": lambda: SnapshotDriver(pipeline)})
+    calls = calls or Calls()
     if text.startswith("py:"):
-        return _python_target(text, view, timeout, budget)
-    adapter = _adapter_target(text, timeout, budget)
+        return _python_target(text, view, calls, budget)
+    adapter = _adapter_target(text, calls.timeout, budget)
     if adapter is not None:
         return adapter
     if text.startswith("cmd:"):
-        return _command_target(text, timeout, budget)
+        return _command_target(text, calls.timeout, budget)
     raise TargetError(
         f"{text!r}: unknown target; expected reference, reference-messages, mutant:NAME, "
         "py:module:attribute or cmd:COMMAND (see `compactcheck targets`)"

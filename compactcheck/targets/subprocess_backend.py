@@ -64,12 +64,19 @@ class CommandBackend:
         env: Mapping[str, str] | None = None,
         start_timeout: float | None = None,
         stderr_bytes: int = DEFAULT_STDERR_BYTES,
+        role: str = "harness",
     ) -> None:
         if isinstance(argv, str) or not argv:
             raise HarnessStartError(
                 f"expected the harness command as a non-empty argument list; found {argv!r}"
             )
         self._argv = list(argv)
+        # What the process is called in findings: "harness" for a cmd: target, "worker process"
+        # for a py: target run in isolation.
+        self._role = role
+        # The input as the compactor left it, when it says it changed it in place (the
+        # optional ``inputAfter`` of an answer); None otherwise.
+        self.last_input: Any = None
         self._timeout = timeout
         self._start_timeout = start_timeout if start_timeout is not None else max(timeout, 10.0)
         self._max_restarts = max_restarts
@@ -84,6 +91,8 @@ class CommandBackend:
         # one means many deaths in a row); one that never answered is given up on.
         self._answered = False
         self._unavailable: str | None = None
+        # The last restart note fed to the stderr ring, and the ring's size just after it.
+        self._last_note: tuple[bytes, int] = (b"", -1)
         self._process: HarnessProcess | None = None
         self._implementation = self._start()
 
@@ -121,26 +130,27 @@ class CommandBackend:
         """Answer one compact request; every harness fault becomes an errored Answer."""
         seq = next(self._seq)
         line = compact_request(view, seq, payload)
+        self.last_input = None
         process = self._running()
         if process is None:
-            return Answer.error(f"harness unavailable: {self._unavailable}")
+            return Answer.error(f"{self._role} unavailable: {self._unavailable}")
         process.drop_stale_output()
         try:
             raw = process.exchange(line, time.monotonic() + self._timeout)
         except DeadlineError:
             process.kill()
             return Answer.error(
-                f"harness did not answer seq {seq} within {self._timeout:g} s; it was killed "
+                f"{self._role} did not answer seq {seq} within {self._timeout:g} s; it was killed "
                 "and will be restarted for the next call",
                 timed_out=True,
             )
         except ExitedError:
-            return Answer.error(f"harness {self._ended(process)} while answering seq {seq}")
+            return Answer.error(f"{self._role} {self._ended(process)} while answering seq {seq}")
         except OversizeError as oversize:
             if not oversize.resynced:
                 process.kill()
             return Answer.error(
-                f"harness answer to seq {seq} exceeds the {self._max_answer_bytes}-byte cap "
+                f"{self._role} answer to seq {seq} exceeds the {self._max_answer_bytes}-byte cap "
                 "(max_answer_bytes); raise the cap or return less"
             )
         model = COMPACT_REQUESTS[view].answer_model
@@ -148,13 +158,14 @@ class CommandBackend:
         try:
             data, parsed = decode_line(raw, model)
         except ProtocolError as error:
-            return Answer.error(f"harness answer to seq {seq}: {error}")
+            return Answer.error(f"{self._role} answer to seq {seq}: {error}")
         assert isinstance(parsed, CompactResponse)
         self._answered = True
+        self.last_input = data.get("inputAfter")
         echoed = data["seq"]
         if type(echoed) is not int or echoed != seq:
             return Answer.error(
-                f"harness answered with seq {_short(echoed)} to the request with seq {seq}; "
+                f"{self._role} answered with seq {_short(echoed)} to the request with seq {seq}; "
                 "an answer must echo its request's seq unchanged"
             )
         if parsed.skipped is not None:
@@ -211,7 +222,9 @@ class CommandBackend:
             ) from None
         except ExitedError:
             raise HarnessStartError(
-                f"harness {name!r} {self._ended(process)} before answering the start handshake"
+                f"harness {name!r} {self._ended(process)} before answering the start handshake",
+                last_words=self._ring.last_line(process.stderr_mark),
+                exit_code=process.popen.returncode,
             ) from None
         except OversizeError:
             raise HarnessStartError(
@@ -255,12 +268,17 @@ class CommandBackend:
                     self._process = None
                     return None
                 self._restarts += 1
-            self._ring.feed(f"\n[compactcheck: harness {status}; restarting it]\n".encode())
+            note = f"\n[compactcheck: {self._role} {status}; restarting it]\n".encode()
+            # The same note again right after itself says nothing new (a hang that every call
+            # meets would fill the stderr tail with it); the calls count each one.
+            if (note, self._ring.fed) != self._last_note:
+                self._ring.feed(note)
+                self._last_note = (note, self._ring.fed)
         self._process = None
         try:
             self._start()
         except HarnessStartError as error:
-            self._unavailable = f"restarting the harness failed: {error}"
+            self._unavailable = f"restarting the {self._role} failed: {error}"
             return None
         return self._process
 

@@ -26,6 +26,11 @@ def header_fields(report: Report) -> list[tuple[str, str]]:
     ]
     if report.malformed:
         fields.append(("malformed input", ", ".join(report.malformed)))
+    exposed = sorted({t.target for t in report.targets if t.isolation == "in-process"})
+    if exposed:
+        fields.append(
+            ("in-process", f"{', '.join(exposed)}: a crash or hang of the compactor ends the run")
+        )
     if report.shards:
         missing = report.missing_shards()
         held = ", ".join(report.shards) + (f" (missing {', '.join(missing)})" if missing else "")
@@ -64,7 +69,10 @@ def calls_line(target: TargetReport) -> str | None:
     counted = [
         f"{target.calls[status]} {status}" for status in CALL_STATUSES if target.calls.get(status)
     ]
-    return f"calls: {', '.join(counted)}" if counted else None
+    if not counted:
+        return None
+    where = f" (in a {target.isolation})" if target.isolation.endswith(" process") else ""
+    return f"calls{where}: {', '.join(counted)}"
 
 
 def input_problems_line(example: Counterexample) -> str | None:

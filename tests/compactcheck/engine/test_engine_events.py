@@ -21,6 +21,7 @@ from compactcheck.engine.events import (
     TargetStarted,
     ViolationFound,
 )
+from compactcheck.targets.calls import Calls
 from tests.signals import SELF_INTERRUPTING, ctrl_c_heard  # noqa: F401 (a fixture)
 
 # A mutant of the reference messages compactor that splits parallel tool results.
@@ -123,7 +124,8 @@ def test_a_signal_ends_the_stream_with_the_partial_report(tmp_path: Path) -> Non
     module = tmp_path / "busy.py"
     module.write_text(SELF_INTERRUPTING)
     config = RunConfig(seed=1, max_examples=10_000, profile="ci", corpus_dir=tmp_path / "c")
-    events = _run(Engine(config), f"py:{module}:compact")
+    # In-process: the compactor plays the user, whose Ctrl-C reaches this process.
+    events = _run(Engine(config, calls=Calls(in_process=True)), f"py:{module}:compact")
     kinds = _kinds(events)
     assert kinds[:3] == ["RunStarted", "TargetStarted", "ExampleJudged"]
     assert kinds[-3:] == ["TargetFinished", "Interrupted", "RunFinished"]

@@ -11,6 +11,7 @@ from compactcheck.engine import interrupts
 from compactcheck.engine.config import RunConfig
 from compactcheck.engine.core import InterruptedRunError, run_target
 from compactcheck.engine.interrupts import Terminated, listening
+from compactcheck.targets.calls import Calls
 from compactcheck.targets.registry import resolve
 from tests.signals import SELF_INTERRUPTING, ctrl_c_heard  # noqa: F401 (a fixture)
 
@@ -56,7 +57,8 @@ def test_an_ignored_ctrl_c_stays_ignored() -> None:
 def test_a_signal_during_a_backend_call_stops_the_run_at_once(tmp_path: Path) -> None:
     module = tmp_path / "busy.py"
     module.write_text(SELF_INTERRUPTING)
-    target = resolve(f"py:{module}:compact", view="messages")
+    # In-process: the compactor plays the user, whose Ctrl-C reaches this process.
+    target = resolve(f"py:{module}:compact", view="messages", calls=Calls(in_process=True))
     config = RunConfig(seed=1, max_examples=10_000, profile="ci", corpus_dir=tmp_path)
     try:
         with listening(), pytest.raises(InterruptedRunError) as raised:

@@ -21,6 +21,7 @@ from compactcheck.report.io import load_report, write_report
 from compactcheck.report.model import Report
 from compactcheck.scale.merge import MergeError, merge_corpora, merge_reports
 from compactcheck.scale.pool import submit, worker_pool
+from compactcheck.targets.calls import Calls
 from compactcheck.targets.registry import all_mutants
 
 
@@ -45,7 +46,9 @@ def test_a_shard_split_on_one_machine_is_the_finer_global_shard() -> None:
 
 def test_workers_beyond_the_units_cut_each_unit_into_shards(tmp_path: Path) -> None:
     config = RunConfig(seed=3, max_examples=10, corpus_dir=tmp_path / "corpus")
-    one = plan([("reference", "snapshot")], config, shard=Shard(), workers=3, timeout=5)
+    one = plan(
+        [("reference", "snapshot")], config, shard=Shard(), workers=3, calls=Calls(timeout=5)
+    )
     assert one.parts == 3
     assert [job.config.shard for job in one.jobs] == [Shard(1, 3), Shard(2, 3), Shard(3, 3)]
     assert sum(job.config.max_examples for job in one.jobs) == 10
@@ -57,7 +60,7 @@ def test_workers_beyond_the_units_cut_each_unit_into_shards(tmp_path: Path) -> N
         config,
         shard=Shard(),
         workers=2,
-        timeout=5,
+        calls=Calls(timeout=5),
     )
     assert many.parts == 1
     assert [job.config.seed for job in many.jobs] == [3, 3]
@@ -80,7 +83,7 @@ def _suite(shard: Shard, corpus: Path) -> Report:
             stop_when_all_broken=True,
             malformed=mutant.malformed,
         )
-        jobs.append(Job(f"mutant:{mutant.name}", mutant.view, config.for_shard(shard), 30.0))
+        jobs.append(Job(f"mutant:{mutant.name}", mutant.view, config.for_shard(shard), Calls()))
     with worker_pool(2) as pool:
         futures = [submit(pool, run_job, job, ByLaw()) for job in jobs]
         events = [event for future in futures for event in future.result()]

@@ -10,6 +10,7 @@ import pytest
 from compactcheck.engine.config import RunConfig
 from compactcheck.engine.core import run_target
 from compactcheck.targets.adapters import ADAPTERS, EXTRAS, MissingExtraError
+from compactcheck.targets.calls import Calls
 from compactcheck.targets.registry import resolve
 
 # The module whose absence means the target's extra is not installed.
@@ -30,7 +31,7 @@ def _installed(target: str) -> bool:
 def test_small_budget_run_has_no_errored_verdict(name: str, tmp_path: Path) -> None:
     if not _installed(name):
         pytest.skip(f"needs the {EXTRAS[name]!r} extra")
-    target = resolve(name, timeout=60.0)
+    target = resolve(name, calls=Calls(timeout=60.0))
     config = RunConfig(seed=0, max_examples=30, profile="ci", corpus_dir=tmp_path)
     try:
         report = run_target(target, "messages", config)

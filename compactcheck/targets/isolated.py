@@ -1,0 +1,218 @@
+"""The isolated worker: one Python compactor in a process of its own, speaking protocol v1.
+
+compactcheck starts it for a ``py:`` target (unless asked to run in-process) and talks to it like
+any ``cmd:`` harness, so that whatever the compactor does to its process (exits, hard exits,
+signals, segmentation faults, memory exhaustion, hangs, printing) ends at most this worker: the
+run restarts it and reports what happened as a finding of that call.
+
+    python -m compactcheck.targets.isolated [--view VIEW] [--memory-limit MB] [--name NAME] SPEC
+
+The protocol keeps private copies of the standard input and output: the compactor's own
+``print`` (and any native code writing to file descriptor 1) goes to stderr, and its standard
+input reads nothing. A compactor that edits its input in place is told apart by comparing the
+input with a fresh copy after the call; the answer then carries ``inputAfter``, so that the
+laws judge the edit as they would in-process. Standard library only (besides the compactor), so
+that a worker, and each restart of it, starts quickly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import faulthandler
+import json
+import os
+import sys
+from typing import Any, BinaryIO
+
+from compactcheck.targets.calling import VIEW_NAMES, argument_of, described, result_of
+from compactcheck.targets.loading import (
+    LoadError,
+    callable_views,
+    is_adapter_object,
+    load_attribute,
+)
+
+PROTOCOL_VERSION = 1
+# The exit status of a worker whose compactor could not be loaded (its stderr says why).
+LOAD_FAILED = 3
+# Where the parent passes its import path, so that the worker imports what it would.
+PATH_VARIABLE = "COMPACTCHECK_SYS_PATH"
+MAX_ANSWER_BYTES = 16 * 1024 * 1024
+
+
+def _private_streams() -> tuple[BinaryIO, BinaryIO]:
+    """Keep the protocol's stdin and stdout for ourselves; point fd 0 at /dev/null and fd 1 at
+    stderr, so that nothing the compactor reads or writes touches the protocol."""
+    protocol_in = os.fdopen(os.dup(0), "rb")
+    protocol_out = os.fdopen(os.dup(1), "wb")
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    os.dup2(2, 1)
+    sys.stdin = open(os.devnull, encoding="utf-8")  # noqa: SIM115 - lives as long as the worker
+    sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
+    return protocol_in, protocol_out
+
+
+def _limit_memory(megabytes: int) -> str:
+    """Cap the worker's address space; the note a MemoryError then carries."""
+    if megabytes <= 0:
+        return ""
+    try:
+        import resource
+    except ImportError:
+        return ""
+    wanted = megabytes * 1024 * 1024
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    soft = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    try:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+    except (ValueError, OSError):
+        return ""
+    return f" under the worker's limit of {megabytes} MB (--memory-limit)"
+
+
+class _Compactor:
+    """The loaded compactor and how to ask it for one answer."""
+
+    def __init__(self, attribute: Any, view: str | None, name: str, memory_note: str) -> None:
+        self.attribute = attribute
+        self.adapter = is_adapter_object(attribute)
+        self.memory_note = memory_note
+        if self.adapter:
+            implementation = attribute.implementation
+            dump = getattr(implementation, "model_dump", None)
+            self.implementation = dump(mode="json") if dump else dict(implementation)
+        else:
+            self.implementation = {
+                "name": getattr(attribute, "__name__", name) or name,
+                "version": "",
+                "language": "python",
+                "views": list(callable_views(attribute, view)),
+            }
+
+    def answer(self, request: dict[str, Any], pristine: dict[str, Any]) -> dict[str, Any]:
+        """The answer line (as data) to one compact request."""
+        view, payload = request["view"], request["input"]
+        answer: dict[str, Any] = {"seq": request["seq"]}
+        if self.adapter:
+            answer.update(self._adapter_answer(view, payload))
+            left = getattr(self.attribute, "last_input", None)
+            if left is not None and left != argument_of(view, pristine):
+                answer["inputAfter"] = left
+            return answer
+        if view not in self.implementation["views"]:
+            answer["skipped"] = {
+                "reason": f"{self.implementation['name']} does not handle the {view} view"
+            }
+            return answer
+        argument = argument_of(view, payload)
+        try:
+            output = self.attribute(argument)
+        except BaseException as error:
+            answer["errored"] = {"message": described(error, memory_note=self.memory_note)}
+            return answer
+        result, problem = result_of(view, output, MAX_ANSWER_BYTES)
+        if result is None:
+            answer["errored"] = {"message": problem}
+        else:
+            answer["result"] = result
+        if argument != argument_of(view, pristine):
+            answer["inputAfter"] = argument
+        return answer
+
+    def _adapter_answer(self, view: str, payload: dict[str, Any]) -> dict[str, Any]:
+        try:
+            reply = self.attribute.compact(view, payload)
+        except BaseException as error:
+            return {"errored": {"message": described(error, memory_note=self.memory_note)}}
+        if reply.kind == "result":
+            return {"result": reply.result}
+        if reply.kind == "skipped":
+            return {"skipped": {"reason": reply.reason}}
+        return {"errored": {"message": reply.reason}}
+
+
+def _encoded(answer: dict[str, Any]) -> bytes:
+    try:
+        text = json.dumps(answer, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError, RecursionError) as error:
+        # Only a result or inputAfter can hold what JSON cannot carry.
+        answer.pop("inputAfter", None)
+        answer.pop("result", None)
+        answer["errored"] = {
+            "message": f"the answer is not JSON data: {type(error).__name__}: {error}"
+        }
+        text = json.dumps(answer, ensure_ascii=False, separators=(",", ":"), default=repr)
+    return (text + "\n").encode()
+
+
+def _serve(compactor: _Compactor, protocol_in: BinaryIO, protocol_out: BinaryIO) -> int:
+    for line in protocol_in:
+        try:
+            request = json.loads(line)
+        except ValueError:
+            print("compactcheck worker: a request line is not JSON; ignored", file=sys.stderr)
+            continue
+        command = request.get("cmd") if isinstance(request, dict) else None
+        if command == "stop":
+            return 0
+        if command == "start":
+            reply: dict[str, Any] = {
+                "version": PROTOCOL_VERSION,
+                "implementation": compactor.implementation,
+            }
+        elif command == "compact" and request.get("view") in VIEW_NAMES:
+            try:
+                reply = compactor.answer(request, json.loads(line)["input"])
+            except MemoryError:
+                reply = {
+                    "seq": request.get("seq"),
+                    "errored": {
+                        "message": "MemoryError: the compactor ran out of memory"
+                        f"{compactor.memory_note}"
+                    },
+                }
+        else:
+            print(f"compactcheck worker: unknown request {command!r}; ignored", file=sys.stderr)
+            continue
+        protocol_out.write(_encoded(reply))
+        protocol_out.flush()
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Load the compactor, then answer requests until stop or the end of input."""
+    parser = argparse.ArgumentParser(prog="python -m compactcheck.targets.isolated")
+    parser.add_argument("spec", help="module:attribute or path/to/file.py:attribute")
+    parser.add_argument("--view", choices=VIEW_NAMES)
+    parser.add_argument("--name", default="")
+    parser.add_argument("--memory-limit", type=int, default=0, help="MB of address space")
+    arguments = parser.parse_args(argv)
+    protocol_in, protocol_out = _private_streams()
+    faulthandler.enable(file=sys.stderr)
+    extra = os.environ.get(PATH_VARIABLE)
+    if extra:
+        sys.path[:0] = [entry for entry in json.loads(extra) if entry not in sys.path]
+    memory_note = _limit_memory(arguments.memory_limit)
+    try:
+        attribute = load_attribute(arguments.spec)
+    except LoadError as error:
+        print(error, file=sys.stderr)
+        return LOAD_FAILED
+    except BaseException as error:
+        print(f"py:{arguments.spec}: loading it raised {described(error)}", file=sys.stderr)
+        return LOAD_FAILED
+    if not is_adapter_object(attribute) and not callable(attribute):
+        print(
+            f"py:{arguments.spec}: expected a callable or an adapter object with compact() and "
+            f"implementation, found {type(attribute).__name__}",
+            file=sys.stderr,
+        )
+        return LOAD_FAILED
+    compactor = _Compactor(attribute, arguments.view, arguments.name or arguments.spec, memory_note)
+    return _serve(compactor, protocol_in, protocol_out)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
