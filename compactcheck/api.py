@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from compactcheck.corpus.entry import DEFAULT_CORPUS_DIR
+from compactcheck.corpus import location
 from compactcheck.engine.config import RunConfig
 from compactcheck.engine.core import Engine, follow
 from compactcheck.engine.events import Event
@@ -19,6 +19,12 @@ from compactcheck.report.model import Report
 from compactcheck.targets.calls import DEFAULT_MEMORY_LIMIT_MB, Calls
 from compactcheck.targets.registry import Target, python_target, resolve
 from invariants import Budget, Facts, Finding, View, Violation, parse_messages, run_checks
+
+
+def _default_corpus(compactor: str | Callable[..., Any]) -> Path:
+    if isinstance(compactor, str):
+        return location.for_targets([compactor]).corpus
+    return location.state_dir([("the compactor", location.callable_file(compactor))]).corpus
 
 
 def fuzz(
@@ -36,7 +42,7 @@ def fuzz(
     memory_limit_mb: int = DEFAULT_MEMORY_LIMIT_MB,
     shrink: bool = True,
     workers: int = 1,
-    corpus_dir: Path = DEFAULT_CORPUS_DIR,
+    corpus_dir: Path | None = None,
     on_event: Callable[[Event], None] | None = None,
 ) -> Report:
     """Fuzz a compactor and report every law's verdict, as ``compactcheck run`` would.
@@ -49,7 +55,8 @@ def fuzz(
     space), so that a crash, exit or hang of the compactor is a finding of that call, unless
     ``in_process`` is set (faster; a crash there ends the run).
     The run is reproducible: the same seed draws the same histories. Failing histories are
-    written to ``corpus_dir`` as soon as they are found. ``on_event`` sees the run's events.
+    written to ``corpus_dir`` as soon as they are found (by default ``.compactcheck/corpus`` at
+    the root of the project the compactor's code belongs to). ``on_event`` sees the run's events.
     """
     config = RunConfig(
         seed=seed,
@@ -58,7 +65,7 @@ def fuzz(
         profile="ci",
         include=tuple(invariants) if invariants is not None else None,
         exclude=tuple(exclude),
-        corpus_dir=corpus_dir,
+        corpus_dir=corpus_dir or _default_corpus(compactor),
         budget=budget,
         shrink=shrink,
         seed_given=True,

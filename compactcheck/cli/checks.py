@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.text import Text
 
 from compactcheck.cli.options import call_options, calls_of
-from compactcheck.corpus.entry import DEFAULT_CORPUS_DIR
+from compactcheck.corpus import location
 from compactcheck.corpus.replay import replay
 from compactcheck.errors import CompactcheckError, ExitCode
 from compactcheck.golden import DEFAULT_CORPUS, CaseResult, case_files, load_case, run_case
@@ -24,7 +24,13 @@ def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     replay_command = commands.add_parser(
         "replay", help="re-run the crash corpus: fixed or still failing"
     )
-    replay_command.add_argument("path", nargs="?", type=Path, default=DEFAULT_CORPUS_DIR)
+    replay_command.add_argument(
+        "path",
+        nargs="?",
+        type=Path,
+        help="a corpus file or folder (default: .compactcheck/corpus of the project the working "
+        "directory is in)",
+    )
     call_options(replay_command)
     replay_command.set_defaults(handler=replay_main)
 
@@ -48,9 +54,10 @@ def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def replay_main(arguments: argparse.Namespace, console: Console) -> int:
     """Re-run every corpus entry: failed while any still fails, inconclusive if one errored."""
-    results = replay(arguments.path, calls=calls_of(arguments))
+    path = arguments.path or location.for_targets([]).corpus
+    results = replay(path, calls=calls_of(arguments))
     if not results:
-        console.print(f"no corpus entries at {arguments.path}")
+        console.print(f"no corpus entries at {path}")
         return ExitCode.OK
     console.print(replay_table(results))
     verdicts = {item.verdict for item in results}

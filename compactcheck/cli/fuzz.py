@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 from dataclasses import replace
 from datetime import UTC, datetime
-from pathlib import Path
 
 from rich.console import Console
 from rich.text import Text
@@ -25,8 +24,6 @@ from compactcheck.report import untrusted
 from compactcheck.report.render import print_report
 from compactcheck.scale.campaign import Campaign
 
-DEFAULT_CAMPAIGN_REPORT = Path(".compactcheck") / "campaign.json"
-
 
 def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register the command."""
@@ -44,7 +41,7 @@ def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         default=1,
         help="worker processes; each iteration is cut into one shard per worker",
     )
-    outputs(fuzz, json_default=DEFAULT_CAMPAIGN_REPORT)
+    outputs(fuzz)
     fuzz.set_defaults(handler=main)
 
 
@@ -53,6 +50,9 @@ def main(arguments: argparse.Namespace, console: Console) -> int:
     # A campaign is not a replay: its seed only starts the series, and it feeds the example
     # database's saved failures back in whatever seed was given.
     config = replace(run_config(arguments, "campaign"), seed_given=False)
+    if arguments.json is None:
+        # The campaign's report lives beside its corpus, in the tested project's state folder.
+        arguments.json = config.corpus_dir.parent / "campaign.json"
     [target] = Engine(config, calls=calls_of(arguments)).open([arguments.target], arguments.view)
     views = [view for view in target.views if arguments.view in (None, view)]
     database = "local + Redis" if config.redis_url else "local"

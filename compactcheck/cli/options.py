@@ -7,7 +7,7 @@ import secrets
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from compactcheck.corpus.entry import DEFAULT_CORPUS_DIR
+from compactcheck.corpus import location
 from compactcheck.engine.config import Profile, RunConfig
 from compactcheck.engine.shards import Shard
 from compactcheck.errors import CompactcheckError, ExitCode
@@ -171,7 +171,12 @@ def fuzzing_options(
         help="report failing histories as found, without shrinking them",
     )
     parser.add_argument(
-        "--corpus", type=Path, default=DEFAULT_CORPUS_DIR, help="crash corpus folder"
+        "--corpus",
+        type=Path,
+        metavar="PATH",
+        help="crash corpus folder (default: .compactcheck/corpus at the root of the project the "
+        "target's code belongs to; the run says which folder it chose); the example database "
+        "goes beside it",
     )
     parser.add_argument(
         "--redis",
@@ -205,6 +210,15 @@ def write_outputs(report: Report, arguments: argparse.Namespace, *, json: bool =
             write_text(path, FORMATS[name](report))
 
 
+def corpus_choice(arguments: argparse.Namespace) -> tuple[Path, str]:
+    """The corpus folder of `run` or `fuzz`, and why it is there."""
+    if arguments.corpus is not None:
+        return arguments.corpus, "--corpus"
+    names = arguments.targets if hasattr(arguments, "targets") else [arguments.target]
+    state = location.for_targets(names)
+    return state.corpus, state.why
+
+
 def run_config(arguments: argparse.Namespace, profile: Profile) -> RunConfig:
     """The run config of `run` or `fuzz` from their shared options."""
     seed = arguments.seed
@@ -228,7 +242,7 @@ def run_config(arguments: argparse.Namespace, profile: Profile) -> RunConfig:
         profile=profile,
         include=tuple(arguments.invariants) if arguments.invariants is not None else None,
         exclude=tuple(arguments.exclude_invariants),
-        corpus_dir=arguments.corpus,
+        corpus_dir=corpus_choice(arguments)[0],
         toolkit_version=toolkit_version(),
         budget=budget,
         shrink=not arguments.no_shrink,

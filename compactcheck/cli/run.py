@@ -6,10 +6,12 @@ import argparse
 import os
 
 from rich.console import Console
+from rich.text import Text
 
 from compactcheck.cli.options import (
     PROFILES,
     calls_of,
+    corpus_choice,
     fuzzing_options,
     outputs,
     positive,
@@ -78,6 +80,9 @@ def main(arguments: argparse.Namespace, console: Console) -> int:
             + (f"malformed {','.join(config.malformed)}  " if config.malformed else "")
             + f"(reproduce with {reproduce})",
             highlight=False,
+        )
+        console.print(
+            Text(f"corpus {config.corpus_dir} ({corpus_choice(arguments)[1]})", style="dim")
         )
         with console.status("fuzzing") as status:
             progress = Progress(console, status, "interrupted: writing the partial report")

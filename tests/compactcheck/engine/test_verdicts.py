@@ -39,6 +39,9 @@ def run(target: str, tmp_path: Path, *options: str, profile: str = "ci") -> tupl
         "out.xml",
         "--html",
         "out.html",
+        # The targets live in this repository: keep what the run finds in the test's folder.
+        "--corpus",
+        str(tmp_path / ".compactcheck" / "corpus"),
         *options,
         cwd=tmp_path,
         columns=200,

@@ -34,6 +34,9 @@ def _run(
         "call_answered,tool_pairing",
         "--json",
         "r.json",
+        # The compactors live in this repository: keep what the run finds out of it.
+        "--corpus",
+        "corpus",
         *options,
         cwd=tmp_path,
     )
@@ -136,6 +139,8 @@ def test_in_process_a_hang_is_abandoned_and_the_process_still_exits(tmp_path: Pa
         "0.3",
         "--min-exercised",
         "0",
+        "--corpus",
+        "corpus",
         "--json",
         "r.json",
         cwd=tmp_path,
