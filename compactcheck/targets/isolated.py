@@ -22,6 +22,8 @@ import faulthandler
 import json
 import os
 import sys
+import threading
+import time
 from typing import Any, BinaryIO
 
 from compactcheck.targets.calling import VIEW_NAMES, argument_of, described, result_of
@@ -52,6 +54,20 @@ def _private_streams() -> tuple[BinaryIO, BinaryIO]:
     sys.stdin = open(os.devnull, encoding="utf-8")  # noqa: SIM115 - lives as long as the worker
     sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
     return protocol_in, protocol_out
+
+
+def _watch_parent(period: float = 1.0) -> None:
+    """End the worker when compactcheck is gone, even while the compactor spins: an orphaned
+    worker would otherwise loop on, unseen (the end of stdin is only read between calls)."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while True:
+            time.sleep(period)
+            if os.getppid() != parent:
+                os._exit(0)
+
+    threading.Thread(target=watch, name="compactcheck-parent-watch", daemon=True).start()
 
 
 def _limit_memory(megabytes: int) -> str:
@@ -191,6 +207,7 @@ def main(argv: list[str] | None = None) -> int:
     arguments = parser.parse_args(argv)
     protocol_in, protocol_out = _private_streams()
     faulthandler.enable(file=sys.stderr)
+    _watch_parent()
     extra = os.environ.get(PATH_VARIABLE)
     if extra:
         sys.path[:0] = [entry for entry in json.loads(extra) if entry not in sys.path]

@@ -9,6 +9,8 @@ hang) are still findings, and the report's header says that a crash would end th
 from __future__ import annotations
 
 import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -152,3 +154,43 @@ def test_in_process_a_hang_is_abandoned_and_the_process_still_exits(tmp_path: Pa
     # Every call timed out: nothing was judged, and the call law says so.
     assert verdicts.pop("call_answered") in ("errored", "unknown")
     assert set(verdicts.values()) <= {"unknown", "skipped"}
+
+
+def _workers_running(spec: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                command = (entry / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if b"compactcheck.targets.isolated" in command and spec.encode() in command:
+                found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="needs /proc")
+def test_a_spinning_worker_does_not_outlive_a_killed_run(tmp_path: Path) -> None:
+    module = tmp_path / "spinner.py"
+    module.write_text(HOSTILE.read_text())
+    spec = f"{module}:spins"
+    run = subprocess.Popen(
+        [sys.executable, "-m", "compactcheck", "run", f"py:{spec}", "--timeout", "600"],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not _workers_running(spec) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert _workers_running(spec), "the worker never started"
+        # Let the compactor reach its endless loop, then kill compactcheck outright.
+        time.sleep(3)
+    finally:
+        run.kill()
+        run.wait()
+    deadline = time.monotonic() + 10
+    while _workers_running(spec) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not _workers_running(spec)
