@@ -94,12 +94,15 @@ class StderrRing:
 
 def _python_fatal_error(lines: list[str]) -> str:
     """``Fatal Python error: Segmentation fault, in segv at comp.py:14`` from what Python's
-    faulthandler wrote (its traceback lists the innermost frame first), or ''."""
+    faulthandler wrote (each thread's traceback lists its innermost frame first), or ''."""
     starts = [index for index, line in enumerate(lines) if line.startswith("Fatal Python error:")]
     if not starts:
         return ""
     error = lines[starts[-1]]
-    for line in lines[starts[-1] + 1 :]:
+    after = lines[starts[-1] + 1 :]
+    # With several threads, the one that crashed is the "Current thread" block.
+    current = next((i for i, line in enumerate(after) if line.startswith("Current thread")), 0)
+    for line in after[current:]:
         found = _FAULT_FRAME.match(line)
         if found:
             return f"{error}, in {found['function']} at {found['file']}:{found['line']}"

@@ -17,6 +17,7 @@ import pytest
 
 from compactcheck.report.model import InvariantResult, TargetReport
 from compactcheck.report.render import FORMATS
+from compactcheck.targets.harness_process import StderrRing
 from tests.compactcheck.commandline import cli, load
 
 HOSTILE = Path(__file__).parent / "hostile" / "compactors.py"
@@ -194,3 +195,21 @@ def test_a_spinning_worker_does_not_outlive_a_killed_run(tmp_path: Path) -> None
     while _workers_running(spec) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert not _workers_running(spec)
+
+
+def test_the_crash_location_is_the_crashing_threads_whichever_thread_faulthandler_lists_first() -> (
+    None
+):
+    ring = StderrRing(4096)
+    ring.feed(
+        b"Fatal Python error: Segmentation fault\n\n"
+        b"Thread 0x00007f (most recent call first):\n"
+        b'  File "/x/isolated.py", line 66 in watch\n'
+        b'  File "/x/threading.py", line 975 in run\n\n'
+        b"Current thread 0x00007e (most recent call first):\n"
+        b'  File "/x/ctypes/__init__.py", line 519 in string_at\n'
+        b'  File "/x/mine.py", line 3 in compact\n'
+    )
+    assert ring.last_line() == (
+        "Fatal Python error: Segmentation fault, in string_at at /x/ctypes/__init__.py:519"
+    )
