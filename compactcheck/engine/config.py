@@ -57,6 +57,9 @@ class RunConfig:
     # applicable law was exercised min_exercised times and the target compacted often enough.
     min_exercised: int = 5
     max_total_examples: int | None = None
+    # Hypothesis's target phase while exploring: hill-climbing the steering scores (open calls
+    # at the cut, rounds, compaction ratio). Benchmarks measure what it buys.
+    target_phase: bool = True
 
     def hypothesis_database(self) -> ExampleDatabase | None:
         """The example database of the profile: local in dev, local plus Redis in campaign."""

@@ -268,7 +268,9 @@ class TargetRun:
         pass_config = replace(config, max_examples=budget or config.max_examples)
         started = time.monotonic()
 
-        @_settings(pass_config, (Phase.explicit, Phase.generate, Phase.target))
+        phases = (Phase.explicit, Phase.generate) + ((Phase.target,) if config.target_phase else ())
+
+        @_settings(pass_config, phases)
         @seed(_pass_seed(config.seed, pass_index))
         @given(self._cases())
         def explore(case: Case) -> None:

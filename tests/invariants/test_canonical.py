@@ -32,3 +32,19 @@ def test_key_order_never_changes_the_checksum(value: dict[str, object]) -> None:
 def test_different_values_differ() -> None:
     assert not canonically_equal([1, 2], [2, 1])
     assert sha256_hex({"a": 1}) != sha256_hex({"a": 2})
+
+
+NUMBERS_AND_FLAGS = st.recursive(
+    st.sampled_from([0, 1, 1.0, 0.0, -0.0, True, False, None, 2.5, "1"]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from("ab"), inner),
+    max_leaves=6,
+)
+
+
+@given(NUMBERS_AND_FLAGS, NUMBERS_AND_FLAGS)
+def test_equality_is_decided_as_the_canonical_encodings_decide_it(
+    left: object, right: object
+) -> None:
+    # The fast paths must agree with encoding both, also where Python equates true and 1, or
+    # 1.0 and 1.
+    assert canonically_equal(left, right) == (canonical_json(left) == canonical_json(right))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from invariants.canonical import canonical_json, sha256_hex
+from invariants.canonical import canonically_equal, sha256_hex
 from invariants.compaction import SnapshotAfter, SnapshotBefore
 from invariants.facts import Facts
 from invariants.law import invariant
@@ -177,7 +177,7 @@ def tool_pairing(before: SnapshotBefore, after: SnapshotAfter, facts: Facts) -> 
 
 
 def _data_changes(law: str, what: str, old: dict[str, Any], new: dict[str, Any]) -> list[Violation]:
-    if canonical_json(old) == canonical_json(new):
+    if canonically_equal(old, new):
         return []
     return [
         Violation(law, f"the backend changed the {what} it was handed", (), value_diff(old, new))

@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import JsonValue
 
-from invariants.canonical import canonical_json
+from invariants.canonical import canonically_equal
 from invariants.compaction import SnapshotAfter, SnapshotBefore
 from invariants.events import AgentEvent
 from invariants.facts import Facts
@@ -74,7 +74,7 @@ def _same_in_order(
     finding the events behind a difference may scan the whole log.
     """
     found: tuple[Violation, ...] = ()
-    if canonical_json(actual) != canonical_json(expected):
+    if not canonically_equal(actual, expected):
         because, shown = explain()
         found = (Violation(law, because, shown, value_diff(expected, actual)),)
     return Finding(law, bool(expected), found)

@@ -1,0 +1,122 @@
+"""End to end: histories judged per second per view, beside the ceiling of a bare Hypothesis test.
+
+A target run (explore only: no shrinking, no coverage passes) against each reference compactor,
+with Hypothesis's target phase as the runner uses it and without it. The ceiling is a bare
+Hypothesis test that draws as many integer choices per example as the view's cases drew on
+average, and does nothing else: no history can be judged faster than its choices are drawn.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, Phase, given, seed, settings
+from hypothesis import strategies as st
+from hypothesis.control import current_build_context
+
+import compactcheck.engine.target_run as target_run
+from compactcheck.engine.config import RunConfig
+from compactcheck.engine.target_run import TargetRun
+from compactcheck.targets.registry import resolve
+from invariants import View
+
+REFERENCES: dict[View, str] = {
+    "messages": "reference-messages",
+    "snapshot": "reference",
+    "session": "reference-session",
+}
+# This issue's floor and goal, in histories per second.
+FLOOR: dict[View, int] = {"messages": 250, "snapshot": 150, "session": 150}
+GOAL = 500
+
+
+def _run(view: View, examples: int, *, target_phase: bool) -> tuple[float, float, int]:
+    """Histories per second, mean choices per case, and histories judged."""
+    choices: list[int] = []
+    steer = getattr(target_run, "steer")  # noqa: B009 - the runner's own name for it
+
+    def counted(case: Any, outcomes: Any) -> None:
+        # Called once per judged case, inside the test: the case's choices are all drawn.
+        choices.append(len(current_build_context().data.choices))
+        steer(case, outcomes)
+
+    setattr(target_run, "steer", counted)  # noqa: B010 - counting, then put back
+    try:
+        with tempfile.TemporaryDirectory() as folder:
+            config = RunConfig(
+                seed=0,
+                max_examples=examples,
+                profile="ci",
+                corpus_dir=Path(folder),
+                shrink=False,
+                min_exercised=0,
+                seed_given=True,
+                target_phase=target_phase,
+            )
+            target = resolve(REFERENCES[view])
+            try:
+                run = TargetRun(target, view, config, None)
+                started = time.perf_counter()
+                for _ in run.steps():
+                    pass
+                seconds = time.perf_counter() - started
+            finally:
+                target.close()
+    finally:
+        setattr(target_run, "steer", steer)  # noqa: B010
+    judged = run.tally.examples
+    return judged / seconds, sum(choices) / max(1, len(choices)), judged
+
+
+def _ceiling(choices: int, examples: int) -> float:
+    """Examples per second of a bare test drawing ``choices`` integers one by one."""
+
+    @settings(
+        max_examples=examples,
+        database=None,
+        deadline=None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
+    @seed(0)
+    @given(st.data())
+    def bare(data: st.DataObject) -> None:
+        for _ in range(choices):
+            data.draw(st.integers(0, 1000))
+
+    started = time.perf_counter()
+    bare()
+    return examples / (time.perf_counter() - started)
+
+
+def throughput(examples: int, report: Callable[[str], None] = print) -> None:
+    """Print histories per second per view, with and without the target phase, and the ceiling."""
+    report(
+        f"\n## End to end: histories judged per second ({examples} examples per view, seed 0, "
+        "no shrinking)"
+    )
+    report(
+        f"{'view':<9} {'per second':>10} {'no target':>10} {'choices':>8} {'ceiling':>8} "
+        f"{'of ceiling':>10} {'floor':>6} {'goal':>5}"
+    )
+    for view in REFERENCES:
+        rate, choices, _ = _run(view, examples, target_phase=True)
+        plain, _, _ = _run(view, examples, target_phase=False)
+        ceiling = _ceiling(round(choices), examples)
+        report(
+            f"{view:<9} {rate:>10.1f} {plain:>10.1f} {choices:>8.1f} {ceiling:>8.1f} "
+            f"{rate / ceiling:>9.2f}x {FLOOR[view]:>6} {GOAL:>5}"
+        )
+    report(
+        "(per second: the runner as it is, target phase included; no target: the same run "
+        "without Hypothesis's target phase; choices: mean choices drawn per case; ceiling: a "
+        "bare Hypothesis test drawing that many integers per example and nothing else)"
+    )
+
+
+if __name__ == "__main__":
+    throughput(300)
