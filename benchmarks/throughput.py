@@ -34,8 +34,8 @@ FLOOR: dict[View, int] = {"messages": 250, "snapshot": 150, "session": 150}
 GOAL = 500
 
 
-def _run(view: View, examples: int, *, target_phase: bool) -> tuple[float, float, int]:
-    """Histories per second, mean choices per case, and histories judged."""
+def _run(view: View, examples: int, *, target_phase: bool) -> tuple[float, float, float]:
+    """Histories per second, compactions judged per second, and mean choices per case."""
     choices: list[int] = []
     steer = getattr(target_run, "steer")  # noqa: B009 - the runner's own name for it
 
@@ -68,8 +68,8 @@ def _run(view: View, examples: int, *, target_phase: bool) -> tuple[float, float
                 target.close()
     finally:
         setattr(target_run, "steer", steer)  # noqa: B010
-    judged = run.tally.examples
-    return judged / seconds, sum(choices) / max(1, len(choices)), judged
+    compactions = run.tally.statuses["compacted"]
+    return run.tally.examples / seconds, compactions / seconds, sum(choices) / max(1, len(choices))
 
 
 def _ceiling(choices: int, examples: int) -> float:
@@ -100,21 +100,22 @@ def throughput(examples: int, report: Callable[[str], None] = print) -> None:
         "no shrinking)"
     )
     report(
-        f"{'view':<9} {'per second':>10} {'no target':>10} {'choices':>8} {'ceiling':>8} "
-        f"{'of ceiling':>10} {'floor':>6} {'goal':>5}"
+        f"{'view':<9} {'histories/s':>11} {'compactions/s':>13} {'no target':>17} "
+        f"{'choices':>8} {'ceiling':>8} {'of ceiling':>10} {'floor':>6} {'goal':>5}"
     )
     for view in REFERENCES:
-        rate, choices, _ = _run(view, examples, target_phase=True)
-        plain, _, _ = _run(view, examples, target_phase=False)
+        rate, compactions, choices = _run(view, examples, target_phase=True)
+        plain, plain_compactions, _ = _run(view, examples, target_phase=False)
         ceiling = _ceiling(round(choices), examples)
         report(
-            f"{view:<9} {rate:>10.1f} {plain:>10.1f} {choices:>8.1f} {ceiling:>8.1f} "
-            f"{rate / ceiling:>9.2f}x {FLOOR[view]:>6} {GOAL:>5}"
+            f"{view:<9} {rate:>11.1f} {compactions:>13.1f} {plain:>8.1f} {plain_compactions:>8.1f} "
+            f"{choices:>8.1f} {ceiling:>8.1f} {rate / ceiling:>9.2f}x {FLOOR[view]:>6} {GOAL:>5}"
         )
     report(
-        "(per second: the runner as it is, target phase included; no target: the same run "
-        "without Hypothesis's target phase; choices: mean choices drawn per case; ceiling: a "
-        "bare Hypothesis test drawing that many integers per example and nothing else)"
+        "(histories/s: the runner as it is, target phase included; compactions/s: the rounds "
+        "it judged per second (a history holds up to --rounds compactions); no target: both "
+        "figures without Hypothesis's target phase; choices: mean choices drawn per case; "
+        "ceiling: a bare Hypothesis test drawing that many integers per example and nothing else)"
     )
 
 

@@ -131,8 +131,13 @@ def validate(
     if (diff := _set_difference(snapshot.unresolved_questions, questions)) is not None:
         fail("unresolved_questions", diff)
     low, high = snapshot.source_event_range.from_, snapshot.source_event_range.to
-    # One dictionary instead of the seed's scan per evidence id: linear, not quadratic.
-    sequence_of = {event.event_id: event.sequence for event in events}
+    # One pass over the events instead of the seed's scan per evidence id: linear, not
+    # quadratic. Only cited events are kept (the last of equal ids, as a dictionary of all
+    # would), so that the pass reads each event once and stores little.
+    cited = {
+        event_id for decision in snapshot.decisions for event_id in decision.evidence_event_ids
+    }
+    sequence_of = {event.event_id: event.sequence for event in events if event.event_id in cited}
     for decision in snapshot.decisions:
         for event_id in decision.evidence_event_ids:
             sequence = sequence_of.get(event_id)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 
 from invariants.facts import Facts
 from invariants.law import invariant
@@ -57,6 +59,26 @@ class _Mention:
     current: bool
 
 
+def _holders(whole: str, ends: Sequence[int], texts: Sequence[str]) -> dict[int, list[str]]:
+    """Which parts of ``whole`` may hold which of ``texts``; part k ends just before ``ends[k]``.
+
+    A part that holds a text lists it (as often as ``texts`` does, in its order); a part that
+    lists one may still not hold it (an occurrence across the end of a part). Each text is
+    searched for once per part it occurs in, so parts that hold none cost nothing at all.
+    """
+    found: dict[int, list[str]] = {}
+    for text in texts:
+        at = whole.find(text)
+        while at >= 0:
+            part = bisect_right(ends, at)
+            if part == len(ends):
+                # Only the empty text is found at the very end, after the last part.
+                break
+            found.setdefault(part, []).append(text)
+            at = whole.find(text, ends[part])
+    return found
+
+
 def _constraint_mentions(messages: Messages, texts: Sequence[str]) -> dict[str, _Mention]:
     """How each constraint text reads at its last mention.
 
@@ -64,11 +86,23 @@ def _constraint_mentions(messages: Messages, texts: Sequence[str]) -> dict[str, 
     same line is read as the value it replaces ("- [c3] Use 3.12 (replaces [c1] Use 3.11)").
     """
     last: dict[str, _Mention] = {}
-    if not texts:
+    if not texts or not messages:
         return last
-    for index, message in enumerate(messages):
-        for line in content_text(message.content).splitlines():
-            hits = sorted((position, text) for text in texts if (position := line.find(text)) >= 0)
+    # Most messages and most lines mention no constraint: one search of the whole list per
+    # constraint finds the few messages, then the few lines, that need reading line by line.
+    wholes = [content_text(message.content) for message in messages]
+    message_ends = list(accumulate(len(whole) + 1 for whole in wholes))
+    held = _holders("\x00".join(wholes), message_ends, texts)
+    for index in sorted(held):
+        whole = wholes[index]
+        line_ends = list(accumulate(map(len, whole.splitlines(keepends=True))))
+        on_lines = _holders(whole, line_ends, held[index])
+        lines = whole.splitlines()
+        for number in sorted(on_lines):
+            line = lines[number]
+            hits = sorted(
+                (position, text) for text in on_lines[number] if (position := line.find(text)) >= 0
+            )
             for rank, (_, text) in enumerate(hits):
                 last[text] = _Mention(index, rank == 0)
     return last
