@@ -30,6 +30,8 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from hypothesis import settings
+from hypothesis.strategies import SearchStrategy
 
 from compactcheck.corpus.entry import DEFAULT_CORPUS_DIR
 from compactcheck.engine.config import RunConfig
@@ -37,8 +39,12 @@ from compactcheck.engine.core import report_of, run_target
 from compactcheck.engine.plan import gather_corpora
 from compactcheck.engine.selection import Selection
 from compactcheck.engine.shards import Shard
+from compactcheck.engine.target_run import TargetRun
 from compactcheck.errors import CompactcheckError, one_line
+from compactcheck.harness import Case
+from compactcheck.harness.cases import cases
 from compactcheck.report.model import InvariantResult, TargetReport
+from compactcheck.scale.database import REDIS_URL_VARIABLE, profile_database, redis_url
 from compactcheck.scale.merge import merge_target_groups, point_into
 from compactcheck.targets.calls import DEFAULT_MEMORY_LIMIT_MB, DEFAULT_TIMEOUT, Calls
 from compactcheck.targets.registry import resolve
@@ -56,6 +62,9 @@ class _Session:
     # On the xdist controller: every worker's reports, keyed so that a shard fuzzed by two
     # workers (they run the same seed, so the reports agree) counts once.
     from_workers: dict[tuple[str, str, int, int], TargetReport] = field(default_factory=dict)
+    # Targets opened for Hypothesis tests of one case at a time (``check_case``), closed at the
+    # end of the session.
+    runs: dict[tuple[str, str, RunConfig], TargetRun] = field(default_factory=dict)
 
 
 _SESSION = pytest.StashKey[_Session]()
@@ -96,6 +105,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="address space of a py: compactor's worker process (0: no limit)",
     )
     group.addoption(
+        "--compactcheck-database",
+        default=None,
+        metavar="PATH",
+        help="the Hypothesis example database folder of this session's Hypothesis tests (set "
+        "as the default profile, so that `hypothesis fuzz` keeps its finds there)",
+    )
+    group.addoption(
+        "--compactcheck-redis",
+        default=None,
+        metavar="URL",
+        help=f"share that database through Redis (default: ${REDIS_URL_VARIABLE}), multiplexed "
+        "with the local folder",
+    )
+    group.addoption(
         "--compactcheck-shards",
         type=int,
         default=1,
@@ -118,6 +141,24 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     config.stash[_SESSION] = _Session()
     _selection(config).check()
+    _campaign_database(config)
+
+
+def _campaign_database(config: pytest.Config) -> None:
+    """With --compactcheck-database or a Redis URL, the example database of every Hypothesis
+    test this session runs, set as Hypothesis's default profile (``hypothesis fuzz`` keeps
+    what it finds in the default profile's database, and accepts only tests that use it)."""
+    folder = config.getoption("--compactcheck-database")
+    try:
+        url = redis_url(config.getoption("--compactcheck-redis"))
+        if folder is None and url is None:
+            return
+        local = Path(folder) if folder else Path(config.rootpath) / ".compactcheck" / "hypothesis"
+        database = profile_database("campaign", local, url)
+    except CompactcheckError as error:
+        raise pytest.UsageError(one_line(error)) from None
+    settings.register_profile("compactcheck-campaign", database=database)
+    settings.load_profile("compactcheck-campaign")
 
 
 def _selection(config: pytest.Config, views: list[View] | None = None) -> Selection:
@@ -196,6 +237,32 @@ class LawCase:
                 target.close()
             self.session.reports[key] = report
         return next(r for r in report.results if r.invariant == self.invariant)
+
+    def cases(self) -> SearchStrategy[Case]:
+        """The histories this law is judged on, for a Hypothesis test of your own (one that
+        ``hypothesis fuzz`` can fuzz): draw one and hand it to ``check_case``."""
+        return cases(self.config.rounds, self.view, self.config.malformed)
+
+    def check_case(self, case: Case) -> None:
+        """Run one history through the target and judge this law on every round.
+
+        A violation is written to the crash corpus first (``compactcheck replay`` re-runs it;
+        each later, smaller failure of the law replaces it), then raised as an AssertionError.
+        """
+        key = (self.target, self.view, self.config)
+        run = self.session.runs.get(key)
+        if run is None:
+            target = resolve(self.target, view=self.view, calls=self.calls)
+            run = self.session.runs[key] = TargetRun(target, self.view, self.config)
+        law = next(law for law in run.judging if law.id == self.invariant)
+        broken = run.first_violation(case, law)
+        if broken is not None:
+            outcome, finding = broken
+            path = run.record(law, outcome, finding, shrunk=False)
+            raise AssertionError(
+                f"{self.invariant} broken by {self.target} in round {outcome.round}: "
+                f"{finding.violations[0].because}\ncorpus: {path}"
+            )
 
     def check(self) -> InvariantResult:
         """Fail on a violation, error on an errored target, skip what could not be judged."""
@@ -280,6 +347,23 @@ def compactcheck_target(request: pytest.FixtureRequest) -> Any:
     target.close()
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Key a Hypothesis test of a law by its test id, as ``hypothesis fuzz`` does.
+
+    HypoFuzz saves what it finds under a key that mixes in the test's node id; Hypothesis's own
+    plugin mixes it in only for tests parametrized by marker, and these are parametrized by
+    this plugin. Without this, plain pytest would look up another key and never replay what a
+    campaign found (and every law of one test function would share one key).
+    """
+    if "compactcheck_law" not in getattr(item, "fixturenames", ()):
+        return
+    hypothesis = getattr(getattr(item, "obj", None), "hypothesis", None)
+    inner = getattr(hypothesis, "inner_test", None)
+    if inner is not None:
+        inner._hypothesis_internal_add_digest = item.nodeid.encode()
+
+
 def _shipped(session: _Session) -> list[dict[str, Any]]:
     return [
         {
@@ -313,6 +397,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """
     config = session.config
     fuzzed = config.stash[_SESSION]
+    for run in fuzzed.runs.values():
+        run.target.close()
     workeroutput = getattr(config, "workeroutput", None)
     if workeroutput is not None:
         workeroutput[_WORKER_KEY] = json.dumps(_shipped(fuzzed))

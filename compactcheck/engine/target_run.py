@@ -292,6 +292,14 @@ class TargetRun:
             explore()
         self.passes += 1
 
+    def first_violation(self, case: Case, law: Invariant) -> tuple[RoundOutcome, Finding] | None:
+        """Run one case through the target: the first round that breaks ``law``, if any."""
+        for outcome in self.driver.run(case):
+            finding = _finding(outcome, law)
+            if finding is not None and not finding.holds:
+                return outcome, finding
+        return None
+
     def all_broken(self) -> bool:
         """Whether every selected law of the catalogue is broken (the call law aside)."""
         return all(law.id in self.failures for law in self.laws)
