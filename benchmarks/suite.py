@@ -311,6 +311,35 @@ def protocol(count: int) -> None:
     )
 
 
+def _timed_run(*arguments: str) -> tuple[float, dict[str, Any]]:
+    """Wall seconds of `compactcheck run ARGUMENTS --profile ci --no-shrink` in a fresh folder
+    (its corpus kept there), and its JSON report."""
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "report.json"
+        start = time.perf_counter()
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "compactcheck",
+                "run",
+                *arguments,
+                "--profile",
+                "ci",
+                "--no-shrink",
+                "--corpus",
+                str(Path(folder) / "corpus"),
+                "--json",
+                str(out),
+            ],
+            cwd=folder,
+            capture_output=True,
+            check=False,
+        )
+        seconds = time.perf_counter() - start
+        return seconds, json.loads(out.read_text())
+
+
 def workers(examples: int) -> None:
     """Wall time of one CLI run over several targets with 1 and with 2 worker processes."""
     chosen = sorted(all_mutants())[::4]
@@ -321,32 +350,13 @@ def workers(examples: int) -> None:
     print(f"{'workers':>7} {'seconds':>8} {'speed-up':>9}  verdicts")
     base = 0.0
     for count in (1, 2):
-        with tempfile.TemporaryDirectory() as folder:
-            out = Path(folder) / "report.json"
-            start = time.perf_counter()
-            subprocess.run(
-                [
-                    sys.executable,
-                    "-m",
-                    "compactcheck",
-                    "run",
-                    *(f"mutant:{name}" for name in chosen),
-                    "--profile",
-                    "ci",
-                    "--max-examples",
-                    str(examples),
-                    "--no-shrink",
-                    "--workers",
-                    str(count),
-                    "--json",
-                    str(out),
-                ],
-                cwd=folder,
-                capture_output=True,
-                check=False,
-            )
-            seconds = time.perf_counter() - start
-            data = json.loads(out.read_text())
+        seconds, data = _timed_run(
+            *(f"mutant:{name}" for name in chosen),
+            "--max-examples",
+            str(examples),
+            "--workers",
+            str(count),
+        )
         verdicts = sum(
             result["verdict"] == "violation"
             for target in data["targets"]
@@ -370,35 +380,10 @@ def isolation(examples: int) -> None:
     print(f"{'how':<11} {'seconds':>8} {'histories/s':>12} {'vs in-process':>14}  calls")
     base = 0.0
     for how, options in (("in-process", ["--in-process"]), ("isolated", [])):
-        with tempfile.TemporaryDirectory() as folder:
-            out = Path(folder) / "report.json"
-            start = time.perf_counter()
-            subprocess.run(
-                [
-                    sys.executable,
-                    "-m",
-                    "compactcheck",
-                    "run",
-                    name,
-                    *options,
-                    "--profile",
-                    "ci",
-                    "--max-examples",
-                    str(examples),
-                    "--min-exercised",
-                    "0",
-                    "--no-shrink",
-                    "--corpus",
-                    str(Path(folder) / "corpus"),
-                    "--json",
-                    str(out),
-                ],
-                cwd=folder,
-                capture_output=True,
-                check=False,
-            )
-            seconds = time.perf_counter() - start
-            [target] = json.loads(out.read_text())["targets"]
+        seconds, data = _timed_run(
+            name, *options, "--max-examples", str(examples), "--min-exercised", "0"
+        )
+        [target] = data["targets"]
         base = base or seconds
         calls = sum(target["calls"].values())
         print(

@@ -3,6 +3,7 @@ whatever folder the run happened to start in."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -25,12 +26,9 @@ def _project(root: Path, marker: str = "pyproject.toml") -> Path:
     return module
 
 
-def test_a_run_started_elsewhere_writes_into_the_tested_project(tmp_path: Path) -> None:
-    module = _project(tmp_path / "agent")
-    elsewhere = tmp_path / "other-checkout"
-    elsewhere.mkdir()
-    (elsewhere / ".git").mkdir()
-    done = cli(
+def _run(module: Path, cwd: Path, *options: str) -> subprocess.CompletedProcess[str]:
+    """A short run that breaks tool_pairing on the compactor above."""
+    return cli(
         "run",
         f"py:{module}:compact",
         "--profile",
@@ -39,8 +37,17 @@ def test_a_run_started_elsewhere_writes_into_the_tested_project(tmp_path: Path) 
         "20",
         "--invariants",
         "tool_pairing",
-        cwd=elsewhere,
+        *options,
+        cwd=cwd,
     )
+
+
+def test_a_run_started_elsewhere_writes_into_the_tested_project(tmp_path: Path) -> None:
+    module = _project(tmp_path / "agent")
+    elsewhere = tmp_path / "other-checkout"
+    elsewhere.mkdir()
+    (elsewhere / ".git").mkdir()
+    done = _run(module, elsewhere)
     assert done.returncode == 1, done.stdout[-2000:] + done.stderr[-2000:]
     written = list((tmp_path / "agent" / ".compactcheck" / "corpus").glob("*.json"))
     assert written, done.stdout[-2000:]
@@ -53,19 +60,7 @@ def test_a_run_started_elsewhere_writes_into_the_tested_project(tmp_path: Path) 
 
 def test_the_corpus_goes_where_the_user_says(tmp_path: Path) -> None:
     module = _project(tmp_path / "agent")
-    done = cli(
-        "run",
-        f"py:{module}:compact",
-        "--profile",
-        "ci",
-        "--max-examples",
-        "20",
-        "--invariants",
-        "tool_pairing",
-        "--corpus",
-        "found",
-        cwd=tmp_path,
-    )
+    done = _run(module, tmp_path, "--corpus", "found")
     assert done.returncode == 1, done.stdout[-2000:]
     assert list((tmp_path / "found").glob("*.json"))
     assert not (tmp_path / "agent" / ".compactcheck").exists()
