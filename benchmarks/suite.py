@@ -371,17 +371,23 @@ def workers(examples: int) -> None:
 
 
 def isolation(examples: int) -> None:
-    """Wall time of one `compactcheck run` of a py: target in-process and isolated (default)."""
+    """Wall time of one `compactcheck run` of the example Python compactor: in-process, in an
+    isolated worker (the default for py:), and as a cmd: harness subprocess."""
     name = f"py:{PYTHON_HARNESS}:compact_messages"
     print(
         f"\n## Isolation: `compactcheck run` of the example Python compactor, {examples} "
-        "examples, no shrink, in-process against an isolated worker process"
+        "examples, no shrink: in-process, isolated worker process, cmd: harness"
     )
     print(f"{'how':<11} {'seconds':>8} {'histories/s':>12} {'vs in-process':>14}  calls")
+    rows = (
+        ("in-process", [name, "--in-process"]),
+        ("isolated", [name]),
+        ("subprocess", [f"cmd:{sys.executable} {PYTHON_HARNESS}"]),
+    )
     base = 0.0
-    for how, options in (("in-process", ["--in-process"]), ("isolated", [])):
+    for how, target_options in rows:
         seconds, data = _timed_run(
-            name, *options, "--max-examples", str(examples), "--min-exercised", "0"
+            *target_options, "--max-examples", str(examples), "--min-exercised", "0"
         )
         [target] = data["targets"]
         base = base or seconds
@@ -390,7 +396,10 @@ def isolation(examples: int) -> None:
             f"{how:<11} {seconds:>8.1f} {examples / seconds:>12.1f} {base / seconds:>13.3f}x  "
             f"{calls}"
         )
-    print("(seconds include starting compactcheck; the ratio is the isolated run's speed)")
+    print(
+        "(seconds include starting compactcheck; the same seed draws the same histories, so "
+        "the calls match; the ratios are the whole run's speed)"
+    )
 
 
 def mutants(max_examples: int, names: list[str] | None) -> None:
