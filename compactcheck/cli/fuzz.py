@@ -59,7 +59,8 @@ def main(arguments: argparse.Namespace, console: Console) -> int:
     console.print(
         f"compactcheck {config.toolkit_version}  fuzz {untrusted.safe_line(target.name)}  "
         f"seed {config.seed}  for {arguments.max_time:g} s  workers {arguments.workers}  "
-        f"database {database}  report {arguments.json}",
+        f"database {database}  report {arguments.json}\n"
+        f"corpus {config.corpus_dir} ({config.corpus_why})",
         highlight=False,
     )
     if arguments.workers > 1:

@@ -210,7 +210,7 @@ def write_outputs(report: Report, arguments: argparse.Namespace, *, json: bool =
             write_text(path, FORMATS[name](report))
 
 
-def corpus_choice(arguments: argparse.Namespace) -> tuple[Path, str]:
+def _corpus_choice(arguments: argparse.Namespace) -> tuple[Path, str]:
     """The corpus folder of `run` or `fuzz`, and why it is there."""
     if arguments.corpus is not None:
         return arguments.corpus, "--corpus"
@@ -225,6 +225,7 @@ def run_config(arguments: argparse.Namespace, profile: Profile) -> RunConfig:
     if seed is None:
         seed = 0 if profile == "ci" else secrets.randbelow(2**32)
     budget = Budget(limit=arguments.budget, counter=arguments.counter) if arguments.budget else None
+    corpus, why = _corpus_choice(arguments)
     url = redis_url(arguments.redis)
     if profile == "ci" and arguments.redis is not None:
         raise DatabaseError(
@@ -242,7 +243,8 @@ def run_config(arguments: argparse.Namespace, profile: Profile) -> RunConfig:
         profile=profile,
         include=tuple(arguments.invariants) if arguments.invariants is not None else None,
         exclude=tuple(arguments.exclude_invariants),
-        corpus_dir=corpus_choice(arguments)[0],
+        corpus_dir=corpus,
+        corpus_why=why,
         toolkit_version=toolkit_version(),
         budget=budget,
         shrink=not arguments.no_shrink,

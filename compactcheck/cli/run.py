@@ -11,7 +11,6 @@ from rich.text import Text
 from compactcheck.cli.options import (
     PROFILES,
     calls_of,
-    corpus_choice,
     fuzzing_options,
     outputs,
     positive,
@@ -81,9 +80,7 @@ def main(arguments: argparse.Namespace, console: Console) -> int:
             + f"(reproduce with {reproduce})",
             highlight=False,
         )
-        console.print(
-            Text(f"corpus {config.corpus_dir} ({corpus_choice(arguments)[1]})", style="dim")
-        )
+        console.print(Text(f"corpus {config.corpus_dir} ({config.corpus_why})", style="dim"))
         with console.status("fuzzing") as status:
             progress = Progress(console, status, "interrupted: writing the partial report")
             report = follow(engine.run(targets, arguments.view), progress)

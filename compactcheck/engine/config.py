@@ -31,6 +31,8 @@ class RunConfig:
     include: Sequence[str] | None = None
     exclude: Sequence[str] = ()
     corpus_dir: Path = DEFAULT_CORPUS_DIR
+    # Why the corpus is there, for the run's header ("--corpus", "the project of py:...").
+    corpus_why: str = ""
     budget: Budget | None = None
     # Off: report the first failing history as found, unshrunk (faster; --no-shrink).
     shrink: bool = True

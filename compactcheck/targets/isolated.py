@@ -181,14 +181,10 @@ def _serve(compactor: _Compactor, protocol_in: BinaryIO, protocol_out: BinaryIO)
         elif command == "compact" and request.get("view") in VIEW_NAMES:
             try:
                 reply = compactor.answer(request, json.loads(line)["input"])
-            except MemoryError:
-                reply = {
-                    "seq": request.get("seq"),
-                    "errored": {
-                        "message": "MemoryError: the compactor ran out of memory"
-                        f"{compactor.memory_note}"
-                    },
-                }
+            except MemoryError as error:
+                # Out of memory outside the call itself (copying or comparing its input).
+                message = described(error, memory_note=compactor.memory_note)
+                reply = {"seq": request.get("seq"), "errored": {"message": message}}
         else:
             print(f"compactcheck worker: unknown request {command!r}; ignored", file=sys.stderr)
             continue

@@ -7,7 +7,6 @@ import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, cast
 
 from compactcheck.errors import CompactcheckError
@@ -30,9 +29,7 @@ from compactcheck.targets.loading import (
     LoadError,
     callable_views,
     is_adapter_object,
-    is_file_spec,
     load_attribute,
-    split_spec,
 )
 from compactcheck.targets.subprocess_backend import CommandBackend
 from invariants import VIEWS, Budget, View
@@ -125,17 +122,16 @@ def builtin_targets() -> dict[str, tuple[View, str]]:
 
 def _python_target(text: str, view: View | None, calls: Calls, budget: Budget | None) -> Target:
     spec = text.removeprefix("py:")
+    if not calls.in_process:
+        # The worker loads the compactor; a spec that names nothing is its one-line error.
+        return _backend_target(text, isolated_backend(spec, view, calls), budget, "worker process")
     try:
-        if calls.in_process:
-            target = python_target(load_attribute(spec), text, view, calls.timeout, budget)
-            target.isolation = "in-process"
-            return target
-        module_part, _ = split_spec(spec)
-        if is_file_spec(module_part) and not Path(module_part).is_file():
-            raise LoadError(f"py:{spec}: no file {module_part}")
+        attribute = load_attribute(spec)
     except LoadError as error:
         raise TargetError(str(error)) from None
-    return _backend_target(text, isolated_backend(spec, view, calls), budget, "worker process")
+    target = python_target(attribute, text, view, calls.timeout, budget)
+    target.isolation = "in-process"
+    return target
 
 
 def isolated_backend(spec: str, view: View | None, calls: Calls) -> CommandBackend:
