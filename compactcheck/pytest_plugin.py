@@ -157,7 +157,9 @@ def _campaign_database(config: pytest.Config) -> None:
         database = profile_database("campaign", local, url)
     except CompactcheckError as error:
         raise pytest.UsageError(one_line(error)) from None
-    settings.register_profile("compactcheck-campaign", database=database)
+    # Explicitly random: under a CI variable Hypothesis loads its own "ci" profile, which
+    # derandomizes every test, and HypoFuzz refuses derandomized tests (it would collect none).
+    settings.register_profile("compactcheck-campaign", database=database, derandomize=False)
     settings.load_profile("compactcheck-campaign")
 
 

@@ -3,6 +3,7 @@ the example database (replayed by pytest) and in the crash corpus (replayed by c
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -132,6 +133,9 @@ def test_a_hypofuzz_campaign_finds_stores_and_replays_the_failure(tmp_path: Path
             *OPTIONS,
         ],
         cwd=folder,
+        # As on a CI machine: Hypothesis then loads its derandomized "ci" profile, which
+        # HypoFuzz refuses, so the campaign's own profile must stay random.
+        env={**os.environ, "CI": "true"},
         capture_output=True,
         text=True,
         timeout=300,
