@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import JsonValue
 
 from compactcheck.engine.crash import CALL_ANSWERED
-from compactcheck.engine.verdicts import quiet_verdict
+from compactcheck.engine.verdicts import quiet_verdict, top_failures
 from compactcheck.report.model import (
     CALL_STATUSES,
     COVERAGE_PREFIX,
@@ -96,6 +96,7 @@ def target_report(run: TargetRun, started: float) -> TargetReport:
         results=[law_result(run, law) for law in run.judging],
         errors=errors,
         calls=calls,
+        failures=top_failures(tally.failures),
         stderr=run.target.stderr_tail()[-4000:],
         seconds=round(time.monotonic() - started, 3),
         isolation=run.target.isolation,

@@ -7,6 +7,7 @@ not judged.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -65,6 +66,26 @@ def vacuity_line(compactions: int, unchanged: int, declined: int, examples: int)
     )
 
 
+# Only the first this many kinds of failure are kept in a report: a compactor that fails in a new
+# way on every call would otherwise fill it.
+MAX_FAILURE_KINDS = 10
+_SEQ = re.compile(r"\bseq \d+")
+
+
+def failure_kind(reason: str) -> str:
+    """A failed call's reason as a kind of failure: its first line, the request's seq masked.
+
+    Two hangs, or two exits with the same code, differ only in the seq of the call they broke.
+    """
+    first = reason.strip().split("\n", 1)[0] or "no reason given"
+    return _SEQ.sub("seq N", first)[:300]
+
+
+def top_failures(failures: Counter[str]) -> dict[str, int]:
+    """The most common kinds of failure, at most MAX_FAILURE_KINDS."""
+    return dict(failures.most_common(MAX_FAILURE_KINDS))
+
+
 @dataclass
 class Failure:
     """A round that broke a law, the law's finding on it, and the size of its history."""
@@ -82,6 +103,8 @@ class Tally:
     statuses: Counter[str] = field(default_factory=Counter)
     exercised: Counter[str] = field(default_factory=Counter)
     reasons: Counter[str] = field(default_factory=Counter)
+    # Why errored calls failed, one entry per kind of failure (see failure_kind).
+    failures: Counter[str] = field(default_factory=Counter)
     # Calls that errored on input that broke a provider rule (not a finding; see crash.py).
     malformed_errors: int = 0
 
@@ -92,8 +115,10 @@ class Tally:
             self.statuses["timed out"] += 1
         if outcome.reason:
             self.reasons[outcome.reason] += 1
-        if outcome.status == "errored" and outcome.input_problems:
-            self.malformed_errors += 1
+        if outcome.status == "errored":
+            self.failures[failure_kind(outcome.reason)] += 1
+            if outcome.input_problems:
+                self.malformed_errors += 1
 
     @property
     def compactions(self) -> int:

@@ -97,6 +97,12 @@ class TargetReport(_ReportModel):
         description="the target's calls by outcome: compacted (changed the history), unchanged, "
         "declined, skipped, unsafe (not a safe point to compact), errored, timed out",
     )
+    failures: dict[str, int] = Field(
+        default_factory=dict,
+        description="why the target's failed calls failed: each distinct reason (its first line, "
+        "request seq numbers shown as N) with how many calls gave it, most common first, at "
+        "most ten",
+    )
     seconds: float = 0.0
     isolation: str = Field(
         default="",

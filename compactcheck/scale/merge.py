@@ -16,7 +16,12 @@ from typing import Any
 
 from compactcheck.atomic import write_text_atomically
 from compactcheck.corpus.entry import corpus_files, load_entry
-from compactcheck.engine.verdicts import answered_verdict, rarely_compacted, vacuity_line
+from compactcheck.engine.verdicts import (
+    answered_verdict,
+    rarely_compacted,
+    top_failures,
+    vacuity_line,
+)
 from compactcheck.errors import CompactcheckError
 from compactcheck.report.model import (
     COVERAGE_PREFIX,
@@ -125,6 +130,9 @@ def merge_target_reports(reports: Sequence[TargetReport]) -> TargetReport:
         errors.append(vacuity_line(compacted, unchanged, declined, examples))
     stderr = "\n".join(report.stderr for report in reports if report.stderr)
     implementation = next((r.implementation for r in reports if r.implementation), None)
+    failures: Counter[str] = Counter()
+    for report in reports:
+        failures.update(report.failures)
     return TargetReport(
         target=first.target,
         view=first.view,
@@ -132,8 +140,10 @@ def merge_target_reports(reports: Sequence[TargetReport]) -> TargetReport:
         results=[merge_results(by_law[law]) for law in order],
         errors=errors,
         calls=calls,
+        failures=top_failures(failures),
         stderr=stderr[-_STDERR_CHARS:],
         seconds=round(sum(report.seconds for report in reports), 3),
+        isolation=first.isolation,
     )
 
 

@@ -72,7 +72,8 @@ def calls_line(target: TargetReport) -> str | None:
     if not counted:
         return None
     where = f" (in a {target.isolation})" if target.isolation.endswith(" process") else ""
-    return f"calls{where}: {', '.join(counted)}"
+    failed = "; ".join(f"{count} x {kind}" for kind, count in target.failures.items())
+    return f"calls{where}: {', '.join(counted)}" + (f"; failed calls: {failed}" if failed else "")
 
 
 def input_problems_line(example: Counterexample) -> str | None:

@@ -18,8 +18,8 @@ from compactcheck.engine.recording import ByLaw
 from compactcheck.engine.shards import Shard, ShardError
 from compactcheck.errors import CompactcheckError
 from compactcheck.report.io import load_report, write_report
-from compactcheck.report.model import Report
-from compactcheck.scale.merge import MergeError, merge_corpora, merge_reports
+from compactcheck.report.model import Report, TargetReport
+from compactcheck.scale.merge import MergeError, merge_corpora, merge_reports, merge_target_reports
 from compactcheck.scale.pool import submit, worker_pool
 from compactcheck.targets.calls import Calls
 from compactcheck.targets.registry import all_mutants
@@ -291,3 +291,23 @@ def test_cli_refuses_a_shard_without_a_seed_where_the_seed_is_random(
     error = capsys.readouterr().err
     assert "--shard 1/2 needs --seed" in error
     assert error.count("\n") == 1
+
+
+def test_merged_target_reports_keep_where_the_target_ran_and_add_up_its_failures() -> None:
+    def shard(failures: dict[str, int]) -> TargetReport:
+        errored = sum(failures.values())
+        return TargetReport(
+            target="py:mine.py:compact",
+            view="messages",
+            results=[],
+            calls={"compacted": 5, "errored": errored},
+            failures=failures,
+            isolation="worker process",
+        )
+
+    merged = merge_target_reports(
+        [shard({"SystemExit(3) raised": 2}), shard({"SystemExit(3) raised": 1, "hang": 4})]
+    )
+    assert merged.isolation == "worker process"
+    assert merged.failures == {"hang": 4, "SystemExit(3) raised": 3}
+    assert merged.calls["errored"] == 7

@@ -86,6 +86,17 @@ def test_each_fault_of_an_isolated_compactor_is_a_finding_of_its_call(
     assert target.calls.get("compacted", 0) + target.calls.get("unchanged", 0) >= 2
 
 
+def test_every_kind_of_failure_is_counted_not_only_the_witnessed_one(tmp_path: Path) -> None:
+    # One witness per law shows one failure; the report still names each kind, with its count.
+    _, target = _run(tmp_path, "fails_two_ways", "--max-examples", "30")
+    kinds = list(target.failures)
+    assert any(kind.startswith("SystemExit(3) raised by the compactor") for kind in kinds), kinds
+    assert any(kind.startswith("ValueError: no summary for you") for kind in kinds), kinds
+    assert sum(target.failures.values()) == target.calls["errored"]
+    for kind in ("markdown", "html"):
+        assert "failed calls: " in FORMATS[kind](load(tmp_path / "r.json"))
+
+
 def test_a_segfault_names_where_it_happened(tmp_path: Path) -> None:
     _, target = _run(tmp_path, "segfaults")
     because = _call_law(target).because or ""

@@ -100,3 +100,14 @@ def mutates(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     if _third_call():
         messages[-1]["content"] = ""
     return kept
+
+
+def fails_two_ways(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Exits on its third call in a process and raises on its fifth: two kinds of failure."""
+    global calls
+    calls += 1
+    if calls == 3:
+        sys.exit(3)
+    if calls == 5:
+        raise ValueError("no summary for you")
+    return _tail(messages)
