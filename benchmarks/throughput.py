@@ -1,9 +1,10 @@
 """End to end: histories judged per second per view, beside the ceiling of a bare Hypothesis test.
 
 A target run (explore only: no shrinking, no coverage passes) against each reference compactor,
-with Hypothesis's target phase as the runner uses it and without it. The ceiling is a bare
-Hypothesis test that draws as many integer choices per example as the view's cases drew on
-average, and does nothing else: no history can be judged faster than its choices are drawn.
+as ``run`` explores (no target phase) and with Hypothesis's target phase (as ``fuzz`` explores).
+The ceiling is a bare Hypothesis test that draws as many integer choices per example as the
+view's cases drew on average, and does nothing else: no history can be judged faster than its
+choices are drawn.
 """
 
 from __future__ import annotations
@@ -100,21 +101,21 @@ def throughput(examples: int, report: Callable[[str], None] = print) -> None:
         "no shrinking)"
     )
     report(
-        f"{'view':<9} {'histories/s':>11} {'compactions/s':>13} {'no target':>17} "
+        f"{'view':<9} {'histories/s':>11} {'compactions/s':>13} {'with target':>17} "
         f"{'choices':>8} {'ceiling':>8} {'of ceiling':>10} {'floor':>6} {'goal':>5}"
     )
     for view in REFERENCES:
-        rate, compactions, choices = _run(view, examples, target_phase=True)
-        plain, plain_compactions, _ = _run(view, examples, target_phase=False)
+        rate, compactions, choices = _run(view, examples, target_phase=False)
+        plain, plain_compactions, _ = _run(view, examples, target_phase=True)
         ceiling = _ceiling(round(choices), examples)
         report(
             f"{view:<9} {rate:>11.1f} {compactions:>13.1f} {plain:>8.1f} {plain_compactions:>8.1f} "
             f"{choices:>8.1f} {ceiling:>8.1f} {rate / ceiling:>9.2f}x {FLOOR[view]:>6} {GOAL:>5}"
         )
     report(
-        "(histories/s: the runner as it is, target phase included; compactions/s: the rounds "
-        "it judged per second (a history holds up to --rounds compactions); no target: both "
-        "figures without Hypothesis's target phase; choices: mean choices drawn per case; "
+        "(histories/s: the runner as `run` explores; compactions/s: the rounds it judged per "
+        "second (a history holds up to --rounds compactions); with target: both figures with "
+        "Hypothesis's target phase, as `fuzz` explores; choices: mean choices drawn per case; "
         "ceiling: a bare Hypothesis test drawing that many integers per example and nothing else)"
     )
 

@@ -1,6 +1,6 @@
 """The vocabulary of compaction (pydantic models) and the laws a compactor must keep."""
 
-from invariants.canonical import canonical_json, canonically_equal, sha256_hex
+from invariants.canonical import canonical_json, canonically_equal, json_copy, sha256_hex
 from invariants.catalogue import UnknownInvariantError, catalogue, run_checks, select
 from invariants.compaction import SnapshotAfter, SnapshotBefore
 from invariants.compactor import CompactorInput
@@ -84,6 +84,7 @@ __all__ = [
     "content_text",
     "dump_messages",
     "invariant",
+    "json_copy",
     "parse_messages",
     "run_checks",
     "select",

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Literal, Self
+from typing import Any, Literal, Self
 
-from pydantic import Field, JsonValue, model_validator
+from pydantic import Field, model_validator
 
 from invariants.wire import WireModel
 
@@ -56,7 +56,7 @@ class AgentEvent(WireModel):
     event_id: str
     sequence: int
     type: EventType
-    payload: dict[str, JsonValue] = Field(default_factory=dict)
+    payload: dict[str, Any] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _payload_has_required_keys(self) -> Self:

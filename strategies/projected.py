@@ -43,6 +43,9 @@ class Recorder(Visitor, Generic[History]):
         """The view of a whole scenario."""
         recorder = cls(scenario)
         walk(scenario, recorder)
+        # The recorder's ledger saw the whole walk: its truth is the scenario's, so the scenario
+        # need not be walked a second time for it (``Scenario.truth`` is a cached property).
+        scenario.__dict__.setdefault("truth", recorder.ledger.truth())
         return recorder.history()
 
 

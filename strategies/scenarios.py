@@ -158,11 +158,32 @@ def _call(value: int) -> ToolCallSpec:
     )
 
 
-_batches: st.SearchStrategy[ToolBatch] = st.builds(
-    ToolBatch,
-    st.just(""),
-    st.lists(st.integers(0, _WIDE).map(_call), min_size=1, max_size=MAX_PARALLEL_CALLS).map(tuple),
-)
+# How many calls a tool batch makes at once, by digit: half the batches make one call.
+_PARALLEL: Final = (1, 1, 1, 1, 2, 2, 3, 3)
+_wide = st.integers(0, _WIDE)
+# An action's kind: its low bit says whether it is a tool batch, the rest how many calls.
+_KIND = st.integers(0, 2 * len(_PARALLEL) - 1)
+_PLAIN = st.integers(0, 3 * 5 - 1)
+# A turn's constraint changes: three digits (a count, two changes) of one uniform draw.
+_CHANGES = st.integers(0, 3 * 8 * 8 - 1)
+_CHANGE_LISTS = st.lists(st.integers(0, 7), max_size=2)
+
+
+@st.composite
+def _batches(draw: st.DrawFn) -> ToolBatch:
+    """A tool batch: one wide draw per call (a call's every digit comes from its own draw)."""
+    return _batch(draw, draw(_KIND) >> 1)
+
+
+def _batch(draw: st.DrawFn, width_digit: int) -> ToolBatch:
+    width = _PARALLEL[width_digit % len(_PARALLEL)]
+    return ToolBatch("", tuple(draw(_CALL) for _ in range(width)))
+
+
+# A call is a mapped draw, not a bare integer: Hypothesis labels draws by strategy, and its
+# generator copies values between draws of one label, which would make calls and the header or
+# a turn's traits (all bare integers) echo each other.
+_CALL = _wide.map(_call)
 
 
 @lru_cache(maxsize=1024)
@@ -203,9 +224,17 @@ def _plain_action(value: int) -> Action:
     return ActivateSkill(*digits.pick(words.SKILLS))
 
 
-_actions: st.SearchStrategy[Action] = st.one_of(
-    st.integers(0, 3 * 5 - 1).map(_plain_action), _batches
-)
+@st.composite
+def _actions(draw: st.DrawFn) -> Action:
+    """An action: one draw for its kind, then one for a plain action or one per call.
+
+    Fewer choices than a one_of of lists (no list bookkeeping per call) make a cheaper case,
+    and each call keeps a whole wide draw of its own, so calls stay as varied as before.
+    """
+    kind = draw(_KIND)
+    if kind & 1:
+        return _batch(draw, kind >> 1)
+    return _plain_action(draw(_PLAIN))
 
 
 class _Ids:
@@ -231,6 +260,20 @@ class _Ids:
         return ToolBatch(f"batch_{self.batches}", tuple(calls))
 
 
+# Strategies built once: a strategy made inside the loop is looked up in Hypothesis's cache on
+# every draw, a cost that shows at a few milliseconds per case.
+_ACTION = _actions()
+_BATCH = _batches()
+_TRAITS = st.integers(0, 5 * 4 * 5 * 5 * 5 - 1)
+_BULK = st.integers(0, _BULK_RANGE - 1)
+_STEP_LISTS = {fewest: st.lists(_wide, min_size=fewest, max_size=4) for fewest in range(1, 5)}
+
+
+@lru_cache(maxsize=16)
+def _action_lists(max_actions: int) -> st.SearchStrategy[list[Action]]:
+    return st.lists(_ACTION, max_size=max_actions)
+
+
 @dataclass(frozen=True)
 class _Shape:
     """What ``scenarios()`` was asked for."""
@@ -245,7 +288,7 @@ class _Shape:
 
 @st.composite
 def _scenario(draw: st.DrawFn, shape: _Shape) -> Scenario:
-    header = Digits(draw(st.integers(0, _WIDE)))
+    header = Digits(draw(_wide))
     turn_count = shape.min_turns + header.take(shape.max_turns - shape.min_turns + 1)
     # The digit is read whatever the options, so that one draw gives the same run with or
     # without the provider-breaking parts.
@@ -285,13 +328,13 @@ def _scenario(draw: st.DrawFn, shape: _Shape) -> Scenario:
     turns: list[Turn] = []
     questions = 0
     for index in range(turn_count):
-        traits = Digits(draw(st.integers(0, 5 * 4 * 5 * 5 * 5 - 1)))
+        traits = Digits(draw(_TRAITS))
         compacted = traits.chance(1, 5)
         restarted = traits.chance(1, 4)
         asks = traits.chance(3, 4)
         user_text = traits.pick(words.USER_TEXTS)
         answer_text = traits.pick(words.ANSWERS)
-        bulk = Digits(draw(st.integers(0, _BULK_RANGE - 1)))
+        bulk = Digits(draw(_BULK))
         # The level is the low digit, so that shrinking drops reads before it shortens them:
         # a witness keeps few events.
         level = bulk.pick(ROUTINE_LEVELS)
@@ -302,7 +345,9 @@ def _scenario(draw: st.DrawFn, shape: _Shape) -> Scenario:
             user_text = f"{user_text}\n\n{notes}"
         changes: list[Constraint] = []
         if index > 0:
-            for change in draw(st.lists(st.integers(0, 7), max_size=2)):
+            # One draw: how many constraints the turn changes (none, one or two, as often),
+            # then for each whether it updates an earlier one and which.
+            for change in draw(_CHANGE_LISTS):
                 if constraint_count >= len(words.CONSTRAINTS):
                     break
                 is_update, target = divmod(change, 4)
@@ -312,9 +357,9 @@ def _scenario(draw: st.DrawFn, shape: _Shape) -> Scenario:
                     current.remove(replaced)
                 current.append(constraint.id)
                 changes.append(constraint)
-        actions = draw(st.lists(_actions, max_size=shape.max_actions))
+        actions = draw(_action_lists(shape.max_actions))
         if index == turn_count - 1 and shape.with_tool_call:
-            actions.insert(0, draw(_batches))
+            actions.insert(0, draw(_BATCH))
         action_lists.append(actions)
         question = words.QUESTIONS[(rotation + questions) % len(words.QUESTIONS)] if asks else None
         questions += asks
@@ -334,8 +379,9 @@ def _scenario(draw: st.DrawFn, shape: _Shape) -> Scenario:
     steps: list[PlanStep] = []
     # A longer run has a bigger plan: at least one step per turn, so that a run of several rounds
     # has work done, in progress and ahead of it.
-    plan_size = st.lists(st.integers(0, _WIDE), min_size=min(turn_count, 4), max_size=4)
-    step_values = draw(plan_size)
+    # One draw for how many steps beyond that, then one per step.
+    fewest = min(turn_count, 4)
+    step_values = draw(_STEP_LISTS[fewest])
     for index, value in enumerate(step_values):
         digits = Digits(value)
         status = digits.pick(_STATUS_DIGITS)
@@ -374,7 +420,7 @@ def _scenario(draw: st.DrawFn, shape: _Shape) -> Scenario:
             for position, action in enumerate(merged)
         ]
         turns[index] = replace(turns[index], actions=tuple(final))
-    pending_batch = ids.batch(draw(_batches), 0) if has_pending_batch else None
+    pending_batch = ids.batch(draw(_BATCH), 0) if has_pending_batch else None
     restarted = any(turn.restarted_before for turn in turns)
     return Scenario(
         run_id=f"run-{rotation}",

@@ -49,7 +49,7 @@ def main(arguments: argparse.Namespace, console: Console) -> int:
     """Run the campaign; its report is on disk after every iteration."""
     # A campaign is not a replay: its seed only starts the series, and it feeds the example
     # database's saved failures back in whatever seed was given.
-    config = replace(run_config(arguments, "campaign"), seed_given=False)
+    config = replace(run_config(arguments, "campaign"), seed_given=False, target_phase=True)
     if arguments.json is None:
         # The campaign's report lives beside its corpus, in the tested project's state folder.
         arguments.json = config.corpus_dir.parent / "campaign.json"

@@ -352,7 +352,12 @@ class TargetRun:
                 # Passing from here on ends shrinking at the smallest failure found so far.
                 self.cut_short = True
                 return
-            for outcome in self.driver.run(case):
+            outcomes = self.driver.run(case)
+            # The same scores as exploring gave: Hypothesis's generator reads them even without
+            # its target phase, and a hunt that scored nothing would draw other histories than
+            # the pass it restarts from, and could miss the failure that pass found.
+            steer(case, outcomes)
+            for outcome in outcomes:
                 finding = _finding(outcome, law)
                 if finding is not None and not finding.holds:
                     found.append(Failure(outcome, finding, history_size(outcome)))
@@ -374,6 +379,12 @@ class TargetRun:
             path = self.record(law, failure.outcome, failure.finding, shrunk=not self.cut_short)
             self._events.append(
                 Shrunk(self.target.name, self.view, law.id, failure.size, path, not self.cut_short)
+            )
+        elif not self.cut_short and not self.interrupted:
+            # The failure exploring found stays the witness, and the corpus keeps it unshrunk.
+            self._note(
+                f"shrinking {law.id} did not meet the failure again (a flaky target, or one "
+                "whose answers depend on earlier calls); its witness is as found, not shrunk"
             )
 
     def reproduced(self, law: Invariant) -> Reproduced:

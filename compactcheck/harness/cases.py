@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from hypothesis import strategies as st
 
@@ -17,6 +18,8 @@ KNOBS = 8
 
 # Inputs that break a provider's rules on purpose, each only when the user names it (--malformed):
 # a tool result arriving after other messages, and tool calls left without results.
+_KNOB_WORDS = st.integers(0, 2 ** (4 * KNOBS // 2) - 1)
+
 MALFORMED: tuple[str, ...] = ("late-results", "pending-calls")
 
 
@@ -54,17 +57,28 @@ def cases(
     return _cases(rounds, scenarios())
 
 
+# Strategies made once, not on every draw (each made inside a draw is a cache lookup).
+_MODES = st.sampled_from(SESSION_MODES)
+
+
+@lru_cache(maxsize=64)
+def _integers(low: int, high: int) -> st.SearchStrategy[int]:
+    return st.integers(low, high)
+
+
+@lru_cache(maxsize=64)
+def _cut_sets(turns: int, size: int) -> st.SearchStrategy[frozenset[int]]:
+    """``size`` distinct inner cut points of a run of ``turns`` turns."""
+    return st.frozensets(st.integers(1, turns - 1), min_size=size, max_size=size)
+
+
 @st.composite
 def _cases(draw: st.DrawFn, rounds: int, scenario_strategy: st.SearchStrategy[Scenario]) -> Case:
     """A scenario cut into one to ``rounds`` compaction rounds at turn boundaries."""
     scenario = draw(scenario_strategy)
     turns = len(scenario.turns)
-    count = draw(st.integers(1, max(1, min(rounds, turns))))
-    inner = (
-        sorted(draw(st.sets(st.integers(1, turns - 1), min_size=count - 1, max_size=count - 1)))
-        if count > 1
-        else []
-    )
+    count = draw(_integers(1, max(1, min(rounds, turns))))
+    inner = sorted(draw(_cut_sets(turns, count - 1))) if count > 1 else []
     if count > 1:
         # Earlier compactions inside later rounds would rewrite what an earlier round saw;
         # the chained rounds are the compactions under test there.
@@ -74,6 +88,11 @@ def _cases(draw: st.DrawFn, rounds: int, scenario_strategy: st.SearchStrategy[Sc
             for index, turn in enumerate(scenario.turns)
         )
         scenario = replace(scenario, turns=turns_fixed)
-    mode = draw(st.sampled_from(SESSION_MODES))
-    knobs = tuple(draw(st.lists(st.integers(0, 15), min_size=KNOBS, max_size=KNOBS)))
+    mode = draw(_MODES)
+    # Two draws of four knobs each, not eight draws: a case's cost is its number of choices.
+    knobs = tuple(
+        value >> (4 * index) & 15
+        for value in (draw(_KNOB_WORDS), draw(_KNOB_WORDS))
+        for index in range(KNOBS // 2)
+    )
     return Case(scenario, (*inner, turns), mode, knobs)

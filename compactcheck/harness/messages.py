@@ -10,19 +10,10 @@ from compactcheck.errors import first_problem
 from compactcheck.harness.cases import Case
 from compactcheck.harness.outcome import RoundOutcome, Status, answer_problem
 from compactcheck.targets.backend import Backend
-from invariants import Budget, Facts, View, dump_messages, parse_messages
+from invariants import Budget, ChatMessage, Facts, View, dump_messages, json_copy, parse_messages
 from strategies import Projected, project_messages
 from strategies.messages_facts import messages_facts
 from strategies.provider_rules import chat_completions_problems
-
-
-def _copied(value: Any) -> Any:
-    """A deep copy of JSON data (a third of ``copy.deepcopy``'s time: no memo, no dispatch)."""
-    if type(value) is dict:
-        return {key: _copied(item) for key, item in value.items()}
-    if type(value) is list:
-        return [_copied(item) for item in value]
-    return value
 
 
 class MessagesDriver:
@@ -35,11 +26,18 @@ class MessagesDriver:
         self.budget = budget
 
     def _one(
-        self, index: int, messages: list[dict[str, Any]], facts: Facts, knobs: tuple[int, ...]
+        self,
+        index: int,
+        messages: list[dict[str, Any]],
+        facts: Facts,
+        knobs: tuple[int, ...],
+        before: tuple[ChatMessage, ...] | None = None,
     ) -> RoundOutcome:
-        before = parse_messages(messages)
+        """One compaction of ``messages`` (``before`` is them parsed, when the caller has it)."""
+        if before is None:
+            before = parse_messages(messages)
         problems = tuple(chat_completions_problems(messages))
-        handed = _copied(messages)
+        handed = json_copy(messages)
         payload: dict[str, Any] = {"messages": handed}
         recorded: dict[str, Any] = {"messages": messages}
         if knobs:
@@ -93,18 +91,27 @@ class MessagesDriver:
         """Compact after each round's turns; feed the output forward."""
         outcomes: list[RoundOutcome] = []
         carried: list[dict[str, Any]] = []
+        carried_models: tuple[ChatMessage, ...] = ()
         seen = 0
         for index in range(len(case.cuts)):
             prefix = case.prefix(index)
             history = project_messages(prefix)
-            new = dump_messages(history.messages[seen:])
+            fresh = history.messages[seen:]
             seen = len(history.messages)
             facts = messages_facts(Projected(prefix, history), self.budget)
-            outcome = self._one(index + 1, [*carried, *new], facts, case.knobs)
+            # The parsed input is what was projected and what the target answered: no parse.
+            outcome = self._one(
+                index + 1,
+                [*carried, *dump_messages(fresh)],
+                facts,
+                case.knobs,
+                (*carried_models, *fresh),
+            )
             outcomes.append(outcome)
             if not outcome.answered:
                 break
-            carried = dump_messages(outcome.after)
+            carried_models = tuple(outcome.after)
+            carried = dump_messages(carried_models)
         return outcomes
 
     def replay(self, entry: dict[str, Any]) -> RoundOutcome:

@@ -7,7 +7,16 @@ from typing import Any
 
 from pydantic import Field, StrictInt, field_validator
 
+from invariants.canonical import json_copy
 from invariants.wire import WireModel
+
+__all__ = [
+    "MAX_SAFE_INTEGER",
+    "SessionEvent",
+    "json_copy",
+    "lossless_copy",
+    "lossless_json_problem",
+]
 
 MAX_SAFE_INTEGER = 2**53 - 1
 SURFACE_TYPES = frozenset({"user/message", "assistant/message", "tool/result"})
@@ -55,13 +64,51 @@ def _problem(value: object, path: str, active: set[int]) -> str | None:
     return f"{path} holds a {type(value).__name__}, which is not a JSON value"
 
 
-def json_copy(value: Any) -> Any:
-    """A detached deep copy of JSON data (lists and dicts rebuilt, scalars shared)."""
-    if isinstance(value, dict):
-        return {key: json_copy(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [json_copy(item) for item in value]
-    return value
+class _NotPlainJsonError(Exception):
+    """Raised by the fast copy at the first value it does not take as plain JSON."""
+
+
+def _plain_copy(value: Any) -> Any:
+    """A copy of plain lossless JSON (exact types only), or _NotPlainJsonError.
+
+    The fast path of every event's validation: no path strings are built unless something is
+    wrong, and the checked value is copied in the same walk.
+    """
+    kind = type(value)
+    if kind is str or kind is bool or value is None:
+        return value
+    if kind is int:
+        if -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
+            return value
+        raise _NotPlainJsonError
+    if kind is float:
+        if math.isfinite(value) and (value != 0.0 or math.copysign(1.0, value) > 0):
+            return value
+        raise _NotPlainJsonError
+    if kind is dict:
+        copied = {}
+        for key, item in value.items():
+            if type(key) is not str:
+                raise _NotPlainJsonError
+            copied[key] = _plain_copy(item)
+        return copied
+    if kind is list:
+        return [_plain_copy(item) for item in value]
+    raise _NotPlainJsonError
+
+
+def lossless_copy(value: Any) -> Any:
+    """A detached copy of lossless JSON data, or ValueError naming the first problem."""
+    try:
+        return _plain_copy(value)
+    except (_NotPlainJsonError, RecursionError):
+        # Subclasses of str, dict or list, a value JSON cannot carry, or a cycle: the slow walk
+        # says which and where.
+        pass
+    problem = lossless_json_problem(value)
+    if problem:
+        raise ValueError(f"expected lossless JSON; {problem}; send plain JSON values only")
+    return json_copy(value)
 
 
 class SessionEvent(WireModel):
@@ -79,10 +126,7 @@ class SessionEvent(WireModel):
     @field_validator("data", "surface_op", "source_event_seqs", mode="before")
     @classmethod
     def _lossless(cls, value: Any) -> Any:
-        problem = lossless_json_problem(value)
-        if problem:
-            raise ValueError(f"expected lossless JSON; {problem}; send plain JSON values only")
-        return json_copy(value)
+        return lossless_copy(value)
 
     @field_validator("ignorable")
     @classmethod

@@ -34,8 +34,12 @@ def test_different_values_differ() -> None:
     assert sha256_hex({"a": 1}) != sha256_hex({"a": 2})
 
 
+class _Text(str):
+    """A str subclass: Python and the encoder take it for its text."""
+
+
 NUMBERS_AND_FLAGS = st.recursive(
-    st.sampled_from([0, 1, 1.0, 0.0, -0.0, True, False, None, 2.5, "1"]),
+    st.sampled_from([0, 1, 1.0, 0.0, -0.0, True, False, None, 2.5, "1", _Text("1")]),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from("ab"), inner),
     max_leaves=6,
 )

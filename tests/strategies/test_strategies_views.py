@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from hypothesis import given, settings
 
 from invariants import AgentState, CompactorInput
@@ -13,10 +15,12 @@ from reference_engine.snapshot import (
     compactor_input,
     maybe_compact,
 )
-from strategies.messages_view import MessageHistory, message_histories
+from strategies.messages_view import MessageHistory, message_histories, project_messages
 from strategies.projected import Projected
-from strategies.session_view import SessionHistory, session_histories
-from strategies.snapshot_view import SnapshotHistory, snapshot_histories
+from strategies.scenario_model import Ledger, Scenario, walk
+from strategies.scenarios import scenarios
+from strategies.session_view import SessionHistory, project_session, session_histories
+from strategies.snapshot_view import SnapshotHistory, project_snapshot, snapshot_histories
 from tests.strategies.provider_oracle import event_rejections, provider_rejections
 
 
@@ -104,3 +108,18 @@ def test_every_session_log_passes_the_log_checker(projected: Projected[SessionHi
     # A stale lock is a start left by the earlier lifecycle: one more start than ends.
     assert kinds.count("compaction/start") - kinds.count("compaction/end") == scenario.stale_lock
     assert (history.open_turn is not None) == bool(projected.truth.pending_call_ids)
+
+
+@settings(max_examples=100, deadline=None)
+@given(scenarios())
+def test_a_projection_leaves_the_scenario_the_truth_a_walk_of_its_own_finds(
+    scenario: Scenario,
+) -> None:
+    # Projecting seeds Scenario.truth from the recorder's ledger instead of walking again; each
+    # recorder must have fed its ledger the whole walk for that to be the same truth.
+    alone = Ledger(scenario)
+    walk(scenario, alone)
+    for project in (project_messages, project_snapshot, project_session):
+        fresh = replace(scenario)
+        project(fresh)
+        assert fresh.truth == alone.truth()

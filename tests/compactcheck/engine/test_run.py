@@ -11,6 +11,8 @@ import pytest
 from compactcheck.corpus.entry import load_entry
 from compactcheck.engine.config import RunConfig
 from compactcheck.engine.core import run_target
+from compactcheck.engine.events import Shrunk
+from compactcheck.engine.target_run import TargetRun
 from compactcheck.targets.registry import all_mutants, resolve
 from tests.compactcheck.commandline import cli, load
 
@@ -311,3 +313,30 @@ def test_outputs_go_into_new_folders_and_unwritable_ones_are_one_line(tmp_path: 
     assert "Traceback" not in done.stderr
     assert "a-file/r.json" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_shrinking_hunt_meets_again_every_failure_exploring_found(
+    tmp_path: Path, seed: int
+) -> None:
+    # The hunt restarts from the seed of the pass that found the failure; Hypothesis reads the
+    # steering scores even without its target phase, so a hunt that scored nothing drew other
+    # histories and could end with no failure at all (the witness then stayed unshrunk).
+    target = resolve("mutant:snapshot-drop-oldest-file")
+    config = RunConfig(
+        seed=seed,
+        max_examples=100,
+        profile="ci",
+        corpus_dir=tmp_path,
+        seed_given=True,
+        include=("changed_files_preserved",),
+    )
+    try:
+        run = TargetRun(target, "snapshot", config)
+        events = list(run.steps())
+    finally:
+        target.close()
+    assert "changed_files_preserved" in run.detections
+    [shrunk] = [event for event in events if isinstance(event, Shrunk)]
+    assert shrunk.complete
+    assert shrunk.history_size <= run.detections["changed_files_preserved"].size

@@ -1,0 +1,93 @@
+"""Mutants over several seeds: how soon each is caught and how small its witness shrinks.
+
+One seed's mutant table (``benchmarks/run``) moves with any change to what is drawn; the mean
+over seeds is what a change to the generator is judged by. Not part of ``benchmarks/run``:
+
+    .venv/bin/python -m benchmarks.mutant_seeds --seeds 0-9 [--no-target-phase]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from compactcheck.engine.config import RunConfig
+from compactcheck.engine.target_run import TargetRun
+from compactcheck.targets.registry import all_mutants, resolve
+
+
+def _seeds(text: str) -> list[int]:
+    if "-" in text:
+        low, high = text.split("-", 1)
+        return list(range(int(low), int(high) + 1))
+    return [int(part) for part in text.split(",")]
+
+
+def main() -> None:
+    """Print, per mutant, the mean detection, shrunk size and witness over the seeds."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--seeds", default="0-4", help="e.g. 0-9 or 0,3,7")
+    parser.add_argument("--no-target-phase", action="store_true")
+    options = parser.parse_args()
+    seeds = _seeds(options.seeds)
+    started = time.monotonic()
+    print(
+        f"## Mutants over seeds {options.seeds} (up to 100 histories each"
+        f"{', no target phase' if options.no_target_phase else ''})"
+    )
+    print(f"{'mutant':<38} {'found at':>8} {'shrunk':>7} {'witness':>7} {'missed':>6}")
+    shrunk_total = 0.0
+    missed_total = 0
+    with tempfile.TemporaryDirectory() as folder:
+        for mutant in sorted(all_mutants().values(), key=lambda m: m.name):
+            rows: list[tuple[int, int, int]] = []
+            for seed in seeds:
+                target = resolve(f"mutant:{mutant.name}")
+                config = RunConfig(
+                    seed=seed,
+                    max_examples=100,
+                    profile="ci",
+                    include=(mutant.targets,),
+                    corpus_dir=Path(folder),
+                    stop_when_all_broken=True,
+                    seed_given=True,
+                    malformed=mutant.malformed,
+                    min_exercised=0,
+                    target_phase=not options.no_target_phase,
+                )
+                run = TargetRun(target, mutant.view, config, None)
+                try:
+                    run.explore()
+                    detection = run.detections.get(mutant.targets)
+                    if detection is None:
+                        continue
+                    law = run.laws[0]
+                    run.shrink(law)
+                    failure = run.failures[law.id]
+                    witness = len(failure.finding.violations[0].witness)
+                    rows.append((detection.examples, failure.size, witness))
+                finally:
+                    target.close()
+            missed = len(seeds) - len(rows)
+            missed_total += missed
+            if not rows:
+                print(f"{mutant.name:<38} {'never':>8} {'':>7} {'':>7} {missed:>6}")
+                continue
+            found = statistics.mean(row[0] for row in rows)
+            shrunk = statistics.mean(row[1] for row in rows)
+            witness_mean = statistics.mean(row[2] for row in rows)
+            shrunk_total += shrunk
+            print(
+                f"{mutant.name:<38} {found:>8.1f} {shrunk:>7.1f} {witness_mean:>7.1f} {missed:>6}"
+            )
+    print(
+        f"total of the mean shrunk sizes: {shrunk_total:.1f}; missed: {missed_total} of "
+        f"{len(seeds) * len(all_mutants())} runs ({time.monotonic() - started:.0f} s)"
+    )
+
+
+if __name__ == "__main__":
+    main()

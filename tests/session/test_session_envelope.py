@@ -1,0 +1,60 @@
+"""The session event envelope: its fast lossless copy agrees with the slow check everywhere."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from invariants.session.envelope import MAX_SAFE_INTEGER, lossless_copy, lossless_json_problem
+
+
+class _Text(str):
+    """A str subclass: not plain JSON to the fast path, yet lossless."""
+
+
+_scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(MAX_SAFE_INTEGER + 2), MAX_SAFE_INTEGER + 2),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=5),
+    st.builds(_Text, st.text(max_size=3)),
+    st.tuples(st.integers(0, 3)),
+    st.sampled_from([-0.0, 0.0, b"x"]),
+)
+_values = st.recursive(
+    _scalars,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3),
+        st.dictionaries(st.one_of(st.text(max_size=3), st.integers(0, 2)), inner, max_size=3),
+    ),
+    max_leaves=12,
+)
+
+
+@given(_values)
+def test_the_fast_copy_accepts_exactly_what_the_slow_check_accepts(value: Any) -> None:
+    problem = lossless_json_problem(value)
+    if problem is None:
+        copied = lossless_copy(value)
+        assert copied == value
+    else:
+        with pytest.raises(ValueError, match="expected lossless JSON"):
+            lossless_copy(value)
+
+
+def test_a_cycle_is_named_not_a_recursion_error() -> None:
+    looped: list[Any] = [1]
+    looped.append(looped)
+    with pytest.raises(ValueError, match="refers back to itself"):
+        lossless_copy(looped)
+
+
+def test_the_copy_shares_no_list_or_dict_with_the_original() -> None:
+    value = {"a": [{"b": 1}]}
+    copied = lossless_copy(value)
+    copied["a"][0]["b"] = 2
+    assert value == {"a": [{"b": 1}]}
