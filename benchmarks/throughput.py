@@ -9,6 +9,7 @@ choices are drawn.
 
 from __future__ import annotations
 
+import statistics
 import tempfile
 import time
 from collections.abc import Callable
@@ -21,6 +22,7 @@ from hypothesis.control import current_build_context
 
 import compactcheck.engine.target_run as target_run
 from compactcheck.engine.config import RunConfig
+from compactcheck.engine.steering import history_size
 from compactcheck.engine.target_run import TargetRun
 from compactcheck.targets.registry import resolve
 from invariants import View
@@ -35,14 +37,16 @@ FLOOR: dict[View, int] = {"messages": 250, "snapshot": 150, "session": 150}
 GOAL = 500
 
 
-def _run(view: View, examples: int, *, target_phase: bool) -> tuple[float, float, float]:
-    """Histories per second, compactions judged per second, and mean choices per case."""
+def _run(view: View, examples: int, *, target_phase: bool) -> tuple[float, float, float, float]:
+    """Histories and compactions judged per second, mean choices per case, median round size."""
     choices: list[int] = []
+    sizes: list[int] = []
     steer = getattr(target_run, "steer")  # noqa: B009 - the runner's own name for it
 
     def counted(case: Any, outcomes: Any) -> None:
         # Called once per judged case, inside the test: the case's choices are all drawn.
         choices.append(len(current_build_context().data.choices))
+        sizes.extend(history_size(outcome) for outcome in outcomes)
         steer(case, outcomes)
 
     setattr(target_run, "steer", counted)  # noqa: B010 - counting, then put back
@@ -70,7 +74,12 @@ def _run(view: View, examples: int, *, target_phase: bool) -> tuple[float, float
     finally:
         setattr(target_run, "steer", steer)  # noqa: B010
     compactions = run.tally.statuses["compacted"]
-    return run.tally.examples / seconds, compactions / seconds, sum(choices) / max(1, len(choices))
+    return (
+        run.tally.examples / seconds,
+        compactions / seconds,
+        sum(choices) / max(1, len(choices)),
+        statistics.median(sizes) if sizes else 0.0,
+    )
 
 
 def _ceiling(choices: int, examples: int) -> float:
@@ -101,21 +110,23 @@ def throughput(examples: int, report: Callable[[str], None] = print) -> None:
         "no shrinking)"
     )
     report(
-        f"{'view':<9} {'histories/s':>11} {'compactions/s':>13} {'with target':>17} "
+        f"{'view':<9} {'histories/s':>11} {'compactions/s':>13} {'size':>5} {'with target':>23} "
         f"{'choices':>8} {'ceiling':>8} {'of ceiling':>10} {'floor':>6} {'goal':>5}"
     )
     for view in REFERENCES:
-        rate, compactions, choices = _run(view, examples, target_phase=False)
-        plain, plain_compactions, _ = _run(view, examples, target_phase=True)
+        rate, compactions, choices, size = _run(view, examples, target_phase=False)
+        climbed, climbed_compactions, _, climbed_size = _run(view, examples, target_phase=True)
         ceiling = _ceiling(round(choices), examples)
         report(
-            f"{view:<9} {rate:>11.1f} {compactions:>13.1f} {plain:>8.1f} {plain_compactions:>8.1f} "
+            f"{view:<9} {rate:>11.1f} {compactions:>13.1f} {size:>5.0f} {climbed:>8.1f} "
+            f"{climbed_compactions:>8.1f} {climbed_size:>5.0f} "
             f"{choices:>8.1f} {ceiling:>8.1f} {rate / ceiling:>9.2f}x {FLOOR[view]:>6} {GOAL:>5}"
         )
     report(
         "(histories/s: the runner as `run` explores; compactions/s: the rounds it judged per "
         "second (a history holds up to --rounds compactions); with target: both figures with "
-        "Hypothesis's target phase, as `fuzz` explores; choices: mean choices drawn per case; "
+        "Hypothesis's target phase, as `fuzz` explores; size: the median number of messages, "
+        "events or log records a round handed the target; choices: mean choices drawn per case; "
         "ceiling: a bare Hypothesis test drawing that many integers per example and nothing else)"
     )
 
