@@ -7,6 +7,7 @@ from typing import Literal, TypeVar, overload
 
 from invariants.errors import CompactcheckError
 from invariants.facts import Facts
+from invariants.formats import CHAT
 from invariants.law import VIEWS, Invariant, View, invariant
 from invariants.laws import messages, session, snapshot
 from invariants.laws.messages import MessagesLaw
@@ -15,6 +16,7 @@ from invariants.laws.snapshot import SnapshotLaw
 from invariants.verdict import Finding
 
 __all__ = [
+    "ALL_FORMATS",
     "VIEWS",
     "Invariant",
     "MessagesLaw",
@@ -28,6 +30,9 @@ __all__ = [
     "select",
 ]
 
+# Every format at once, where a listing or a check of ids needs the whole messages catalogue.
+ALL_FORMATS = "all"
+
 _B = TypeVar("_B")
 _A = TypeVar("_A")
 
@@ -39,57 +44,81 @@ class UnknownInvariantError(CompactcheckError, ValueError):
 # Catalogue order, which reports and listings follow: snapshot, messages, session.
 _LAWS: dict[View, tuple[Invariant, ...]] = {
     "snapshot": snapshot.LAWS,
-    "messages": messages.LAWS,
+    "messages": (*messages.LAWS, *messages.FORMAT_LAWS),
     "session": session.LAWS,
 }
 
 
 @overload
-def catalogue(view: Literal["snapshot"]) -> list[SnapshotLaw]: ...
+def catalogue(view: Literal["snapshot"], format: str = CHAT) -> list[SnapshotLaw]: ...
 @overload
-def catalogue(view: Literal["messages"]) -> list[MessagesLaw]: ...
+def catalogue(view: Literal["messages"], format: str = CHAT) -> list[MessagesLaw]: ...
 @overload
-def catalogue(view: Literal["session"]) -> list[SessionLaw]: ...
+def catalogue(view: Literal["session"], format: str = CHAT) -> list[SessionLaw]: ...
 @overload
-def catalogue(view: View | None = None) -> list[Invariant]: ...
-def catalogue(view: View | None = None) -> list[Invariant]:
+def catalogue(view: View | None = None, format: str = CHAT) -> list[Invariant]: ...
+def catalogue(view: View | None = None, format: str = CHAT) -> list[Invariant]:
     """Every invariant, of one view or of all, in catalogue order.
 
-    An unknown view raises UnknownInvariantError: a typo must not select nothing silently.
+    The messages view's laws are those that judge histories of ``format``: the laws of every
+    format (which read a chat reading of any format) and that format's structural laws; by
+    default chat completions, whose message lists every messages law but a structural one
+    takes. ``format=ALL_FORMATS`` lists them all. An unknown view raises
+    UnknownInvariantError: a typo must not select nothing silently.
     """
     if view is None:
-        return [law for laws in _LAWS.values() for law in laws]
-    if view not in VIEWS:
+        laws = [law for each in _LAWS.values() for law in each]
+    elif view not in VIEWS:
         raise UnknownInvariantError(f"unknown view {view!r}; expected one of {', '.join(VIEWS)}")
-    return list(_LAWS[view])
+    else:
+        laws = list(_LAWS[view])
+    if format == ALL_FORMATS:
+        return laws
+    return [law for law in laws if law.judges_format(format)]
 
 
 @overload
 def select(
-    view: Literal["snapshot"], include: Iterable[str] | None = None, exclude: Iterable[str] = ()
+    view: Literal["snapshot"],
+    include: Iterable[str] | None = None,
+    exclude: Iterable[str] = (),
+    format: str = CHAT,
 ) -> list[SnapshotLaw]: ...
 @overload
 def select(
-    view: Literal["messages"], include: Iterable[str] | None = None, exclude: Iterable[str] = ()
+    view: Literal["messages"],
+    include: Iterable[str] | None = None,
+    exclude: Iterable[str] = (),
+    format: str = CHAT,
 ) -> list[MessagesLaw]: ...
 @overload
 def select(
-    view: Literal["session"], include: Iterable[str] | None = None, exclude: Iterable[str] = ()
+    view: Literal["session"],
+    include: Iterable[str] | None = None,
+    exclude: Iterable[str] = (),
+    format: str = CHAT,
 ) -> list[SessionLaw]: ...
 @overload
 def select(
-    view: View, include: Iterable[str] | None = None, exclude: Iterable[str] = ()
+    view: View,
+    include: Iterable[str] | None = None,
+    exclude: Iterable[str] = (),
+    format: str = CHAT,
 ) -> list[Invariant]: ...
 def select(
-    view: View, include: Iterable[str] | None = None, exclude: Iterable[str] = ()
+    view: View,
+    include: Iterable[str] | None = None,
+    exclude: Iterable[str] = (),
+    format: str = CHAT,
 ) -> list[Invariant]:
-    """The invariants of a view, narrowed by ids to include and to exclude.
+    """The invariants of a view (those judging ``format``), narrowed by ids to include and to
+    exclude.
 
-    An id that the view does not have, another view's included, raises UnknownInvariantError
-    naming the ids it does have.
+    An id that the view does not have in any format, another view's included, raises
+    UnknownInvariantError naming the ids it does have.
     """
-    laws = catalogue(view)
-    known = {law.id for law in laws}
+    known = {law.id for law in catalogue(view, ALL_FORMATS)}
+    laws = catalogue(view, format)
     wanted = list(include) if include is not None else None
     unwanted = list(exclude)
     unknown = [name for name in [*(wanted or []), *unwanted] if name not in known]

@@ -42,6 +42,15 @@ class Invariant(Generic[Before, After]):
     # Judged only on calls that changed the history: an unchanged answer keeps every content law
     # trivially. Size laws say False, because an unchanged answer over budget breaks them.
     requires_change: bool = True
+    # The wire formats the law judges (messages view): empty for a law of every format, which
+    # reads any format through one chat reading; a format's structural law reads its own
+    # parsed request and names the provider rule it mirrors, with the error that rule gives.
+    formats: tuple[str, ...] = ()
+    mirrors: str = ""
+
+    def judges_format(self, format: str) -> bool:
+        """Whether the law applies to histories of ``format``."""
+        return not self.formats or format in self.formats
 
 
 def invariant(
@@ -51,6 +60,8 @@ def invariant(
     *,
     requires_budget: bool = False,
     requires_change: bool = True,
+    formats: tuple[str, ...] = (),
+    mirrors: str = "",
 ) -> Callable[[Callable[[_B, _A, Facts], Finding]], Invariant[_B, _A]]:
     """Make a checker a law of one view: the decorated name is bound to the law, not the function.
 
@@ -58,6 +69,8 @@ def invariant(
     """
 
     def declare(check: Callable[[_B, _A, Facts], Finding]) -> Invariant[_B, _A]:
-        return Invariant(id, view, statement, check, requires_budget, requires_change)
+        return Invariant(
+            id, view, statement, check, requires_budget, requires_change, formats, mirrors
+        )
 
     return declare

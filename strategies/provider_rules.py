@@ -5,6 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pydantic import ValidationError
+
+from invariants.errors import one_line
+from invariants.formats import CHAT, Format, NativeRequest, parse_request
+from invariants.laws.messages import FORMAT_RULES
+from invariants.laws.messages.structure import problems
+
 
 def chat_completions_problems(messages: Sequence[Mapping[str, Any]]) -> list[str]:
     """Where a chat message list breaks the chat completions tool-call rules; empty if nowhere.
@@ -66,3 +73,19 @@ def chat_completions_problems(messages: Sequence[Mapping[str, Any]]) -> list[str
             f"message {at} comes first and none follows (a missing result)"
         )
     return problems
+
+
+def request_problems(format: Format, request: NativeRequest) -> list[str]:
+    """Where a parsed request of a provider format breaks its provider's structural rules."""
+    return problems(FORMAT_RULES[format], request)
+
+
+def provider_problems(format: Format, data: Mapping[str, Any]) -> list[str]:
+    """Where a request of ``format``, as JSON data, breaks its provider's rules; [] if nowhere."""
+    if format == CHAT:
+        return chat_completions_problems(data.get("messages") or [])
+    try:
+        request = parse_request(format, data)
+    except ValidationError as error:
+        return [f"not a valid {format} request: {one_line(error)}"]
+    return request_problems(format, request)

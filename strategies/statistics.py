@@ -12,6 +12,14 @@ from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
 from invariants.laws.messages import message_chars
+from strategies.formats import (
+    FORMAT_FEATURES,
+    Features,
+    failed_calls,
+    feature_values,
+    project_format,
+    request_features,
+)
 from strategies.messages_view import project_messages
 from strategies.scenario_model import Scenario
 from strategies.scenarios import STATUSES, scenarios
@@ -233,4 +241,63 @@ def format_statistics(statistics: FeatureStatistics) -> list[str]:
             share = statistics.share_over(measure, limit)
             label = f"over {limit:,} {measure}"
             lines.append(f"  {label:<26}  {share:6.1%}  {'#' * round(share * 40)}")
+    return lines
+
+
+@dataclass(frozen=True)
+class FormatStatistics:
+    """How often each format's own parts occurred among ``draws`` projected histories."""
+
+    draws: int
+    features: dict[str, Counter[str]]
+
+    def share(self, format: str, feature: str) -> float:
+        """The fraction of histories of ``format`` that carry ``feature``."""
+        return self.features[format][feature] / self.draws if self.draws else 0.0
+
+    def rare(self, threshold: float) -> list[str]:
+        """``format: feature`` for each feature seen in fewer than ``threshold`` of histories."""
+        return [
+            f"{format}: {feature}"
+            for format, names in FORMAT_FEATURES.items()
+            for feature in names
+            if self.share(format, feature) < threshold
+        ]
+
+
+def format_statistics_of(draws: int = 300, *, random_seed: int = 0) -> FormatStatistics:
+    """Draw histories as a run of each provider format does and count each format's parts."""
+    counted: dict[str, Counter[str]] = {format: Counter() for format in FORMAT_FEATURES}
+    count = 0
+
+    @seed(random_seed)
+    @settings(
+        max_examples=draws,
+        database=None,
+        phases=(Phase.generate,),
+        deadline=None,
+        suppress_health_check=(HealthCheck.differing_executors, HealthCheck.too_slow),
+    )
+    @given(scenarios(late_results=False, pending_calls=False), feature_values())
+    def observe(scenario: Scenario, value: int) -> None:
+        nonlocal count
+        count += 1
+        messages = project_messages(scenario).messages
+        for format in FORMAT_FEATURES:
+            request = project_format(format, messages, Features(value), failed_calls(scenario))
+            counted[format].update(request_features(format, request))
+
+    observe()
+    return FormatStatistics(count, counted)
+
+
+def format_statistics_lines(statistics: FormatStatistics) -> list[str]:
+    """Each format's parts with the share of histories that carry them."""
+    lines = [f"{statistics.draws} histories in each provider format"]
+    for format, names in FORMAT_FEATURES.items():
+        lines.append(f"{format}:")
+        width = max(len(name) for name in names)
+        for name in names:
+            share = statistics.share(format, name)
+            lines.append(f"  {name:<{width}}  {share:6.1%}  {'#' * round(share * 40)}")
     return lines

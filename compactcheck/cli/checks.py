@@ -8,7 +8,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.text import Text
 
-from compactcheck.cli.options import call_options, calls_of
+from compactcheck.cli.options import call_options, calls_of, format_option
 from compactcheck.corpus import location
 from compactcheck.corpus.replay import replay
 from compactcheck.errors import CompactcheckError, ExitCode
@@ -37,6 +37,7 @@ def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     smoke = commands.add_parser("smoke", help="one tiny history through each view of a target")
     smoke.add_argument("target")
     call_options(smoke)
+    format_option(smoke)
     smoke.set_defaults(handler=smoke_main)
 
     golden = commands.add_parser(
@@ -68,7 +69,7 @@ def replay_main(arguments: argparse.Namespace, console: Console) -> int:
 
 def smoke_main(arguments: argparse.Namespace, console: Console) -> int:
     """One tiny history through each view: does the target answer at all?"""
-    target = resolve(arguments.target, calls=calls_of(arguments))
+    target = resolve(arguments.target, calls=calls_of(arguments), format=arguments.format)
     failed = False
     try:
         for view in target.views:

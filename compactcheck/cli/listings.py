@@ -10,10 +10,17 @@ from rich.console import Console
 from compactcheck.cli.options import positive
 from compactcheck.engine.crash import call_law
 from compactcheck.errors import ExitCode
-from compactcheck.report.render.listings import invariants_table, rules_table, targets_table
+from compactcheck.report.render.listings import (
+    invariants_table,
+    law_formats,
+    rules_table,
+    targets_table,
+)
 from compactcheck.targets.registry import builtin_targets
 from invariants import VIEWS, catalogue
+from invariants.catalogue import ALL_FORMATS
 from strategies import feature_statistics, format_statistics
+from strategies.statistics import format_statistics_lines, format_statistics_of
 
 
 def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -61,8 +68,19 @@ def invariants_main(arguments: argparse.Namespace, console: Console) -> int:
     """The invariant catalogue (of one view, or of all), as a table or as JSON."""
     if arguments.json:
         laws = [*(call_law(view) for view in VIEWS if arguments.view in (None, view))]
-        laws += catalogue(arguments.view)
-        return _json([{"view": law.view, "id": law.id, "statement": law.statement} for law in laws])
+        laws += catalogue(arguments.view, ALL_FORMATS)
+        return _json(
+            [
+                {
+                    "view": law.view,
+                    "id": law.id,
+                    "statement": law.statement,
+                    **({"formats": law_formats(law)} if law.view == "messages" else {}),
+                    **({"mirrors": law.mirrors} if law.mirrors else {}),
+                }
+                for law in laws
+            ]
+        )
     return _show(console, invariants_table(arguments.view))
 
 
@@ -70,5 +88,8 @@ def statistics_main(arguments: argparse.Namespace, console: Console) -> int:
     """How often generated scenarios show each feature."""
     stats = feature_statistics(arguments.draws, random_seed=arguments.seed)
     for line in format_statistics(stats):
+        console.print(line, highlight=False)
+    by_format = format_statistics_of(arguments.draws, random_seed=arguments.seed)
+    for line in format_statistics_lines(by_format):
         console.print(line, highlight=False)
     return ExitCode.OK

@@ -23,6 +23,8 @@ from compactcheck.scale.database import (
 )
 from compactcheck.targets.calls import DEFAULT_MEMORY_LIMIT_MB, DEFAULT_TIMEOUT, Calls
 from invariants import VIEWS, Budget
+from invariants.formats import CHAT
+from invariants.formats import FORMATS as WIRE_FORMATS
 
 PROFILES = ("dev", "ci", "campaign")
 
@@ -97,6 +99,18 @@ def _malformed(text: str) -> tuple[str, ...]:
     return names
 
 
+def format_option(parser: argparse.ArgumentParser) -> None:
+    """--format: the wire format of the messages view."""
+    parser.add_argument(
+        "--format",
+        choices=WIRE_FORMATS,
+        default=CHAT,
+        help="the wire format a messages target is handed and answers: OpenAI chat "
+        "completions (default), Anthropic Messages, OpenAI Responses input items or Gemini "
+        "contents",
+    )
+
+
 def call_options(parser: argparse.ArgumentParser) -> None:
     """How a target's calls are made: --timeout, --in-process, --memory-limit."""
     parser.add_argument(
@@ -136,6 +150,7 @@ def fuzzing_options(
     parser.add_argument("--exclude-invariants", type=csv, default=[], help="skip these ids")
     parser.add_argument("--max-examples", type=positive, default=default, help=examples_help)
     parser.add_argument("--rounds", type=positive, default=3, help="most compactions per history")
+    format_option(parser)
     parser.add_argument("--seed", type=int, help="run seed (default: random in dev, 0 in ci)")
     call_options(parser)
     parser.add_argument("--budget", type=positive, help="declared size limit of compacted messages")
@@ -254,4 +269,5 @@ def run_config(arguments: argparse.Namespace, profile: Profile) -> RunConfig:
         max_total_examples=arguments.max_total_examples,
         redis_url=url,
         redis_read_only=arguments.redis_read_only,
+        format=arguments.format,
     )

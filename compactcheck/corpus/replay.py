@@ -12,6 +12,7 @@ from compactcheck.errors import CompactcheckError
 from compactcheck.targets.calls import Calls
 from compactcheck.targets.registry import resolve
 from invariants import UnknownInvariantError, select
+from invariants.formats import CHAT, check_format
 
 ReplayVerdict = Literal["fixed", "still failing", "errored"]
 
@@ -38,7 +39,14 @@ def replay_entry(path: Path, *, calls: Calls | None = None) -> ReplayResult:
 
     try:
         [law] = [call_law(view)] if invariant == CALL_ANSWERED else select(view, [invariant])
-        target = resolve(target_name, view=view, calls=calls)
+        recorded = data.get("input")
+        # A messages round in a provider format says which (its input is that format's request).
+        format = (
+            check_format(str(recorded["format"]))
+            if isinstance(recorded, dict) and "format" in recorded
+            else CHAT
+        )
+        target = resolve(target_name, view=view, calls=calls, format=format)
     except (CompactcheckError, UnknownInvariantError) as error:
         return result("errored", str(error))
     try:

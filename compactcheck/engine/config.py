@@ -14,6 +14,7 @@ from compactcheck.corpus.entry import DEFAULT_CORPUS_DIR
 from compactcheck.engine.shards import Shard
 from compactcheck.scale.database import profile_database
 from invariants import Budget
+from invariants.formats import CHAT, Format
 
 Profile = Literal["dev", "ci", "campaign"]
 # Where the shards run on one machine keep their corpora until they are merged into the main one.
@@ -65,6 +66,8 @@ class RunConfig:
     # seen) and judged fewer histories per second (BENCHMARKS.md); a time-boxed campaign
     # (fuzz) turns it on, where the budget is long enough for climbing to pay.
     target_phase: bool = False
+    # The wire format of the messages view: what a target is handed and must answer.
+    format: Format = CHAT
 
     def hypothesis_database(self) -> ExampleDatabase | None:
         """The example database of the profile: local in dev, local plus Redis in campaign."""

@@ -92,7 +92,13 @@ class Engine:
         targets: list[Target] = []
         try:
             for name in names:
-                target = resolve(name, view=view, calls=self.calls, budget=self.config.budget)
+                target = resolve(
+                    name,
+                    view=view,
+                    calls=self.calls,
+                    budget=self.config.budget,
+                    format=self.config.format,
+                )
                 targets.append(target)
             self.check(targets, view)
         except BaseException:

@@ -12,6 +12,7 @@ from typing import Any
 from compactcheck.harness import RoundOutcome
 from compactcheck.report.model import CALL_ANSWERED
 from invariants import VIEWS, Facts, Finding, Invariant, View, Violation, catalogue
+from invariants.catalogue import ALL_FORMATS
 
 __all__ = ["CALL_ANSWERED", "call_finding", "call_law", "known_ids"]
 STATEMENT = (
@@ -28,7 +29,7 @@ def _judged_by_the_runner(before: Any, after: Any, facts: Facts) -> Finding:
 def known_ids(views: Iterable[View] | None = None) -> set[str]:
     """The invariant ids a run judges on ``views`` (every view when None), the call law's too."""
     chosen = VIEWS if views is None else tuple(views)
-    return {law.id for view in chosen for law in catalogue(view)} | {CALL_ANSWERED}
+    return {law.id for view in chosen for law in catalogue(view, ALL_FORMATS)} | {CALL_ANSWERED}
 
 
 def call_law(view: View) -> Invariant:

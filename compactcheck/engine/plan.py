@@ -77,7 +77,13 @@ def plan(
 
 def run_job(job: Job, recording: Recording) -> list[Event]:
     """In a worker: resolve the target, run it, close it; every event of the run."""
-    target = resolve(job.target, view=job.view, calls=job.calls, budget=job.config.budget)
+    target = resolve(
+        job.target,
+        view=job.view,
+        calls=job.calls,
+        budget=job.config.budget,
+        format=job.config.format,
+    )
     try:
         return list(TargetRun(target, job.view, job.config, recording).steps(job.index))
     finally:

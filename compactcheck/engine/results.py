@@ -97,6 +97,7 @@ def target_report(run: TargetRun, started: float) -> TargetReport:
         errors=errors,
         calls=calls,
         failures=top_failures(tally.failures),
+        format=run.format if run.view == "messages" else "",
         stderr=run.target.stderr_tail()[-4000:],
         seconds=round(time.monotonic() - started, 3),
         isolation=run.target.isolation,

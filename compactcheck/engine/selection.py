@@ -6,7 +6,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from compactcheck.engine.crash import CALL_ANSWERED, call_law, known_ids
-from invariants import Invariant, UnknownInvariantError, View, select
+from invariants import Invariant, UnknownInvariantError, View, catalogue, select
+from invariants.catalogue import ALL_FORMATS
+from invariants.formats import CHAT, Format
 
 
 @dataclass(frozen=True)
@@ -28,18 +30,19 @@ class Selection:
                 f"{', '.join(sorted(known))} (`compactcheck invariants` lists them)"
             )
 
-    def laws(self, view: View) -> list[Invariant]:
-        """The catalogue's laws of ``view`` this selection keeps (ids of other views ignored)."""
-        known = {law.id for law in select(view)}
+    def laws(self, view: View, format: Format = CHAT) -> list[Invariant]:
+        """The catalogue's laws of ``view`` this selection keeps (ids of other views ignored),
+        those of one wire format: the laws of every format and the format's structural ones."""
+        known = {law.id for law in catalogue(view, ALL_FORMATS)}
         include = None if self.include is None else [i for i in self.include if i in known]
         exclude = [i for i in self.exclude if i in known]
-        return select(view, include, exclude)
+        return select(view, include, exclude, format)
 
-    def judging(self, view: View) -> list[Invariant]:
+    def judging(self, view: View, format: Format = CHAT) -> list[Invariant]:
         """What a run judges on ``view``: the call law first, then the selected laws.
 
         A crash is a finding whatever laws were selected, unless the user excluded the call law
         by name.
         """
         calls = [call_law(view)] if CALL_ANSWERED not in self.exclude else []
-        return [*calls, *self.laws(view)]
+        return [*calls, *self.laws(view, format)]

@@ -9,15 +9,26 @@ from hypothesis import target
 
 from compactcheck.harness import Case, RoundOutcome
 
+# Where a view's history sits in a round's input or answer: a chat list, events, a session log,
+# or the history of a provider request (Anthropic messages, Responses input, Gemini contents).
+_HISTORY_KEYS = ("messages", "events", "log", "input", "contents")
+
+
+def _history(data: Any) -> list[Any] | None:
+    if not isinstance(data, dict):
+        return None
+    if isinstance(data.get("request"), dict):
+        data = data["request"]
+    for key in _HISTORY_KEYS:
+        if isinstance(data.get(key), list):
+            return list(data[key])
+    return None
+
 
 def history_size(outcome: RoundOutcome) -> int:
     """How many messages, events or log records a round's input held."""
-    data = outcome.input
-    if isinstance(data, dict):
-        for key in ("messages", "events", "log"):
-            if isinstance(data.get(key), list):
-                return len(data[key])
-    return 0
+    history = _history(outcome.input)
+    return len(history) if history is not None else 0
 
 
 def _open_calls(case: Case) -> int:
@@ -26,13 +37,11 @@ def _open_calls(case: Case) -> int:
 
 
 def _sized(value: Any) -> int:
-    if isinstance(value, dict):
-        for key in ("messages", "events", "log"):
-            if isinstance(value.get(key), list):
-                return len(value[key])
-        tail = value.get("rawTail")
-        return (len(tail) + 1) if isinstance(tail, list) else 0
-    return 0
+    history = _history(value)
+    if history is not None:
+        return len(history)
+    tail = value.get("rawTail") if isinstance(value, dict) else None
+    return (len(tail) + 1) if isinstance(tail, list) else 0
 
 
 def steer(case: Case, outcomes: Sequence[RoundOutcome]) -> None:

@@ -40,6 +40,7 @@ from compactcheck.report.model import (
 )
 from compactcheck.targets.registry import Target
 from invariants import Finding, Invariant, View
+from invariants.formats import CHAT, Format
 
 
 @dataclass(frozen=True)
@@ -124,8 +125,10 @@ class TargetRun:
         self.recorder: Recorder = (recording or ByLaw()).start()
         self.driver: Driver = target.drivers[view]()
         selection = Selection(config.include, config.exclude)
-        self.laws: list[Invariant] = selection.laws(view)
-        self.judging: list[Invariant] = selection.judging(view)
+        # The format the target is driven in: the run's, or the only one the target speaks.
+        self.format: Format = target.format if view == "messages" else CHAT
+        self.laws: list[Invariant] = selection.laws(view, self.format)
+        self.judging: list[Invariant] = selection.judging(view, self.format)
         self.passes = 0
         self.tally = Tally()
         self.failures: dict[str, Failure] = {}
@@ -229,7 +232,7 @@ class TargetRun:
         return path
 
     def _cases(self) -> SearchStrategy[Case]:
-        return cases(self.config.rounds, self.view, self.config.malformed)
+        return cases(self.config.rounds, self.view, self.config.malformed, self.format)
 
     def _judge(self, outcomes: Sequence[RoundOutcome], pass_index: int, started: float) -> None:
         tally = self.tally

@@ -9,9 +9,11 @@ from functools import lru_cache
 from hypothesis import strategies as st
 
 from invariants import View
+from invariants.formats import CHAT, Format
 from invariants.session.exchange import MODES as SESSION_MODES
 from invariants.session.exchange import Mode as SessionMode
 from strategies import Scenario, scenarios
+from strategies.formats import feature_values
 
 # How many knobs a case carries (see ``Case.knobs``).
 KNOBS = 8
@@ -34,6 +36,9 @@ class Case:
     # Small integers drawn with the history for a compactor's own settings (see the adapters):
     # they travel in the messages payload and shrink with the history.
     knobs: tuple[int, ...] = ()
+    # Which of a provider format's own parts the history carries (strategies.formats.Features);
+    # drawn only for a format other than chat completions, and 0 (none) otherwise.
+    features: int = 0
 
     def prefix(self, round_index: int) -> Scenario:
         """The scenario as it stands at the end of one round (0-based)."""
@@ -45,20 +50,25 @@ class Case:
 
 
 def cases(
-    rounds: int, view: View | None = None, malformed: Collection[str] = ()
+    rounds: int,
+    view: View | None = None,
+    malformed: Collection[str] = (),
+    format: Format = CHAT,
 ) -> st.SearchStrategy[Case]:
     """Cases for one view: a messages history is one the provider accepts unless ``malformed``.
 
     The snapshot and session designs allow a result to arrive late; a chat provider does not.
+    A messages case in a provider format also draws which of the format's own parts it has.
     """
     if view == "messages":
         late, pending = "late-results" in malformed, "pending-calls" in malformed
-        return _cases(rounds, scenarios(late_results=late, pending_calls=pending))
+        return _cases(rounds, scenarios(late_results=late, pending_calls=pending), format != CHAT)
     return _cases(rounds, scenarios())
 
 
 # Strategies made once, not on every draw (each made inside a draw is a cache lookup).
 _MODES = st.sampled_from(SESSION_MODES)
+_FEATURES = feature_values()
 
 
 @lru_cache(maxsize=64)
@@ -73,7 +83,12 @@ def _cut_sets(turns: int, size: int) -> st.SearchStrategy[frozenset[int]]:
 
 
 @st.composite
-def _cases(draw: st.DrawFn, rounds: int, scenario_strategy: st.SearchStrategy[Scenario]) -> Case:
+def _cases(
+    draw: st.DrawFn,
+    rounds: int,
+    scenario_strategy: st.SearchStrategy[Scenario],
+    with_features: bool = False,
+) -> Case:
     """A scenario cut into one to ``rounds`` compaction rounds at turn boundaries."""
     scenario = draw(scenario_strategy)
     turns = len(scenario.turns)
@@ -95,4 +110,5 @@ def _cases(draw: st.DrawFn, rounds: int, scenario_strategy: st.SearchStrategy[Sc
         for value in (draw(_KNOB_WORDS), draw(_KNOB_WORDS))
         for index in range(KNOBS // 2)
     )
-    return Case(scenario, (*inner, turns), mode, knobs)
+    features = draw(_FEATURES) if with_features else 0
+    return Case(scenario, (*inner, turns), mode, knobs, features)

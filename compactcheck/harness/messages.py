@@ -1,4 +1,10 @@
-"""The messages view: the compacted output plus the next turns is the next round's input."""
+"""The messages view: the compacted output plus the next turns is the next round's input.
+
+A run speaks one wire format. Chat completions travel as ``{"messages": [...]}``; any other
+format as ``{"format": NAME, "request": {...}}``, the provider request a compactor of that
+format is handed (Anthropic ``system`` and ``messages``, Responses ``instructions`` and
+``input``, Gemini ``systemInstruction`` and ``contents``), and it answers ``{"request": ...}``.
+"""
 
 from __future__ import annotations
 
@@ -9,11 +15,35 @@ from pydantic import ValidationError
 from compactcheck.errors import first_problem
 from compactcheck.harness.cases import Case
 from compactcheck.harness.outcome import RoundOutcome, Status, answer_problem
-from compactcheck.targets.backend import Backend
+from compactcheck.targets.backend import Answer, Backend
 from invariants import Budget, ChatMessage, Facts, View, dump_messages, json_copy, parse_messages
+from invariants.formats import CHAT, HISTORY_FIELD, Format, NativeRequest, parse_request, read
 from strategies import Projected, project_messages
+from strategies.formats import Features, failed_calls, project_format
 from strategies.messages_facts import messages_facts
-from strategies.provider_rules import chat_completions_problems
+from strategies.provider_rules import chat_completions_problems, request_problems
+
+
+def _edited(given: Any, left: Any) -> str | None:
+    """How a compactor changed what it was handed, in place; None when it did not."""
+    if left == given:
+        return None
+    if isinstance(given, list) and isinstance(left, list):
+        changed = next(
+            (i for i, (a, b) in enumerate(zip(given, left, strict=False)) if a != b),
+            min(len(given), len(left)),
+        )
+        return (
+            f"the message list it was handed, in place (first change at index {changed}); a "
+            "compactor must return a new list"
+        )
+    return "the request it was handed, in place; a compactor must return a new one"
+
+
+def _mutated(what: str) -> RoundOutcome:
+    # The messages view's counterpart of state_untouched: an in-process compactor that edits
+    # what it was handed would corrupt its caller's history.
+    return RoundOutcome(0, "errored", reason=f"the backend mutated {what}")
 
 
 class MessagesDriver:
@@ -21,9 +51,23 @@ class MessagesDriver:
 
     view: View = "messages"
 
-    def __init__(self, backend: Backend, budget: Budget | None = None) -> None:
+    def __init__(self, backend: Backend, budget: Budget | None = None, format: Format = CHAT):
         self.backend = backend
         self.budget = budget
+        self.format = format
+
+    def _answer(self, payload: dict[str, Any], key: str, given: Any) -> tuple[Answer, Any]:
+        """The backend's answer, and what it left of the ``key`` part it was handed."""
+        handed = payload[key]
+        answer = self.backend.compact("messages", payload)
+        # A backend in another process reports the input as its compactor left it, when that
+        # compactor edited it in place (an in-process one edited ``handed`` itself).
+        left = getattr(self.backend, "last_input", None)
+        if key == "request" and isinstance(left, dict) and isinstance(left.get("request"), dict):
+            left = left["request"]
+        if isinstance(left, type(given)) and left is not handed:
+            handed = left
+        return answer, handed
 
     def _one(
         self,
@@ -37,31 +81,15 @@ class MessagesDriver:
         if before is None:
             before = parse_messages(messages)
         problems = tuple(chat_completions_problems(messages))
-        handed = json_copy(messages)
-        payload: dict[str, Any] = {"messages": handed}
+        payload: dict[str, Any] = {"messages": json_copy(messages)}
         recorded: dict[str, Any] = {"messages": messages}
         if knobs:
             payload["knobs"] = recorded["knobs"] = list(knobs)
-        answer = self.backend.compact("messages", payload)
+        answer, handed = self._answer(payload, "messages", messages)
         problem = answer_problem(answer)
-        # A backend in another process reports the input as its compactor left it, when that
-        # compactor edited it in place (an in-process one edited ``handed`` itself).
-        left = getattr(self.backend, "last_input", None)
-        if isinstance(left, list) and left is not payload["messages"]:
-            handed = left
-        if problem is None and handed != messages:
-            # The messages view's counterpart of state_untouched: an in-process compactor that
-            # edits the list it was handed would corrupt its caller's history.
-            changed = next(
-                (i for i, (a, b) in enumerate(zip(messages, handed, strict=False)) if a != b),
-                min(len(messages), len(handed)),
-            )
-            problem = RoundOutcome(
-                0,
-                "errored",
-                reason=f"the backend mutated the message list it was handed, in place (first "
-                f"change at index {changed}); a compactor must return a new list",
-            )
+        edited = _edited(messages, handed) if problem is None else None
+        if edited is not None:
+            problem = _mutated(edited)
         if problem is not None:
             problem.round, problem.facts, problem.input = index, facts, recorded
             problem.input_problems = problems
@@ -87,8 +115,62 @@ class MessagesDriver:
             index, status, facts, before, after, recorded, answer.result, input_problems=problems
         )
 
+    def _native(
+        self,
+        index: int,
+        request: dict[str, Any],
+        facts: Facts,
+        knobs: tuple[int, ...],
+    ) -> RoundOutcome:
+        """One compaction of a provider request of the run's format."""
+        native_before = parse_request(self.format, request)
+        problems = tuple(request_problems(self.format, native_before))
+        payload: dict[str, Any] = {"format": self.format, "request": json_copy(request)}
+        recorded: dict[str, Any] = {"format": self.format, "request": request}
+        if knobs:
+            payload["knobs"] = recorded["knobs"] = list(knobs)
+        answer, handed = self._answer(payload, "request", request)
+        problem = answer_problem(answer)
+        edited = _edited(request, handed) if problem is None else None
+        if edited is not None:
+            problem = _mutated(edited)
+        if problem is not None:
+            problem.round, problem.facts, problem.input = index, facts, recorded
+            problem.input_problems = problems
+            return problem
+        assert answer.result is not None
+        output = answer.result.get("request")
+        try:
+            native_after = parse_request(self.format, output)
+        except ValidationError as error:
+            where, what = first_problem(error)
+            return RoundOutcome(
+                index,
+                "errored",
+                facts,
+                input=recorded,
+                output=output,
+                reason=f"the answer is not a valid {self.format} request: {where}: {what}",
+                input_problems=problems,
+            )
+        status: Status = "unchanged" if native_after == native_before else "compacted"
+        return RoundOutcome(
+            index,
+            status,
+            facts,
+            read(native_before),
+            read(native_after),
+            recorded,
+            answer.result,
+            input_problems=problems,
+            native_before=native_before,
+            native_after=native_after,
+        )
+
     def run(self, case: Case) -> list[RoundOutcome]:
         """Compact after each round's turns; feed the output forward."""
+        if self.format != CHAT:
+            return self._run_native(case)
         outcomes: list[RoundOutcome] = []
         carried: list[dict[str, Any]] = []
         carried_models: tuple[ChatMessage, ...] = ()
@@ -114,12 +196,39 @@ class MessagesDriver:
             carried = dump_messages(carried_models)
         return outcomes
 
+    def _run_native(self, case: Case) -> list[RoundOutcome]:
+        """Each round: the answer so far, then the next turns in the same format."""
+        outcomes: list[RoundOutcome] = []
+        carried: dict[str, Any] | None = None
+        features = Features(case.features)
+        errors = failed_calls(case.scenario)
+        field = HISTORY_FIELD[self.format]
+        seen = 0
+        for index in range(len(case.cuts)):
+            prefix = case.prefix(index)
+            history = project_messages(prefix)
+            fresh = project_format(
+                self.format, history.messages[seen:], features, errors, offset=seen
+            )
+            seen = len(history.messages)
+            facts = messages_facts(Projected(prefix, history), self.budget)
+            if carried is None:
+                request = fresh
+            else:
+                request = {**carried, field: [*carried.get(field, []), *fresh[field]]}
+            outcome = self._native(index + 1, request, facts, case.knobs)
+            outcomes.append(outcome)
+            if not outcome.answered:
+                break
+            after: NativeRequest = outcome.native_after
+            carried = after.to_json_data()
+        return outcomes
+
     def replay(self, entry: dict[str, Any]) -> RoundOutcome:
         """Re-run a recorded round."""
         recorded = entry["input"]
-        return self._one(
-            entry["round"],
-            recorded["messages"],
-            Facts.model_validate(entry["facts"]),
-            tuple(recorded.get("knobs", ())),
-        )
+        facts = Facts.model_validate(entry["facts"])
+        knobs = tuple(recorded.get("knobs", ()))
+        if "request" in recorded:
+            return self._native(entry["round"], recorded["request"], facts, knobs)
+        return self._one(entry["round"], recorded["messages"], facts, knobs)

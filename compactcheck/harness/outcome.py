@@ -27,6 +27,10 @@ class RoundOutcome:
     timed_out: bool = False
     # The provider rules the input breaks (empty for input a provider accepts).
     input_problems: tuple[str, ...] = ()
+    # A messages round in a provider format other than chat completions: the parsed requests
+    # its structural laws read (``before`` and ``after`` are their chat readings).
+    native_before: Any = None
+    native_after: Any = None
 
     @property
     def judged(self) -> bool:
@@ -46,6 +50,8 @@ class RoundOutcome:
         """One law's finding on this round (only where the law applies)."""
         if self.facts is None or not self.judges(law):
             raise ValueError(f"round {self.round} was {self.status}; {law.id} has nothing to judge")
+        if law.formats:
+            return law.check(self.native_before, self.native_after, self.facts)
         return law.check(self.before, self.after, self.facts)
 
 

@@ -81,6 +81,11 @@ class Implementation(_ReportModel):
     version: str = ""
     language: str = "python"
     views: list[str] = Field(default_factory=list)
+    formats: list[str] = Field(
+        default_factory=lambda: ["openai-chat"],
+        description="the wire formats of the messages view it speaks (chat completions unless "
+        "it declares others)",
+    )
 
 
 class TargetReport(_ReportModel):
@@ -96,6 +101,11 @@ class TargetReport(_ReportModel):
         default_factory=dict,
         description="the target's calls by outcome: compacted (changed the history), unchanged, "
         "declined, skipped, unsafe (not a safe point to compact), errored, timed out",
+    )
+    format: str = Field(
+        default="",
+        description="the wire format of the messages view the target was driven in "
+        "(openai-chat, anthropic, openai-responses, gemini); '' for the other views",
     )
     failures: dict[str, int] = Field(
         default_factory=dict,

@@ -144,6 +144,7 @@ def merge_target_reports(reports: Sequence[TargetReport]) -> TargetReport:
         stderr=stderr[-_STDERR_CHARS:],
         seconds=round(sum(report.seconds for report in reports), 3),
         isolation=first.isolation,
+        format=first.format,
     )
 
 

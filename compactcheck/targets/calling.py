@@ -7,8 +7,10 @@ import json
 import traceback
 from typing import Any
 
-# The views, as the protocol names them (invariants.View, without importing the laws).
+# The views and the messages view's formats, as the protocol names them (invariants.View and
+# invariants.formats.FORMATS, without importing the laws).
 VIEW_NAMES = ("messages", "snapshot", "session")
+FORMAT_NAMES = ("openai-chat", "anthropic", "openai-responses", "gemini")
 
 
 def argument_of(view: str, payload: dict[str, Any]) -> Any:
@@ -18,7 +20,8 @@ def argument_of(view: str, payload: dict[str, Any]) -> Any:
     payload itself (``{"log": [...], "mode": ...}``).
     """
     if view == "messages":
-        return payload["messages"]
+        # A provider format's request goes to the callable whole (a chat list, as it was).
+        return payload["request"] if "request" in payload else payload["messages"]
     if view == "snapshot":
         return payload["compactorInput"]
     return payload
@@ -37,8 +40,19 @@ def described(error: BaseException, *, memory_note: str = "") -> str:
     return f"{type(error).__name__}: {error}{where}"
 
 
-def result_of(view: str, output: Any, max_answer_bytes: int) -> tuple[dict[str, Any] | None, str]:
-    """The protocol result for what the callable returned, or ``(None, problem)``."""
+# The request field holding the history, per format (invariants.formats.HISTORY_FIELD, without
+# importing the laws into a worker).
+_HISTORY_FIELD = {"anthropic": "messages", "openai-responses": "input", "gemini": "contents"}
+
+
+def result_of(
+    view: str, output: Any, max_answer_bytes: int, payload: dict[str, Any] | None = None
+) -> tuple[dict[str, Any] | None, str]:
+    """The protocol result for what the callable returned, or ``(None, problem)``.
+
+    Handed a provider request, a callable may return the whole request, or only its history
+    list (the rest of the request is then the one it was handed).
+    """
     try:
         size = len(json.dumps(output, default=str))
     except (TypeError, ValueError, RecursionError) as error:
@@ -49,7 +63,17 @@ def result_of(view: str, output: Any, max_answer_bytes: int) -> tuple[dict[str, 
             "(max_answer_bytes)"
         )
     if view == "messages":
-        return {"messages": output}, ""
+        if payload is None or "request" not in payload:
+            return {"messages": output}, ""
+        if isinstance(output, list):
+            field = _HISTORY_FIELD.get(str(payload.get("format")), "messages")
+            return {"request": {**payload["request"], field: output}}, ""
+        if not isinstance(output, dict):
+            return None, (
+                f"expected the {payload.get('format')} request (a dict) or its history (a "
+                f"list), found {type(output).__name__}"
+            )
+        return {"request": output}, ""
     if view == "snapshot":
         return {"draft": output}, ""
     if not isinstance(output, dict):

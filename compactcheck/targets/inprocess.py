@@ -10,7 +10,7 @@ from typing import Any
 from compactcheck.engine import interrupts
 from compactcheck.report.model import Implementation
 from compactcheck.targets.backend import Answer
-from compactcheck.targets.calling import argument_of, described, result_of
+from compactcheck.targets.calling import FORMAT_NAMES, argument_of, described, result_of
 from invariants import View
 
 # How long a wait for an answer goes without looking for a Ctrl-C.
@@ -73,8 +73,13 @@ class CallableBackend:
         self.max_answer_bytes = max_answer_bytes
         # Appended to a MemoryError's description (the isolated worker names its limit there).
         self.memory_note = memory_note
+        # A plain callable takes whichever format the run names (--format).
         self._implementation = Implementation(
-            name=name, version=version, language="python", views=list(views)
+            name=name,
+            version=version,
+            language="python",
+            views=list(views),
+            formats=list(FORMAT_NAMES),
         )
         self.last_input: Any = None
 
@@ -117,7 +122,7 @@ class CallableBackend:
             if isinstance(error, KeyboardInterrupt) and interrupts.heard():
                 raise
             return Answer.error(described(error, memory_note=self.memory_note))
-        result, problem = result_of(view, output, self.max_answer_bytes)
+        result, problem = result_of(view, output, self.max_answer_bytes, payload)
         return Answer.ok(result) if result is not None else Answer.error(problem)
 
     def stderr_tail(self) -> str:

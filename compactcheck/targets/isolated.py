@@ -26,7 +26,13 @@ import threading
 import time
 from typing import Any, BinaryIO
 
-from compactcheck.targets.calling import VIEW_NAMES, argument_of, described, result_of
+from compactcheck.targets.calling import (
+    FORMAT_NAMES,
+    VIEW_NAMES,
+    argument_of,
+    described,
+    result_of,
+)
 from compactcheck.targets.loading import (
     LoadError,
     callable_views,
@@ -105,6 +111,8 @@ class _Compactor:
                 "version": "",
                 "language": "python",
                 "views": list(callable_views(attribute, view)),
+                # A plain callable takes whichever format the run names (--format).
+                "formats": list(FORMAT_NAMES),
             }
 
     def answer(self, request: dict[str, Any], pristine: dict[str, Any]) -> dict[str, Any]:
@@ -128,7 +136,7 @@ class _Compactor:
         except BaseException as error:
             answer["errored"] = {"message": described(error, memory_note=self.memory_note)}
             return answer
-        result, problem = result_of(view, output, MAX_ANSWER_BYTES)
+        result, problem = result_of(view, output, MAX_ANSWER_BYTES, payload)
         if result is None:
             answer["errored"] = {"message": problem}
         else:

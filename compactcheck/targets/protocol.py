@@ -13,7 +13,7 @@ fields), so adding an optional field later breaks nobody.
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, ClassVar, Generic, Literal, TypeVar
+from typing import Annotated, Any, ClassVar, Generic, Literal, Self, TypeVar
 
 from pydantic import (
     ConfigDict,
@@ -28,6 +28,7 @@ from pydantic.json_schema import SkipJsonSchema
 from compactcheck.errors import CompactcheckError, one_line
 from compactcheck.report.model import Implementation
 from invariants import CompactorInput, SnapshotDraft, View, WireModel
+from invariants.formats import Format
 from invariants.messages import ChatMessage
 from invariants.session import SessionEvent
 
@@ -80,11 +81,21 @@ class HarnessImplementation(_Line):
     views: tuple[View, ...] = Field(
         min_length=1, description="the views the harness compacts; others it answers skipped"
     )
+    formats: tuple[Format, ...] = Field(
+        default=("openai-chat",),
+        min_length=1,
+        description="the wire formats of the messages view the harness takes (openai-chat, "
+        "anthropic, openai-responses, gemini); a harness that declares none gets openai-chat",
+    )
 
     def to_implementation(self) -> Implementation:
         """The report's record of this implementation."""
         return Implementation(
-            name=self.name, version=self.version, language=self.language, views=list(self.views)
+            name=self.name,
+            version=self.version,
+            language=self.language,
+            views=list(self.views),
+            formats=list(self.formats),
         )
 
 
@@ -108,20 +119,52 @@ class StartRequest(Request):
 
 
 class MessagesInput(_Line):
-    """Messages view input: an OpenAI chat message list to compact."""
+    """Messages view input: an OpenAI chat message list, or a provider request, to compact.
 
-    messages: tuple[ChatMessage, ...]
+    Chat completions come as ``messages``; any other format the harness declared as ``format``
+    and ``request`` (the provider's request body: Anthropic ``system`` and ``messages``,
+    Responses ``instructions`` and ``input``, Gemini ``systemInstruction`` and ``contents``).
+    """
+
+    messages: tuple[ChatMessage, ...] | None = Field(
+        default=None, description="the history, in OpenAI chat completions format"
+    )
+    format: Format | None = Field(
+        default=None, description="the wire format of ``request`` (absent: chat completions)"
+    )
+    request: dict[str, Any] | None = Field(
+        default=None, description="the provider request of ``format`` whose history to compact"
+    )
     knobs: tuple[int, ...] | None = Field(
         default=None,
         description="small integers drawn with the history; a harness may derive its own "
         "settings from them so that they shrink with the history (optional, may be ignored)",
     )
 
+    @model_validator(mode="after")
+    def _one_history(self) -> Self:
+        if (self.messages is None) == (self.request is None):
+            raise ValueError("expected either messages or format and request")
+        if (self.request is None) != (self.format is None):
+            raise ValueError("format and request come together")
+        return self
+
 
 class MessagesResult(_Line):
-    """Messages view result: the compacted chat message list."""
+    """Messages view result: the compacted chat message list, or the compacted request."""
 
-    messages: tuple[ChatMessage, ...]
+    messages: tuple[ChatMessage, ...] | None = Field(
+        default=None, description="the compacted history (chat completions)"
+    )
+    request: dict[str, Any] | None = Field(
+        default=None, description="the compacted request, in the format it was handed"
+    )
+
+    @model_validator(mode="after")
+    def _one_history(self) -> Self:
+        if (self.messages is None) == (self.request is None):
+            raise ValueError("expected either messages or request")
+        return self
 
 
 class SnapshotInput(_Line):

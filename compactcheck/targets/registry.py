@@ -33,7 +33,9 @@ from compactcheck.targets.loading import (
 )
 from compactcheck.targets.subprocess_backend import CommandBackend
 from invariants import VIEWS, Budget, View
-from reference_engine.messages import reference_messages
+from invariants.formats import CHAT, Format, check_format
+from reference_engine.messages import reference_for
+from reference_engine.mutants.formats import FORMAT_MUTANTS
 from reference_engine.mutants.messages import MESSAGE_MUTANTS
 from reference_engine.mutants.mutant import Mutant
 from reference_engine.mutants.session import SESSION_MUTANTS
@@ -49,7 +51,8 @@ class TargetError(CompactcheckError):
 def all_mutants() -> dict[str, Mutant]:
     """Every built-in mutant by name."""
     return {
-        mutant.name: mutant for mutant in (*SNAPSHOT_MUTANTS, *MESSAGE_MUTANTS, *SESSION_MUTANTS)
+        mutant.name: mutant
+        for mutant in (*SNAPSHOT_MUTANTS, *MESSAGE_MUTANTS, *FORMAT_MUTANTS, *SESSION_MUTANTS)
     }
 
 
@@ -64,6 +67,8 @@ class Target:
     notes: list[str] = field(default_factory=list)
     # Where the compactor runs: in this process, a crash of it ends the run.
     isolation: Isolation = "in-process"
+    # The wire format its messages view is driven in (the run's, or the one it speaks).
+    format: Format = CHAT
 
     @property
     def views(self) -> tuple[View, ...]:
@@ -80,18 +85,31 @@ class Target:
             self.backend.close()
 
 
-def _builtin(name: str, description: str, drivers: dict[View, Callable[[], Driver]]) -> Target:
+def _builtin(
+    name: str,
+    description: str,
+    drivers: dict[View, Callable[[], Driver]],
+    format: Format = CHAT,
+) -> Target:
     implementation = Implementation(
-        name=name, version="builtin", language="python", views=list(drivers)
+        name=name, version="builtin", language="python", views=list(drivers), formats=[format]
     )
-    return Target(name, implementation, drivers, notes=[description], isolation="built-in")
+    return Target(
+        name, implementation, drivers, notes=[description], isolation="built-in", format=format
+    )
 
 
 def _messages_target(
-    name: str, function: Callable[[Any], Any], description: str, budget: Budget | None
+    name: str,
+    function: Callable[[Any], Any],
+    description: str,
+    budget: Budget | None,
+    format: Format = CHAT,
 ) -> Target:
     backend = CallableBackend(function, name=name, views=("messages",))
-    return _builtin(name, description, {"messages": lambda: MessagesDriver(backend, budget)})
+    return _builtin(
+        name, description, {"messages": lambda: MessagesDriver(backend, budget, format)}, format
+    )
 
 
 BUILTIN_DESCRIPTIONS = {
@@ -120,16 +138,19 @@ def builtin_targets() -> dict[str, tuple[View, str]]:
     return targets
 
 
-def _python_target(text: str, view: View | None, calls: Calls, budget: Budget | None) -> Target:
+def _python_target(
+    text: str, view: View | None, calls: Calls, budget: Budget | None, format: Format
+) -> Target:
     spec = text.removeprefix("py:")
     if not calls.in_process:
         # The worker loads the compactor; a spec that names nothing is its one-line error.
-        return _backend_target(text, isolated_backend(spec, view, calls), budget, "worker process")
+        backend = isolated_backend(spec, view, calls)
+        return _backend_target(text, backend, budget, "worker process", format)
     try:
         attribute = load_attribute(spec)
     except LoadError as error:
         raise TargetError(str(error)) from None
-    target = python_target(attribute, text, view, calls.timeout, budget)
+    target = python_target(attribute, text, view, calls.timeout, budget, format)
     target.isolation = "in-process"
     return target
 
@@ -150,7 +171,12 @@ def isolated_backend(spec: str, view: View | None, calls: Calls) -> CommandBacke
 
 
 def python_target(
-    attribute: Any, text: str, view: View | None, timeout: float, budget: Budget | None
+    attribute: Any,
+    text: str,
+    view: View | None,
+    timeout: float,
+    budget: Budget | None,
+    format: Format = CHAT,
 ) -> Target:
     """A target of a Python compactor: a callable, or an adapter object (``compact`` and
     ``implementation``), named ``text``."""
@@ -166,26 +192,39 @@ def python_target(
             f"{text}: expected a callable or an adapter object with compact() and "
             f"implementation, found {type(attribute).__name__}"
         )
-    return _backend_target(text, backend, budget)
+    return _backend_target(text, backend, budget, format=format)
 
 
 def _backend_target(
-    name: str, backend: Backend, budget: Budget | None, isolation: Isolation = "in-process"
+    name: str,
+    backend: Backend,
+    budget: Budget | None,
+    isolation: Isolation = "in-process",
+    format: Format = CHAT,
 ) -> Target:
     drivers: dict[View, Callable[[], Driver]] = {}
     views = backend.implementation.views
     if "messages" in views:
-        drivers["messages"] = lambda: MessagesDriver(backend, budget)
+        spoken = backend.implementation.formats
+        if format not in spoken:
+            raise TargetError(
+                f"{name} speaks the {', '.join(spoken)} format(s), not {format}; run it with "
+                f"--format {spoken[0]}, or declare the format (a harness: implementation."
+                "formats in its start answer)"
+            )
+        drivers["messages"] = lambda: MessagesDriver(backend, budget, format)
     if "session" in views:
         drivers["session"] = lambda: SessionDriver(backend_session_compactor(backend))
     if "snapshot" in views:
         drivers["snapshot"] = lambda: SnapshotDriver(backend_snapshot_frame(backend))
     if not drivers:
         raise TargetError(f"{name}: declares no view compactcheck can drive ({views})")
-    return Target(name, backend.implementation, drivers, backend, isolation=isolation)
+    return Target(
+        name, backend.implementation, drivers, backend, isolation=isolation, format=format
+    )
 
 
-def _command_target(text: str, timeout: float, budget: Budget | None) -> Target:
+def _command_target(text: str, timeout: float, budget: Budget | None, format: Format) -> Target:
     command_line = text.removeprefix("cmd:")
     if not command_line.strip():
         raise TargetError(
@@ -193,19 +232,33 @@ def _command_target(text: str, timeout: float, budget: Budget | None) -> Target:
         )
     # The one place a command line is split (with its one-line error for an unclosed quote).
     backend = CommandBackend.from_command_line(command_line, timeout=timeout)
-    return _backend_target(text, backend, budget, "harness process")
+    return _backend_target(text, backend, budget, "harness process", format)
 
 
-def _adapter_target(text: str, timeout: float, budget: Budget | None) -> Target | None:
-    """A third-party compactor named like ``langchain:trim_messages`` (see targets.adapters)."""
+def _adapter_target(
+    text: str, timeout: float, budget: Budget | None, format: Format
+) -> Target | None:
+    """A third-party compactor named like ``langchain:trim_messages`` (see targets.adapters).
+
+    An adapter speaks one format (its implementation says which); a run that names no other
+    format drives it in that one.
+    """
     factory = ADAPTERS.get(text)
     if factory is None:
         return None
-    return _backend_target(text, factory(timeout=timeout, budget=budget), budget, "built-in")
+    backend = factory(timeout=timeout, budget=budget)
+    spoken = backend.implementation.formats
+    chosen = check_format(spoken[0]) if format == CHAT and CHAT not in spoken else format
+    return _backend_target(text, backend, budget, "built-in", chosen)
 
 
 def resolve(
-    text: str, *, view: View | None = None, calls: Calls | None = None, budget: Budget | None = None
+    text: str,
+    *,
+    view: View | None = None,
+    calls: Calls | None = None,
+    budget: Budget | None = None,
+    format: Format = CHAT,
 ) -> Target:
     """The target a connectable string names; TargetError when it names nothing.
 
@@ -213,7 +266,8 @@ def resolve(
     process unless ``calls.in_process``).
 
     ``budget`` is handed to the messages driver (and to our own reference compactor), so that
-    the budget law can judge what the caller declared.
+    the budget law can judge what the caller declared. ``format`` is the wire format of the
+    messages view; a target that does not speak it is a TargetError.
     """
     if text == "reference":
         return _builtin(
@@ -228,7 +282,11 @@ def resolve(
         )
     if text == "reference-messages":
         return _messages_target(
-            text, reference_messages(budget=budget), BUILTIN_DESCRIPTIONS[text], budget
+            text,
+            reference_for(format, budget),
+            BUILTIN_DESCRIPTIONS[text],
+            budget,
+            format,
         )
     if text.startswith("mutant:"):
         mutant = all_mutants().get(text.removeprefix("mutant:"))
@@ -240,7 +298,10 @@ def resolve(
         if mutant.view == "messages":
             # A mutant of the budget law is judged against the budget it was built to break.
             declared = mutant.budget if budget is None else budget
-            return _messages_target(text, mutant.build(), mutant.description, declared)
+            spoken = check_format(mutant.format or CHAT)
+            if format not in (CHAT, spoken):
+                raise TargetError(f"{text} speaks the {spoken} format, not {format}")
+            return _messages_target(text, mutant.build(), mutant.description, declared, spoken)
         if mutant.view == "session":
             compactor = mutant.build()
             return _builtin(text, mutant.description, {"session": lambda: SessionDriver(compactor)})
@@ -248,12 +309,12 @@ def resolve(
         return _builtin(text, mutant.description, {"snapshot": lambda: SnapshotDriver(pipeline)})
     calls = calls or Calls()
     if text.startswith("py:"):
-        return _python_target(text, view, calls, budget)
-    adapter = _adapter_target(text, calls.timeout, budget)
+        return _python_target(text, view, calls, budget, format)
+    adapter = _adapter_target(text, calls.timeout, budget, format)
     if adapter is not None:
         return adapter
     if text.startswith("cmd:"):
-        return _command_target(text, calls.timeout, budget)
+        return _command_target(text, calls.timeout, budget, format)
     raise TargetError(
         f"{text!r}: unknown target; expected reference, reference-messages, mutant:NAME, "
         "py:module:attribute or cmd:COMMAND (see `compactcheck targets`)"

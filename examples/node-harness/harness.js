@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 // A compactcheck harness in plain JavaScript (Node.js 18+, no dependencies).
 //
-// It speaks compactcheck's JSON-lines protocol, version 1, on stdin and stdout, and wraps one
-// messages-view compactor: OpenAI chat messages in, fewer OpenAI chat messages out.
+// It speaks compactcheck's JSON-lines protocol, version 1, on stdin and stdout, and wraps two
+// messages-view compactors: OpenAI chat messages in, fewer OpenAI chat messages out; and an
+// Anthropic Messages request ({system, messages}) in, a shorter one out.
 //
 //   compactcheck run "cmd:node examples/node-harness/harness.js"
+//   compactcheck run "cmd:node examples/node-harness/harness.js" --format anthropic
 //
 // To check your own compactor, replace compactMessages() below (it may be async) and keep the
 // protocol plumbing at the bottom as it is. Diagnostics go to stderr (console.error): stdout
@@ -18,6 +20,8 @@ const IMPLEMENTATION = {
   version: "1.0.0",
   language: "javascript",
   views: ["messages"],
+  // The wire formats it takes; without this field compactcheck sends openai-chat only.
+  formats: ["openai-chat", "anthropic"],
 };
 
 // How many messages a compacted list may hold (the example's only knob).
@@ -124,6 +128,79 @@ function summarise(span) {
   return { role: "user", content: lines.join("\n") };
 }
 
+// --- The Anthropic Messages compactor -------------------------------------------------------
+// The same policy on an Anthropic request. The API joins consecutive messages of one role and
+// pairs each assistant tool_use with a tool_result in the very next message, so the history is
+// cut into units that stay whole: an assistant message that calls tools, with the message that
+// answers it; every other message alone. Kept units are carried exactly as they came: thinking
+// blocks and their signatures, redacted thinking, server tools and cache markers included.
+
+async function compactAnthropic(request) {
+  return exampleAnthropicCompactor(request, MAX_MESSAGES);
+}
+
+function callsTools(message) {
+  return (
+    message.role === "assistant" &&
+    Array.isArray(message.content) &&
+    message.content.some((block) => block.type === "tool_use")
+  );
+}
+
+function anthropicUnits(messages) {
+  const units = [];
+  for (let index = 0; index < messages.length; index += 1) {
+    if (callsTools(messages[index]) && index + 1 < messages.length) {
+      units.push([messages[index], messages[index + 1]]);
+      index += 1;
+    } else {
+      units.push([messages[index]]);
+    }
+  }
+  return units;
+}
+
+function anthropicLine(message) {
+  const blocks = typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content;
+  const lines = [];
+  for (const block of blocks) {
+    if (block.type === "text" && message.role === "user") lines.push(`- user said: ${block.text}`);
+    else if (block.type === "text") lines.push(`- assistant: ${firstLine(block.text)}`);
+    else if (block.type === "tool_use") {
+      lines.push(`- assistant called ${block.name} ${JSON.stringify(block.input)} (${block.id})`);
+    } else if (block.type === "tool_result") {
+      lines.push(`- tool result ${block.tool_use_id}: ${firstLine(textOf(block.content))}`);
+    }
+    // Thinking, redacted thinking, images and server tools are opaque: never summarised.
+  }
+  return lines;
+}
+
+function exampleAnthropicCompactor(request, maxMessages) {
+  const messages = request.messages;
+  if (messages.length <= maxMessages) return { ...request, messages: messages.slice() };
+  const units = anthropicUnits(messages);
+  // The head: the first user message (the task); the system prompt is not a message.
+  const head = units.length > 0 && units[0][0].role === "user" ? 1 : 0;
+  let kept = 0;
+  let tailStart = units.length;
+  for (let index = units.length - 1; index > head; index -= 1) {
+    if (head + 1 + kept + units[index].length > maxMessages) break;
+    kept += units[index].length;
+    tailStart = index;
+  }
+  if (tailStart === units.length) tailStart = units.length - 1; // the last unit stays
+  if (tailStart <= head) return { ...request, messages: messages.slice() };
+  const dropped = units.slice(head, tailStart).flat();
+  const lines = [`Summary of ${dropped.length} earlier messages, replaced by this one:`];
+  for (const message of dropped) lines.push(...anthropicLine(message));
+  const summary = { role: "user", content: [{ type: "text", text: lines.join("\n") }] };
+  return {
+    ...request,
+    messages: [...units.slice(0, head).flat(), summary, ...units.slice(tailStart).flat()],
+  };
+}
+
 // --- Protocol plumbing (version 1): keep as it is ----------------------------------------------
 
 function send(answer) {
@@ -146,7 +223,14 @@ async function answer(request) {
     return { seq, skipped: { reason: `this harness compacts the messages view, not ${request.view}` } };
   }
   try {
-    const messages = await compactMessages(request.input.messages);
+    const input = request.input;
+    if (input.format === "anthropic") {
+      return { seq, result: { request: await compactAnthropic(input.request) } };
+    }
+    if (input.format !== undefined) {
+      return { seq, skipped: { reason: `this harness does not take the ${input.format} format` } };
+    }
+    const messages = await compactMessages(input.messages);
     return { seq, result: { messages } };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);

@@ -2,8 +2,8 @@
 
 It is written so that nothing a checker or a model needs is lost: what users said is kept in
 full (their words carry goals and constraint updates), each tool call is listed with its name,
-arguments and id, and every other message by its first line. Identifiers such as file paths and
-step ids therefore survive verbatim.
+arguments and id, and every other message by the first line of each of its text parts.
+Identifiers such as file paths and step ids therefore survive verbatim.
 """
 
 from __future__ import annotations
@@ -33,9 +33,11 @@ def summary_lines(message: ChatMessage) -> list[str]:
         return [f"- user said: {text}"]
     if isinstance(message, ToolMessage):
         return [f"- tool result {message.tool_call_id}: {first_line(text)}"]
-    lines: list[str] = []
-    if text:
-        lines.append(f"- {message.role}: {first_line(text)}")
+    # The first line of each text part: a provider format's turn that joins several texts (a
+    # Gemini model turn, an Anthropic turn of several text blocks) reads as one part each.
+    parts = message.content if isinstance(message.content, tuple) else (text,)
+    shown = [first_line(part if isinstance(part, str) else part.text) for part in parts]
+    lines = [f"- {message.role}: {line}" for line in shown if line]
     if isinstance(message, AssistantMessage) and message.tool_calls:
         lines += [
             f"- assistant called {call.function.name} {call.function.arguments} ({call.id})"

@@ -32,3 +32,6 @@ class Mutant:
     # The malformed-input scenarios its bug needs to show (run --malformed): a bug that only
     # input a provider rejects can reveal.
     malformed: tuple[str, ...] = ()
+    # The wire format a messages mutant speaks (None: chat completions); it is built on that
+    # format's reference compactor and breaks a structural law of the format.
+    format: str | None = None

@@ -14,6 +14,13 @@ from compactcheck.report.model import (
 Violation = tuple[TargetReport, InvariantResult, Counterexample]
 
 
+def where(target: TargetReport) -> str:
+    """The view a target was judged on, with its wire format when that is not chat completions."""
+    if target.format and target.format != "openai-chat":
+        return f"{target.view}, {target.format}"
+    return target.view
+
+
 def header_fields(report: Report) -> list[tuple[str, str]]:
     """The run's identity, in the order every header shows it."""
     fields = [

@@ -19,6 +19,7 @@ from compactcheck.report.render._digest import (
     input_problems_line,
     problems,
     violations,
+    where,
 )
 from compactcheck.report.untrusted import block, json_block, safe_line
 
@@ -65,7 +66,7 @@ def print_report(report: Report, console: Console) -> None:
             if id(result) in numbers:
                 note = f"see violation {numbers[id(result)]}"
             # The target is named once, on the first row of its group.
-            name = f"{target.target} [{target.view}]" if index == 0 else ""
+            name = f"{target.target} [{where(target)}]" if index == 0 else ""
             table.add_row(
                 _safe(name),
                 _safe(result.invariant),
@@ -78,7 +79,7 @@ def print_report(report: Report, console: Console) -> None:
     for target in report.targets:
         calls = calls_line(target)
         if calls:
-            console.print(_safe(f"{target.target} [{target.view}] {calls}", "dim"))
+            console.print(_safe(f"{target.target} [{where(target)}] {calls}", "dim"))
 
     for number, (target, result, example) in violations(report):
         parts: list[Text] = [
@@ -103,7 +104,7 @@ def print_report(report: Report, console: Console) -> None:
             safe_line(result.invariant, 120),
             " on ",
             safe_line(target.target, 200),
-            f" [{safe_line(target.view, 40)}]",
+            f" [{safe_line(where(target), 60)}]",
         )
         console.print(Panel(Group(*parts), title=title, title_align="left", border_style="red"))
 

@@ -14,6 +14,7 @@ from compactcheck.report.render._digest import (
     problems,
     unconcluded,
     violations,
+    where,
 )
 from compactcheck.report.untrusted import block, json_block, safe_line
 
@@ -113,7 +114,7 @@ def render_html(report: Report) -> str:
     out += ["</tbody>", "</table>", f"<p>{_e(counts_line(report))}</p>"]
     counted = [(target, calls_line(target)) for target in report.targets]
     out += [
-        f'<p class="dim">{_e(target.target, 200)} [{_e(target.view, 40)}] {_e(calls)}</p>'
+        f'<p class="dim">{_e(target.target, 200)} [{_e(where(target), 60)}] {_e(calls)}</p>'
         for target, calls in counted
         if calls
     ]
@@ -124,7 +125,7 @@ def render_html(report: Report) -> str:
     for number, (target, result, example) in numbered:
         out += [
             f'<article id="violation-{number}">',
-            f"<h3>{number}. {_where(result.invariant, target.target, target.view)}</h3>",
+            f"<h3>{number}. {_where(result.invariant, target.target, where(target))}</h3>",
             f"<p><strong>Because:</strong> {_e(example.because, 2000)}</p>",
             f'<p class="dim">round {example.round} · history of {example.history_size} · '
             f"reproduced: {example.reproduced} · {result.examples} examples, "
@@ -156,14 +157,14 @@ def render_html(report: Report) -> str:
         out += ["<section>", "<h2>Not concluded</h2>", "<ul>"]
         for target, result in others:
             reason = _e(result.because, 1000) if result.because else "no reason given"
-            where = _where(result.invariant, target.target, target.view)
-            out.append(f"<li><strong>{result.verdict}</strong>: {where}: {reason}</li>")
+            place = _where(result.invariant, target.target, where(target))
+            out.append(f"<li><strong>{result.verdict}</strong>: {place}: {reason}</li>")
         out += ["</ul>", "</section>"]
 
     for target in problems(report):
         out += [
             '<section><article class="problem">',
-            f"<h2>Target problems: {_e(target.target, 200)} [{_e(target.view, 40)}]</h2>",
+            f"<h2>Target problems: {_e(target.target, 200)} [{_e(where(target), 60)}]</h2>",
         ]
         out += [f"<p>{_e(error, 1000)}</p>" for error in target.errors]
         if target.stderr:

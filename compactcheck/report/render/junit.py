@@ -5,7 +5,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from compactcheck.report.model import InvariantResult, Report, TargetReport
-from compactcheck.report.render._digest import calls_line, header_fields, input_problems_line
+from compactcheck.report.render._digest import calls_line, header_fields, input_problems_line, where
 from compactcheck.report.untrusted import block, json_block, safe_line
 
 # ElementTree escapes &, <, > and quotes (so "]]>" cannot end anything), but happily writes
@@ -44,7 +44,7 @@ def _testcase(suite: ET.Element, target: TargetReport, result: InvariantResult) 
         suite,
         "testcase",
         name=safe_line(result.invariant, 200),
-        classname=f"{safe_line(target.target, 200)} [{safe_line(target.view, 40)}]",
+        classname=f"{safe_line(target.target, 200)} [{safe_line(where(target), 60)}]",
     )
     _properties(
         case,
@@ -87,7 +87,7 @@ def render_junit(report: Report) -> str:
         suite = ET.SubElement(
             root,
             "testsuite",
-            name=f"{safe_line(target.target, 200)} [{safe_line(target.view, 40)}]",
+            name=f"{safe_line(target.target, 200)} [{safe_line(where(target), 60)}]",
             timestamp=safe_line(report.started_at, 60),
             time=f"{target.seconds:.3f}",
         )

@@ -12,7 +12,8 @@ from compactcheck.engine.crash import call_law
 from compactcheck.golden import CaseResult
 from compactcheck.report import untrusted
 from compactcheck.targets.registry import builtin_targets
-from invariants import VIEWS, View, catalogue
+from invariants import VIEWS, Invariant, View, catalogue
+from invariants.catalogue import ALL_FORMATS
 from reference_engine.snapshot import ALL_RULES, RULE_STATEMENTS, SEED_RULES
 
 
@@ -33,12 +34,21 @@ def invariants_table(view: View | None) -> Table:
     table = Table(title="Invariant catalogue")
     table.add_column("view")
     table.add_column("id", overflow="fold")
+    table.add_column("format", overflow="fold")
     table.add_column("statement")
     views = VIEWS if view is None else (view,)
     # The call law first: a run judges it beside the catalogue's on every view.
-    for law in [*(call_law(each) for each in views), *catalogue(view)]:
-        table.add_row(law.view, law.id, law.statement)
+    for law in [*(call_law(each) for each in views), *catalogue(view, ALL_FORMATS)]:
+        statement = law.statement + (f" (mirrors {law.mirrors})" if law.mirrors else "")
+        table.add_row(law.view, law.id, law_formats(law), statement)
     return table
+
+
+def law_formats(law: Invariant) -> str:
+    """The formats a law judges, as a listing shows them ("all" for every format)."""
+    if law.view != "messages":
+        return ""
+    return ", ".join(law.formats) if law.formats else "all"
 
 
 def rules_table() -> Table:

@@ -14,6 +14,7 @@ from compactcheck.report.render._digest import (
     problems,
     unconcluded,
     violations,
+    where,
 )
 from compactcheck.report.untrusted import block, json_block, safe_line
 
@@ -83,7 +84,7 @@ def render_markdown(report: Report) -> str:
     out += ["## Results", "", matrix(summary([report]), links), "", counts_line(report), ""]
     counted = [(target, calls_line(target)) for target in report.targets]
     out += [
-        f"- {text(target.target, 200)} \\[{text(target.view, 40)}\\] {calls}"
+        f"- {text(target.target, 200)} \\[{text(where(target), 60)}\\] {calls}"
         for target, calls in counted
         if calls
     ]
@@ -95,7 +96,7 @@ def render_markdown(report: Report) -> str:
     for number, (target, result, example) in numbered:
         out += [
             f"### V{number}: {text(result.invariant, 120)} on {text(target.target, 200)} "
-            f"\\[{text(target.view, 40)}\\]",
+            f"\\[{text(where(target), 60)}\\]",
             "",
             f"**Because:** {text(example.because, 2000)}",
             "",
@@ -123,12 +124,15 @@ def render_markdown(report: Report) -> str:
             reason = text(result.because, 1000) if result.because else "no reason given"
             out.append(
                 f"- {VERDICT_MARKS[result.verdict]}: {text(result.invariant, 120)} on "
-                f"{text(target.target, 200)} \\[{text(target.view, 40)}\\]: {reason}"
+                f"{text(target.target, 200)} \\[{text(where(target), 60)}\\]: {reason}"
             )
         out.append("")
 
     for target in problems(report):
-        out += [f"## Target problems: {text(target.target, 200)} \\[{text(target.view, 40)}\\]", ""]
+        out += [
+            f"## Target problems: {text(target.target, 200)} \\[{text(where(target), 60)}\\]",
+            "",
+        ]
         out += [f"- {text(error, 1000)}" for error in target.errors]
         if target.errors:
             out.append("")

@@ -8,7 +8,10 @@ since compactors and generators measure by the same ones.
 
 from __future__ import annotations
 
-from invariants.laws.messages import content, order, pairing, size
+from typing import Any
+
+from invariants.law import Invariant
+from invariants.laws.messages import anthropic, content, gemini, order, pairing, responses, size
 from invariants.laws.messages.reading import (
     MessageKey,
     Messages,
@@ -18,6 +21,7 @@ from invariants.laws.messages.reading import (
     searchable_text,
 )
 from invariants.laws.messages.size import message_chars, message_size
+from invariants.laws.messages.structure import Rule
 
 # Catalogue order: reports and listings show the laws in this order.
 LAWS: tuple[MessagesLaw, ...] = (
@@ -33,7 +37,20 @@ LAWS: tuple[MessagesLaw, ...] = (
     size.progress,
 )
 
+# The structural laws of each provider format: each reads its own parsed request and judges
+# only histories of its format (Invariant.formats); they come after the laws of every format.
+FORMAT_LAWS: tuple[Invariant, ...] = (*anthropic.LAWS, *responses.LAWS, *gemini.LAWS)
+# The single-request rules of each format, which also tell whether an input is one its
+# provider accepts.
+FORMAT_RULES: dict[str, tuple[Rule[Any], ...]] = {
+    "anthropic": anthropic.RULES,
+    "openai-responses": responses.RULES,
+    "gemini": gemini.RULES,
+}
+
 __all__ = [
+    "FORMAT_LAWS",
+    "FORMAT_RULES",
     "LAWS",
     "MessageKey",
     "Messages",
