@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from compactcheck.api import Judgement, ViolationError, check, fuzz
+    from compactcheck.convert import ConversionError, convert
     from compactcheck.engine.events import Event
     from compactcheck.errors import CompactcheckError, ExitCode
     from compactcheck.report.model import Counterexample, InvariantResult, Report, TargetReport
@@ -29,6 +30,8 @@ _PUBLIC = {
     "check": "compactcheck.api",
     "Judgement": "compactcheck.api",
     "ViolationError": "compactcheck.api",
+    "convert": "compactcheck.convert",
+    "ConversionError": "compactcheck.convert",
     "Event": "compactcheck.engine.events",
     "CompactcheckError": "compactcheck.errors",
     "ExitCode": "compactcheck.errors",
@@ -43,6 +46,7 @@ _PUBLIC = {
 __all__ = [
     "Budget",
     "CompactcheckError",
+    "ConversionError",
     "Counterexample",
     "Event",
     "ExitCode",
@@ -53,6 +57,7 @@ __all__ = [
     "TargetReport",
     "ViolationError",
     "check",
+    "convert",
     "fuzz",
 ]
 

@@ -19,6 +19,7 @@ from compactcheck.report.model import Report
 from compactcheck.targets.calls import DEFAULT_MEMORY_LIMIT_MB, Calls
 from compactcheck.targets.registry import Target, python_target, resolve
 from invariants import Budget, Facts, Finding, View, Violation, parse_messages, run_checks
+from invariants.formats import CHAT, Format, check_format, parse_request, read
 
 
 def _default_corpus(compactor: str | Callable[..., Any]) -> Path:
@@ -137,21 +138,36 @@ def check(
     view: View = "messages",
     invariants: Sequence[str] | None = None,
     exclude: Sequence[str] = (),
+    format: Format = CHAT,
 ) -> Judgement:
     """Judge one compaction: ``before`` went in, ``after`` came out.
 
     For the messages view both may be lists of OpenAI chat message dicts (or parsed
-    messages). ``facts`` is what the history must keep (the goal, constraints, must-keep
-    items, a declared budget; a ``Facts`` or its JSON form): the laws hold the compaction to
-    it, so it is required (a missing goal would let the goal law pass on anything). The
-    snapshot and session views take their own before/after models (``invariants``'
-    ``SnapshotBefore`` / ``SnapshotAfter`` and the session view's), as the harness builds
-    them.
+    messages); with another ``format``, both are that provider's request as JSON data
+    (Anthropic ``{"system", "messages"}``, Responses ``{"instructions", "input"}``, Gemini
+    ``{"systemInstruction", "contents"}``), judged by the format's structural laws and, through
+    their chat reading, by every other messages law. ``facts`` is what the history must keep
+    (the goal, constraints, must-keep items, a declared budget; a ``Facts`` or its JSON form):
+    the laws hold the compaction to it, so it is required (a missing goal would let the goal
+    law pass on anything). The snapshot and session views take their own before/after models
+    (``invariants``' ``SnapshotBefore`` / ``SnapshotAfter`` and the session view's), as the
+    harness builds them.
     """
     selection = Selection(invariants, exclude)
     selection.check([view])
     try:
         known = facts if isinstance(facts, Facts) else Facts.model_validate(facts)
+        if view == "messages" and format != CHAT:
+            native_before = parse_request(check_format(format), before)
+            native_after = parse_request(format, after)
+            laws = selection.laws(view, format)
+            findings = [
+                law.check(native_before, native_after, known)
+                if law.formats
+                else law.check(read(native_before), read(native_after), known)
+                for law in laws
+            ]
+            return Judgement(view, tuple(findings))
         if view == "messages":
             before = parse_messages(before)
             after = parse_messages(after)

@@ -24,7 +24,7 @@ controller through xdist's ``workeroutput``; the controller merges them into one
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -49,6 +49,7 @@ from compactcheck.scale.merge import merge_target_groups, point_into
 from compactcheck.targets.calls import DEFAULT_MEMORY_LIMIT_MB, DEFAULT_TIMEOUT, Calls
 from compactcheck.targets.registry import resolve
 from invariants import VIEWS, View
+from invariants.formats import CHAT, FORMATS, check_format
 
 _WORKER_KEY = "compactcheck_reports"
 
@@ -84,6 +85,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--compactcheck-invariants", default=None, help="only these ids (a,b)")
     group.addoption("--compactcheck-max-examples", type=int, default=100)
     group.addoption("--compactcheck-rounds", type=int, default=3)
+    group.addoption(
+        "--compactcheck-format",
+        choices=FORMATS,
+        default=CHAT,
+        help="wire format of the messages view (as run --format)",
+    )
     group.addoption(
         "--compactcheck-seed",
         type=int,
@@ -137,7 +144,7 @@ def pytest_configure(config: pytest.Config) -> None:
     """Register the marker; refuse invariant ids that no view has before anything is collected."""
     config.addinivalue_line(
         "markers",
-        "compactcheck(target, view=None): fuzz TARGET and give one test per invariant",
+        "compactcheck(target, view=None, format=None): fuzz TARGET and give one test per invariant",
     )
     config.stash[_SESSION] = _Session()
     _selection(config).check()
@@ -190,6 +197,7 @@ def _run_config(config: pytest.Config) -> RunConfig:
         seed_given=True,
         include=_csv(include) if include else None,
         corpus_dir=Path(config.rootpath) / DEFAULT_CORPUS_DIR,
+        format=config.getoption("--compactcheck-format"),
     )
 
 
@@ -232,7 +240,9 @@ class LawCase:
         key = (self.target, self.view, self.config)
         report = self.session.reports.get(key)
         if report is None:
-            target = resolve(self.target, view=self.view, calls=self.calls)
+            target = resolve(
+                self.target, view=self.view, calls=self.calls, format=self.config.format
+            )
             try:
                 report = run_target(target, self.view, self.config)
             finally:
@@ -243,7 +253,7 @@ class LawCase:
     def cases(self) -> SearchStrategy[Case]:
         """The histories this law is judged on, for a Hypothesis test of your own (one that
         ``hypothesis fuzz`` can fuzz): draw one and hand it to ``check_case``."""
-        return cases(self.config.rounds, self.view, self.config.malformed)
+        return cases(self.config.rounds, self.view, self.config.malformed, self.config.format)
 
     def check_case(self, case: Case) -> None:
         """Run one history through the target and judge this law on every round.
@@ -254,7 +264,9 @@ class LawCase:
         key = (self.target, self.view, self.config)
         run = self.session.runs.get(key)
         if run is None:
-            target = resolve(self.target, view=self.view, calls=self.calls)
+            target = resolve(
+                self.target, view=self.view, calls=self.calls, format=self.config.format
+            )
             run = self.session.runs[key] = TargetRun(target, self.view, self.config)
         law = next(law for law in run.judging if law.id == self.invariant)
         broken = run.first_violation(case, law)
@@ -295,32 +307,47 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         return
     config = metafunc.config
     wanted_view = config.getoption("--compactcheck-view")
-    targets: list[tuple[str, View | None]] = []
+    wanted_format = config.getoption("--compactcheck-format")
+    targets: list[tuple[str, View | None, str]] = []
     for marker in metafunc.definition.iter_markers("compactcheck"):
-        targets.append((marker.args[0], marker.kwargs.get("view", wanted_view)))
+        targets.append(
+            (
+                marker.args[0],
+                marker.kwargs.get("view", wanted_view),
+                marker.kwargs.get("format", wanted_format),
+            )
+        )
     if not targets:
-        targets = [(name, wanted_view) for name in config.getoption("--compactcheck-target")]
+        targets = [
+            (name, wanted_view, wanted_format) for name in config.getoption("--compactcheck-target")
+        ]
     run_config = _run_config(config)
     shards = _shards(config)
     session = config.stash[_SESSION]
     calls = _calls(config)
     cases: list[LawCase] = []
-    for name, view in targets:
-        target = resolve(name, view=view, calls=calls)
+    for name, view, wanted in targets:
+        try:
+            format = check_format(wanted)
+            target = resolve(name, view=view, calls=calls, format=format)
+        except CompactcheckError as error:
+            raise pytest.UsageError(one_line(error)) from None
         try:
             views = [view] if view else list(target.views)
+            spoken = target.format
         finally:
             target.close()
         selection = _selection(config, views)
+        config_of_target = replace(run_config, format=spoken)
         for each in views:
-            for law in selection.judging(each):
+            for law in selection.judging(each, spoken if each == "messages" else CHAT):
                 for shard in shards:
                     # Shards of one target keep their corpus entries apart; the controller
                     # merges them into the corpus when the session ends.
                     piece = (
-                        run_config.for_piece(shard)
+                        config_of_target.for_piece(shard)
                         if shard.count > 1
-                        else run_config.for_shard(shard)
+                        else config_of_target.for_shard(shard)
                     )
                     cases.append(LawCase(name, each, law.id, piece, calls, session))
     metafunc.parametrize("compactcheck_law", cases, ids=[case.test_id for case in cases])

@@ -95,3 +95,33 @@ def test_check_gives_one_line_errors_for_bad_data() -> None:
         compactcheck.check(BEFORE, BEFORE, {})
     with pytest.raises(compactcheck.CompactcheckError, match="messages"):
         compactcheck.check(BEFORE, BEFORE, {"goal": GOAL}, invariants=["not_a_law"])
+
+
+def test_check_judges_a_provider_request_by_its_format_laws_and_its_reading() -> None:
+    before: dict[str, Any] = {
+        "system": "Follow every constraint.",
+        "messages": [
+            {"role": "user", "content": "Goal: fix the login bug"},
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "thinking", "thinking": "read it", "signature": "c2lnbmF0dXJl" * 3},
+                    {"type": "tool_use", "id": "toolu_1", "name": "read", "input": {"path": "a"}},
+                ],
+            },
+            {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "ok"}],
+            },
+        ],
+        "thinking": {"type": "enabled", "budget_tokens": 1024},
+    }
+    # The compactor dropped the call but kept its result, and stripped the thinking.
+    after = {**before, "messages": [before["messages"][0], before["messages"][2]]}
+    judgement = compactcheck.check(
+        before, after, {"goal": "Goal: fix the login bug"}, format="anthropic"
+    )
+    broken = {violation.invariant for violation in judgement.violations}
+    assert "anthropic_tool_result_has_prior_use" in broken
+    assert "tool_pairing" in broken
+    assert compactcheck.check(before, before, {"goal": "x"}, format="anthropic").holds

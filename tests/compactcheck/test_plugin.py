@@ -36,3 +36,41 @@ def test_a_selection_gives_its_laws_and_the_call_law(tmp_path: Path) -> None:
     assert done.returncode == 1, done.stdout[-2000:]
     assert "1 failed, 1 passed" in done.stdout
     assert "messages-call_answered" in done.stdout
+
+
+FORMAT_TESTS = """
+import pytest
+
+
+@pytest.mark.compactcheck("reference-messages", view="messages", format="gemini")
+def test_reference(compactcheck_law):
+    compactcheck_law.check()
+
+
+@pytest.mark.compactcheck("mutant:gemini-strip-signatures", view="messages")
+def test_mutant(compactcheck_law):
+    compactcheck_law.check()
+"""
+
+
+def test_a_format_gives_its_structural_laws_and_a_mutant_speaks_its_own(tmp_path: Path) -> None:
+    (tmp_path / "test_formats.py").write_text(FORMAT_TESTS)
+    done = pytest_in(
+        tmp_path,
+        "--compactcheck-max-examples",
+        "40",
+        "--compactcheck-invariants",
+        "gemini_thought_signature_kept,tool_pairing",
+        "-rA",
+        "test_formats.py",
+    )
+    assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-2000:]
+    # The reference keeps both laws (and answers every call); the mutant breaks the Gemini law.
+    assert "PASSED test_formats.py::test_reference[reference-messages-messages-gemini_thought" in (
+        done.stdout
+    )
+    assert (
+        "FAILED test_formats.py::test_mutant[mutant:gemini-strip-signatures-messages-gemini_"
+        in (done.stdout)
+    )
+    assert "1 failed, 5 passed" in done.stdout
