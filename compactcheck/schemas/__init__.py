@@ -27,6 +27,7 @@ from invariants import (
     ContextUsage,
     SnapshotDraft,
 )
+from invariants.formats import AnthropicRequest, GeminiRequest, ResponsesInput
 from invariants.messages import CHAT_MESSAGES
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -42,6 +43,9 @@ MODELS: dict[str, type[BaseModel] | TypeAdapter[Any]] = {
     "context-usage": ContextUsage,
     "context-source": ContextSource,
     "chat-messages": CHAT_MESSAGES,
+    "anthropic-request": AnthropicRequest,
+    "responses-input": ResponsesInput,
+    "gemini-request": GeminiRequest,
     "report": Report,
     "corpus-entry": CorpusEntry,
     "protocol-start-request": StartRequest,
