@@ -138,14 +138,25 @@ def gemini_response_text(response: dict[str, Any]) -> str:
 def gemini_call_ids(request: gemini.GeminiRequest) -> dict[tuple[int, int], str]:
     """The id of every function call and response part, by (content, part) index.
 
-    A call without an ``id`` gets one from what it calls; a response without one takes the id
-    of the call at the same position in the model turn before it, as Gemini pairs them.
+    A call without an ``id`` gets one from what it calls and how often it is called again
+    later; a response without one takes the id of the call at the same position in the model
+    turn before it, as Gemini pairs them.
     """
     ids: dict[tuple[int, int], str] = {}
     last_calls: list[str] = []
-    # A call without an id is named by what it calls (name and arguments) and how often that
-    # call was made before: the same whatever a compaction dropped before it, in most cases.
-    seen: dict[str, int] = {}
+    # A call without an id is named by what it calls (name and arguments) and by how many times
+    # that same call is made after it: a compaction keeps the recent turns, so counted from the
+    # end, a call has the same name before and after whatever was dropped before it.
+    later: dict[str, int] = {}
+    occurrence: dict[tuple[int, int], int] = {}
+    for at in range(len(request.contents) - 1, -1, -1):
+        parts = request.contents[at].parts
+        for index in range(len(parts) - 1, -1, -1):
+            call = parts[index].function_call
+            if call is not None and call.id is None:
+                what = f"{call.name}:{_arguments(call.args)}"
+                later[what] = later.get(what, 0) + 1
+                occurrence[(at, index)] = later[what]
     for at, content in enumerate(request.contents):
         made: list[str] = []
         answered = 0
@@ -154,9 +165,8 @@ def gemini_call_ids(request: gemini.GeminiRequest) -> dict[tuple[int, int], str]
                 call_id = part.function_call.id
                 if call_id is None:
                     what = f"{part.function_call.name}:{_arguments(part.function_call.args)}"
-                    seen[what] = seen.get(what, 0) + 1
                     digest = hashlib.sha256(what.encode()).hexdigest()[:10]
-                    call_id = f"{part.function_call.name}-{digest}-{seen[what]}"
+                    call_id = f"{part.function_call.name}-{digest}-{occurrence[(at, index)]}"
                 ids[(at, index)] = call_id
                 made.append(call_id)
             elif part.function_response is not None:
