@@ -77,19 +77,9 @@ def test_a_call_made_signed_and_unsigned_may_come_back_unsigned() -> None:
     before = parse_request("gemini", {"contents": turns})
     after = parse_request("gemini", {"contents": [turns[0], *turns[3:]]})
     assert _law("gemini_thought_signature_kept").check(before, after, FACTS).holds
-    stripped = [
-        turns[0],
-        {
-            "role": "model",
-            "parts": [
-                turns[1]["parts"][0]["functionCall"]
-                and {"functionCall": turns[1]["parts"][0]["functionCall"]}
-            ],
-        },
-        turns[2],
-    ]
+    unsigned = {"role": "model", "parts": [{"functionCall": turns[1]["parts"][0]["functionCall"]}]}
     # Only the signed call was kept, without its signature: that is the provider's error.
-    lost = parse_request("gemini", {"contents": [turns[0], *stripped[1:]]})
+    lost = parse_request("gemini", {"contents": [turns[0], unsigned, turns[2]]})
     single = parse_request("gemini", {"contents": turns[:3]})
     assert not _law("gemini_thought_signature_kept").check(single, lost, FACTS).holds
 
@@ -129,5 +119,6 @@ def test_a_note_in_front_of_tool_results_breaks_the_anthropic_order() -> None:
     after = parse_request("anthropic", data)
     finding = _law("anthropic_tool_results_first").check(before, after, FACTS)
     assert [v.because for v in finding.violations] == [
-        "messages.2: a text block comes before the turn's tool_result blocks (they must open the turn)"
+        "messages.2: a text block comes before the turn's tool_result blocks"
+        " (they must open the turn)"
     ]

@@ -64,6 +64,38 @@ _CATALOGUE: dict[str, tuple[str, str, str]] = {
         "pydantic-ai",
         "pydantic-ai-harness SummarizingCompaction with an echo summariser (control)",
     ),
+    "haystack:sliding-window": (
+        "haystack_compaction",
+        "haystack",
+        "Haystack SlidingWindowCompactor (whole turns and agent steps, oldest first)",
+    ),
+    "haystack:summarization": (
+        "haystack_compaction",
+        "haystack",
+        "Haystack SummarizationCompactor with an extractive local summariser",
+    ),
+    "haystack:tool-result-pruning": (
+        "haystack_compaction",
+        "haystack",
+        "Haystack ToolResultPruningCompactor (old tool results become a placeholder)",
+    ),
+    "haystack:tool-result-offload": (
+        "haystack_compaction",
+        "haystack",
+        "Haystack ToolResultOffloadCompactor with a file store in a temporary folder",
+    ),
+    "google-adk:events-compaction": (
+        "adk_compaction",
+        "google-adk",
+        "Google ADK sliding-window events compaction with an echo LlmEventSummarizer (gemini "
+        "format)",
+    ),
+    "google-adk:token-threshold": (
+        "adk_compaction",
+        "google-adk",
+        "Google ADK token-threshold events compaction with an echo LlmEventSummarizer (gemini "
+        "format)",
+    ),
 }
 
 # The compactors bundled with compaction-conformance-kit (compaction_kit.cli.COMPACTORS).

@@ -1,4 +1,9 @@
-"""The shape every built-in adapter shares: parameters from the history, then one compaction."""
+"""The shape every built-in adapter shares: parameters from the history, then one compaction.
+
+An adapter speaks one wire format of the messages view: chat completions (a list of chat dicts,
+``MessagesAdapter``) or a provider's own request (``RequestAdapter``, e.g. Gemini's
+``systemInstruction`` and ``contents``), the format its framework's provider path really uses.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +11,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from functools import partial
 from importlib.metadata import PackageNotFoundError, version
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 from pydantic import JsonValue
 
@@ -14,10 +19,16 @@ from compactcheck.targets.backend import Answer
 from compactcheck.targets.inprocess import CallableBackend
 from invariants import Budget, View, parse_messages
 from invariants.facts import Counter
+from invariants.formats import CHAT, Format
 from invariants.laws.messages import message_size
 
 Messages = list[dict[str, Any]]
 """OpenAI chat dicts, as the messages view carries them."""
+
+Request = dict[str, Any]
+"""A provider request of a format other than chat completions, as JSON data."""
+
+History = TypeVar("History", Messages, Request)
 
 Parameters = dict[str, JsonValue]
 """The settings one compaction ran with, as shown in its answer and its witness."""
@@ -41,11 +52,14 @@ def budget_measure(budget: Budget) -> Callable[[Messages], int]:
     return partial(chat_size, counter=budget.counter)
 
 
-class MessagesAdapter(ABC):
+class Adapter(ABC, Generic[History]):
     """One third-party compactor behind the messages view, with its parameters drawn per history."""
 
     package: ClassVar[str]
     """The distribution whose version the target reports."""
+
+    format: ClassVar[Format]
+    """The wire format it is handed and answers in."""
 
     def __init__(self, name: str, budget: Budget | None = None) -> None:
         self.name = name
@@ -54,23 +68,39 @@ class MessagesAdapter(ABC):
         self.knobs: tuple[int, ...] = ()
 
     @abstractmethod
-    def parameters(self, messages: Messages) -> Parameters:
+    def parameters(self, history: History) -> Parameters:
         """The settings this history is compacted with (a function of the history alone)."""
 
     @abstractmethod
-    def apply(self, messages: Messages, parameters: Parameters) -> Messages:
-        """Run the component on the history with those settings; chat dicts in and out."""
+    def apply(self, history: History, parameters: Parameters) -> History:
+        """Run the component on the history with those settings; its format in and out."""
 
-    def __call__(self, messages: Messages) -> dict[str, Any]:
+    def __call__(self, history: History) -> dict[str, Any]:
         """One compaction, answered with the parameters it used."""
-        chosen = self.parameters(messages)
-        return {"messages": self.apply(messages, chosen), "parameters": chosen}
+        chosen = self.parameters(history)
+        return {_envelope(self.format): self.apply(history, chosen), "parameters": chosen}
+
+
+class MessagesAdapter(Adapter[Messages]):
+    """An adapter handed OpenAI chat dicts and answering them."""
+
+    format: ClassVar[Format] = CHAT
+
+
+class RequestAdapter(Adapter[Request]):
+    """An adapter handed a provider request of its ``format`` and answering the compacted one."""
+
+
+def _envelope(format: Format) -> str:
+    # The messages view carries chat dicts as "messages" and any other format's request as
+    # "request" (compactcheck.harness.messages).
+    return "messages" if format == CHAT else "request"
 
 
 class AdapterBackend(CallableBackend):
-    """An adapter as a backend; each result carries the parameters next to the messages."""
+    """An adapter as a backend; each result carries the parameters next to the history."""
 
-    def __init__(self, adapter: MessagesAdapter, *, timeout: float | None) -> None:
+    def __init__(self, adapter: Adapter[Any], *, timeout: float | None) -> None:
         views: tuple[View, ...] = ("messages",)
         super().__init__(
             adapter,
@@ -79,10 +109,13 @@ class AdapterBackend(CallableBackend):
             version=f"{adapter.package} {package_version(adapter.package)}".strip(),
             timeout=timeout,
         )
+        # The one format it speaks, so that the registry drives it in that one (a plain
+        # callable takes whichever the run names).
+        self._implementation = self._implementation.model_copy(update={"formats": [adapter.format]})
         self.adapter = adapter
 
     def compact(self, view: View, payload: dict[str, Any]) -> Answer:
-        """The adapter's answer, unwrapped from the callable backend's messages envelope."""
+        """The adapter's answer, unwrapped from the callable backend's envelope of its format."""
         knobs = payload.get("knobs", ())
         self.adapter.knobs = (
             tuple(k for k in knobs if isinstance(k, int)) if isinstance(knobs, list) else ()
@@ -90,5 +123,5 @@ class AdapterBackend(CallableBackend):
         answer = super().compact(view, payload)
         if answer.kind != "result" or answer.result is None:
             return answer
-        inner = answer.result["messages"]
+        inner = answer.result[_envelope(self.adapter.format)]
         return Answer.ok(dict(inner))
