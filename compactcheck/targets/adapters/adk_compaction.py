@@ -67,9 +67,7 @@ from compactcheck.targets.adapters.parameters import ParameterDraw
 # ADK's post-invocation token check measures the session for agent "" (the runner passes no
 # name), so the agent's own calls read as another agent's and this logger warns, on every call,
 # of calls it drops from that estimate; the request itself is built for the agent by name.
-logging.getLogger("google_adk.google.adk.flows.llm_flows.tools._rearranger").setLevel(
-    logging.ERROR
-)
+logging.getLogger("google_adk.google.adk.flows.llm_flows.tools._rearranger").setLevel(logging.ERROR)
 
 AGENT = "compactcheck_agent"
 APP = "compactcheck"
