@@ -244,26 +244,48 @@ class TargetRun:
                     continue
                 tally.exercised[law.id] += finding.exercised
                 if not finding.holds and law.id not in self.failures:
-                    size = history_size(outcome)
-                    self.failures[law.id] = Failure(outcome, finding, size)
-                    self.found_in[law.id] = pass_index
-                    self.detections[law.id] = Detection(
-                        tally.examples, time.monotonic() - started, size
-                    )
-                    # On disk before anything else can go wrong.
-                    path = self.record(law, outcome, finding, shrunk=False)
-                    self._events.append(
-                        ViolationFound(
-                            self.target.name,
-                            self.view,
-                            law.id,
-                            finding.violations[0].because,
-                            tally.examples,
-                            path,
-                        )
-                    )
+                    self._found(law, outcome, finding, pass_index, started)
         statuses = tuple(outcome.status for outcome in outcomes)
         self._events.append(ExampleJudged(self.target.name, self.view, tally.examples, statuses))
+
+    def _found(
+        self,
+        law: Invariant,
+        outcome: RoundOutcome,
+        finding: Finding,
+        pass_index: int,
+        started: float,
+    ) -> None:
+        """A law's first failure: kept, on disk at once, announced."""
+        size = history_size(outcome)
+        self.failures[law.id] = Failure(outcome, finding, size)
+        self.found_in[law.id] = pass_index
+        self.detections[law.id] = Detection(self.tally.examples, time.monotonic() - started, size)
+        # On disk before anything else can go wrong.
+        path = self.record(law, outcome, finding, shrunk=False)
+        self._events.append(
+            ViolationFound(
+                self.target.name,
+                self.view,
+                law.id,
+                finding.violations[0].because,
+                self.tally.examples,
+                path,
+            )
+        )
+
+    def _others_broken(self, outcome: RoundOutcome, hunted: Invariant, pass_index: int) -> None:
+        """Laws a shrinking hunt's round breaks that exploring never saw broken.
+
+        Shrinking walks histories exploring did not draw; one that breaks another law too is a
+        failure of that law, so that no law reports a pass beside a witness that breaks it.
+        """
+        for law in self.judging:
+            if law.id == hunted.id or law.id in self.failures:
+                continue
+            finding = _finding(outcome, law)
+            if finding is not None and not finding.holds:
+                self._found(law, outcome, finding, pass_index, time.monotonic())
 
     def explore(self, pass_index: int = 0, budget: int | None = None) -> None:
         """Run one pass of the budget, judging every law on every round it applies to."""
@@ -361,6 +383,7 @@ class TargetRun:
             # the pass it restarts from, and could miss the failure that pass found.
             steer(case, outcomes)
             for outcome in outcomes:
+                self._others_broken(outcome, law, found_in)
                 finding = _finding(outcome, law)
                 if finding is not None and not finding.holds:
                     found.append(Failure(outcome, finding, history_size(outcome)))

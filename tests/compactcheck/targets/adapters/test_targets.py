@@ -7,11 +7,13 @@ from pathlib import Path
 
 import pytest
 
+from compactcheck.convert import convert
 from compactcheck.engine.config import RunConfig
 from compactcheck.engine.core import run_target
 from compactcheck.targets.adapters import ADAPTERS, EXTRAS, MissingExtraError
 from compactcheck.targets.calls import Calls
 from compactcheck.targets.registry import resolve
+from invariants.formats import CHAT
 
 # The module whose absence means the target's extra is not installed.
 PROBES = {
@@ -20,6 +22,8 @@ PROBES = {
     "autogen": "autogen_core",
     "pydantic-ai": "pydantic_ai_harness",
     "conformance-kit": "compaction_kit",
+    "haystack": "haystack",
+    "google-adk": "google.adk",
 }
 
 
@@ -55,13 +59,21 @@ def test_answers_carry_the_parameters_they_used(name: str) -> None:
         {"role": "user", "content": "Go on."},
         {"role": "assistant", "content": "Done."},
     ]
-    first = backend.compact("messages", {"messages": list(history)})
-    again = backend.compact("messages", {"messages": list(history)})
+    format = backend.adapter.format
+    # An adapter of a provider format is handed the same history in that format.
+    payload: dict[str, object] = (
+        {"messages": list(history)}
+        if format == CHAT
+        else {"format": format, "request": convert(history, CHAT, format)}
+    )
+    first = backend.compact("messages", dict(payload))
+    again = backend.compact("messages", dict(payload))
     assert first.kind == "result", first.reason
     assert first.result is not None
     assert again.result is not None
     assert first.result["parameters"] == again.result["parameters"]
-    assert first.result["messages"] == again.result["messages"]
+    field = "messages" if format == CHAT else "request"
+    assert first.result[field] == again.result[field]
 
 
 def test_a_missing_extra_names_the_install_command(monkeypatch: pytest.MonkeyPatch) -> None:
