@@ -23,8 +23,10 @@ from typing import Any
 
 from hypothesis import given, seed
 
+from benchmarks.audit_log import pairs_per_second
 from benchmarks.generation import VIEWS as GENERATED
 from benchmarks.generation import generation_only, rate
+from benchmarks.guard_overhead import guard_overhead
 from benchmarks.messages_judgement import (
     best_ms,
     control,
@@ -456,6 +458,18 @@ def mutants(max_examples: int, names: list[str] | None) -> None:
     print("(run with --malformed: " + ", ".join(m.name for m in chosen if m.malformed) + ")")
 
 
+def audit_speed(pairs: int) -> None:
+    """Print how fast a log of recorded compactions is audited."""
+    print(f"\n## Audit of recorded compactions ({pairs} pairs, JSON Lines)")
+    with tempfile.TemporaryDirectory() as folder:
+        figures = pairs_per_second(Path(folder) / "log.jsonl", pairs)
+    print(
+        f"{figures['pairs']:.0f} pairs in {figures['seconds']:.2f} s: "
+        f"{figures['pairs_per_second']:.0f} pairs per second; {figures['found']:.0f} violations "
+        f"found of {figures['planted']:.0f} planted"
+    )
+
+
 def main() -> None:
     """Print every section; --quick runs each at a small size."""
     parser = argparse.ArgumentParser(description=__doc__)
@@ -472,6 +486,8 @@ def main() -> None:
         "workers": lambda: workers(20 if quick else 80),
         "isolation": lambda: isolation(30 if quick else 300),
         "mutants": lambda: mutants(100, ["messages-keep-last-n"] if quick else None),
+        "guard": lambda: guard_overhead([50, 200] if quick else [50, 200, 1_000]),
+        "audit": lambda: audit_speed(1_000 if quick else 20_000),
     }
     print(f"# compactcheck benchmarks, {datetime.now(UTC).isoformat(timespec='seconds')}")
     print(f"machine: {_machine()}")

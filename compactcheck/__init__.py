@@ -5,7 +5,9 @@ The library face is small::
     import compactcheck
 
     report = compactcheck.fuzz(my_compact, max_examples=200)   # or a target name
-    judgement = compactcheck.check(before, after, facts)        # one compaction you have
+    judgement = compactcheck.check(before, after)               # one compaction you have
+    report = compactcheck.audit("compactions.jsonl")            # a log of them
+    compact = compactcheck.guard(my_compact, on_violation="log") # the laws in production
 
 Everything else lives in subpackages (``engine``, ``targets``, ``harness``, ``report``,
 ``scale``, ``corpus``, ``cli``) and may change between releases.
@@ -20,7 +22,9 @@ if TYPE_CHECKING:
     from compactcheck.convert import ConversionError, convert
     from compactcheck.engine.events import Event
     from compactcheck.errors import CompactcheckError, ExitCode
+    from compactcheck.recorded import audit
     from compactcheck.report.model import Counterexample, InvariantResult, Report, TargetReport
+    from compactcheck.runtime_guard import Guarded, GuardEvent, guard
     from invariants import Budget, Facts
 
 # Name -> the module that defines it. Imported on first use, so that `import compactcheck`
@@ -29,6 +33,10 @@ _PUBLIC = {
     "fuzz": "compactcheck.api",
     "check": "compactcheck.api",
     "Judgement": "compactcheck.api",
+    "audit": "compactcheck.recorded",
+    "guard": "compactcheck.runtime_guard",
+    "Guarded": "compactcheck.runtime_guard",
+    "GuardEvent": "compactcheck.runtime_guard",
     "ViolationError": "compactcheck.api",
     "convert": "compactcheck.convert",
     "ConversionError": "compactcheck.convert",
@@ -51,14 +59,18 @@ __all__ = [
     "Event",
     "ExitCode",
     "Facts",
+    "GuardEvent",
+    "Guarded",
     "InvariantResult",
     "Judgement",
     "Report",
     "TargetReport",
     "ViolationError",
+    "audit",
     "check",
     "convert",
     "fuzz",
+    "guard",
 ]
 
 

@@ -3,23 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-from pydantic import ValidationError
 
 from compactcheck.corpus import location
 from compactcheck.engine.config import RunConfig
 from compactcheck.engine.core import Engine, follow
 from compactcheck.engine.events import Event
 from compactcheck.engine.selection import Selection
-from compactcheck.errors import CompactcheckError, one_line
+from compactcheck.errors import CompactcheckError
+from compactcheck.judging import Judgement, PairError, ViolationError, check_pair
 from compactcheck.report.model import Report
 from compactcheck.targets.calls import DEFAULT_MEMORY_LIMIT_MB, Calls
 from compactcheck.targets.registry import Target, python_target, resolve
-from invariants import Budget, Facts, Finding, View, Violation, parse_messages, run_checks
-from invariants.formats import CHAT, Format, check_format, parse_request, read
+from compactcheck.transcripts import Transcript, TranscriptError, load_transcripts
+from invariants import Budget, Facts, View
+from invariants.formats import Format
 
 
 def _default_corpus(compactor: str | Callable[..., Any]) -> Path:
@@ -45,6 +44,7 @@ def fuzz(
     workers: int = 1,
     corpus_dir: Path | None = None,
     on_event: Callable[[Event], None] | None = None,
+    transcripts: str | Path | None = None,
 ) -> Report:
     """Fuzz a compactor and report every law's verdict, as ``compactcheck run`` would.
 
@@ -58,7 +58,16 @@ def fuzz(
     The run is reproducible: the same seed draws the same histories. Failing histories are
     written to ``corpus_dir`` as soon as they are found (by default ``.compactcheck/corpus`` at
     the root of the project the compactor's code belongs to). ``on_event`` sees the run's events.
+    ``transcripts`` (a file or folder of recorded transcripts, ``compactcheck.transcripts``)
+    replaces generated histories by pieces of them, each transcript also run whole; the
+    messages view only, with facts inferred from each round's input.
     """
+    loaded: tuple[Transcript, ...] = ()
+    if transcripts is not None:
+        if view not in (None, "messages"):
+            raise TranscriptError(f"transcripts feed the messages view, not the {view} view")
+        view = "messages"
+        loaded = tuple(load_transcripts(Path(transcripts)))
     config = RunConfig(
         seed=seed,
         max_examples=max_examples,
@@ -70,6 +79,7 @@ def fuzz(
         budget=budget,
         shrink=shrink,
         seed_given=True,
+        transcripts=loaded,
     )
     calls = Calls(timeout=timeout, in_process=in_process, memory_limit_mb=memory_limit_mb)
     engine = Engine(config, calls=calls, workers=workers)
@@ -98,82 +108,39 @@ def fuzz(
             target.close()
 
 
-@dataclass(frozen=True)
-class Judgement:
-    """Every selected law's finding on one (before, after) pair."""
-
-    view: View
-    findings: tuple[Finding, ...]
-
-    @property
-    def violations(self) -> list[Violation]:
-        """Every violation, law by law."""
-        return [violation for finding in self.findings for violation in finding.violations]
-
-    @property
-    def holds(self) -> bool:
-        """Whether no law was broken."""
-        return not self.violations
-
-    def raise_for_violations(self) -> None:
-        """Raise ``ViolationError`` naming each broken law and why, if any law was broken."""
-        if self.violations:
-            raise ViolationError(self)
-
-
-class ViolationError(CompactcheckError, AssertionError):
-    """A compaction broke at least one law; ``judgement`` has every finding."""
-
-    def __init__(self, judgement: Judgement) -> None:
-        lines = [f"{v.invariant}: {v.because}" for v in judgement.violations]
-        super().__init__(f"{len(lines)} law(s) broken: " + "; ".join(lines))
-        self.judgement = judgement
-
-
 def check(
     before: Any,
     after: Any,
-    facts: Facts | dict[str, Any],
+    facts: Facts | dict[str, Any] | None = None,
     *,
     view: View = "messages",
     invariants: Sequence[str] | None = None,
     exclude: Sequence[str] = (),
-    format: Format = CHAT,
+    format: Format | None = None,
 ) -> Judgement:
     """Judge one compaction: ``before`` went in, ``after`` came out.
 
-    For the messages view both may be lists of OpenAI chat message dicts (or parsed
-    messages); with another ``format``, both are that provider's request as JSON data
-    (Anthropic ``{"system", "messages"}``, Responses ``{"instructions", "input"}``, Gemini
-    ``{"systemInstruction", "contents"}``), judged by the format's structural laws and, through
-    their chat reading, by every other messages law. ``facts`` is what the history must keep
-    (the goal, constraints, must-keep items, a declared budget; a ``Facts`` or its JSON form):
-    the laws hold the compaction to it, so it is required (a missing goal would let the goal
-    law pass on anything). The snapshot and session views take their own before/after models
-    (``invariants``' ``SnapshotBefore`` / ``SnapshotAfter`` and the session view's), as the
-    harness builds them.
+    Plain JSON data is accepted everywhere (parsed models too). For the messages view both are
+    chat completions (a list of chat dicts) or a provider request (Anthropic ``{"system",
+    "messages"}``, Responses ``{"instructions", "input"}``, Gemini ``{"systemInstruction",
+    "contents"}``, or the bare history list), in ``format`` or in the format detected from their
+    shape; a provider format is judged by its structural laws and, through its chat reading, by
+    every other messages law. For the snapshot view ``before`` is the compactor input the
+    protocol hands over (``{"state", "events"}``) and ``after`` the draft it answered; for the
+    session view ``before`` is ``{"log", "mode"}`` and ``after`` the answer.
+
+    ``facts`` is what the history must keep (a ``Facts``, or a dict of some of its fields). What
+    a dict leaves out of the goal, constraints and must-keep identifiers is inferred from the
+    history (``Judgement.inferred`` names it, and a violation judged on it says so); a ``Facts``
+    is taken as declared whole. The snapshot and session views read their facts from the state
+    and the log. Raises ``CompactcheckError`` with one line for data that is not such a pair.
     """
-    selection = Selection(invariants, exclude)
-    selection.check([view])
     try:
-        known = facts if isinstance(facts, Facts) else Facts.model_validate(facts)
-        if view == "messages" and format != CHAT:
-            native_before = parse_request(check_format(format), before)
-            native_after = parse_request(format, after)
-            laws = selection.laws(view, format)
-            findings = [
-                law.check(native_before, native_after, known)
-                if law.formats
-                else law.check(read(native_before), read(native_after), known)
-                for law in laws
-            ]
-            return Judgement(view, tuple(findings))
-        if view == "messages":
-            before = parse_messages(before)
-            after = parse_messages(after)
-    except ValidationError as error:
-        raise CompactcheckError(f"check: {one_line(error)}") from None
-    return Judgement(view, tuple(run_checks(selection.laws(view), before, after, known)))
+        return check_pair(
+            before, after, facts, view=view, format=format, selection=Selection(invariants, exclude)
+        )
+    except PairError as error:
+        raise PairError(f"check: {error}") from None
 
 
 __all__ = ["Judgement", "Target", "ViolationError", "check", "fuzz", "resolve"]

@@ -42,6 +42,8 @@ class Facts(BaseModel):
     pending_question: str | None = None
     must_keep: tuple[str, ...] = ()
     budget: Budget | None = None
+    inferred: tuple[str, ...] = ()
+    """The fields read off the history (``invariants.inference``) rather than declared."""
 
     @property
     def pending_step_ids(self) -> tuple[str, ...]:

@@ -22,6 +22,7 @@ from compactcheck.scale.database import (
     redis_url,
 )
 from compactcheck.targets.calls import DEFAULT_MEMORY_LIMIT_MB, DEFAULT_TIMEOUT, Calls
+from compactcheck.transcripts import Transcript, TranscriptError, load_transcripts
 from invariants import VIEWS, Budget
 from invariants.formats import CHAT
 from invariants.formats import FORMATS as WIRE_FORMATS
@@ -146,6 +147,13 @@ def fuzzing_options(
 ) -> None:
     """The options `run` and `fuzz` share."""
     parser.add_argument("--view", choices=VIEWS, help="only this view")
+    parser.add_argument(
+        "--transcripts",
+        type=Path,
+        metavar="PATH",
+        help="recorded transcripts (a file or folder) to draw histories from, instead of "
+        "generated ones; messages view (see the README for the formats read)",
+    )
     parser.add_argument("--invariants", type=csv, help="only these invariant ids (a,b,c)")
     parser.add_argument("--exclude-invariants", type=csv, default=[], help="skip these ids")
     parser.add_argument("--max-examples", type=positive, default=default, help=examples_help)
@@ -251,6 +259,17 @@ def run_config(arguments: argparse.Namespace, profile: Profile) -> RunConfig:
         url = None
     if url is not None:
         check_reachable(url)
+    transcripts: tuple[Transcript, ...] = ()
+    if getattr(arguments, "transcripts", None) is not None:
+        if arguments.view not in (None, "messages"):
+            raise TranscriptError(
+                f"--transcripts feeds the messages view; --view {arguments.view} has no transcripts"
+            )
+        if arguments.malformed:
+            raise TranscriptError("--transcripts and --malformed: a transcript is what it is")
+        # Transcripts are message histories: only the messages view runs on them.
+        arguments.view = "messages"
+        transcripts = tuple(load_transcripts(arguments.transcripts))
     return RunConfig(
         seed=seed,
         max_examples=arguments.max_examples,
@@ -270,4 +289,5 @@ def run_config(arguments: argparse.Namespace, profile: Profile) -> RunConfig:
         redis_url=url,
         redis_read_only=arguments.redis_read_only,
         format=arguments.format,
+        transcripts=transcripts,
     )

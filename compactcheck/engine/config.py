@@ -6,7 +6,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from hypothesis.database import ExampleDatabase
 
@@ -15,6 +15,9 @@ from compactcheck.engine.shards import Shard
 from compactcheck.scale.database import profile_database
 from invariants import Budget
 from invariants.formats import CHAT, Format
+
+if TYPE_CHECKING:
+    from compactcheck.transcripts import Transcript
 
 Profile = Literal["dev", "ci", "campaign"]
 # Where the shards run on one machine keep their corpora until they are merged into the main one.
@@ -68,6 +71,9 @@ class RunConfig:
     target_phase: bool = False
     # The wire format of the messages view: what a target is handed and must answer.
     format: Format = CHAT
+    # Recorded transcripts (compactcheck.transcripts) the messages view draws pieces of, instead
+    # of generated scenarios; each is also run whole, as an explicit example.
+    transcripts: tuple[Transcript, ...] = ()
 
     def hypothesis_database(self) -> ExampleDatabase | None:
         """The example database of the profile: local in dev, local plus Redis in campaign."""

@@ -32,7 +32,11 @@ def history_size(outcome: RoundOutcome) -> int:
 
 
 def _open_calls(case: Case) -> int:
-    batch = case.scenario.pending_batch
+    scenario = getattr(case, "scenario", None)
+    if scenario is None:
+        # A piece of a recorded transcript has no scenario to read open calls from.
+        return 0
+    batch = scenario.pending_batch
     return len(getattr(batch, "calls", ())) if batch is not None else 0
 
 

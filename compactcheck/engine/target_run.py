@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from hypothesis import HealthCheck, Phase, given, seed, settings
+from hypothesis import HealthCheck, Phase, example, given, seed, settings
 from hypothesis.errors import HypothesisException, HypothesisWarning
 from hypothesis.strategies import SearchStrategy
 
@@ -39,6 +39,7 @@ from compactcheck.report.model import (
     Reproduced,
 )
 from compactcheck.targets.registry import Target
+from compactcheck.transcripts import TranscriptDriver, transcript_cases, whole
 from invariants import Finding, Invariant, View
 from invariants.formats import CHAT, Format
 
@@ -124,6 +125,9 @@ class TargetRun:
         self.config = config
         self.recorder: Recorder = (recording or ByLaw()).start()
         self.driver: Driver = target.drivers[view]()
+        if config.transcripts:
+            # Pieces of recorded transcripts instead of generated scenarios (messages view).
+            self.driver = TranscriptDriver(self.driver, config.budget, target.format)  # type: ignore[assignment]
         selection = Selection(config.include, config.exclude)
         # The format the target is driven in: the run's, or the only one the target speaks.
         self.format: Format = target.format if view == "messages" else CHAT
@@ -232,7 +236,13 @@ class TargetRun:
         return path
 
     def _cases(self) -> SearchStrategy[Case]:
+        if self.config.transcripts:
+            return transcript_cases(self.config.transcripts, self.config.rounds)  # type: ignore[return-value]
         return cases(self.config.rounds, self.view, self.config.malformed, self.format)
+
+    def _key(self, kind: str) -> str:
+        """The example database key of a search: generated and transcript cases never mix."""
+        return f"{kind}:transcripts" if self.config.transcripts else kind
 
     def _judge(self, outcomes: Sequence[RoundOutcome], pass_index: int, started: float) -> None:
         tally = self.tally
@@ -312,7 +322,11 @@ class TargetRun:
             steer(case, outcomes)
             self._judge(outcomes, pass_index, started)
 
-        _digest(explore, f"explore:{self.target.name}:{self.view}")
+        # Each recorded transcript is first run whole, as it was recorded (not when hunting:
+        # an explicit example is never shrunk, and the hunt is there to shrink).
+        for transcript in self.config.transcripts:
+            explore = example(whole(transcript))(explore)
+        _digest(explore, self._key(f"explore:{self.target.name}:{self.view}"))
         with contextlib.suppress(_StopExploringError), _searching():
             explore()
         self.passes += 1
@@ -389,7 +403,7 @@ class TargetRun:
                     found.append(Failure(outcome, finding, history_size(outcome)))
                     raise _BrokenLawError
 
-        _digest(hunt, f"hunt:{self.target.name}:{self.view}:{law.id}")
+        _digest(hunt, self._key(f"hunt:{self.target.name}:{self.view}:{law.id}"))
         try:
             with _searching():
                 hunt()

@@ -113,12 +113,19 @@ class TargetReport(_ReportModel):
         "request seq numbers shown as N) with how many calls gave it, most common first, at "
         "most ten",
     )
+    inferred_facts: list[str] = Field(
+        default_factory=list,
+        description="facts the laws judged by that were read off the histories (goal, "
+        "constraints, must_keep) rather than declared; empty when every fact was declared or "
+        "generated with its ground truth",
+    )
     seconds: float = 0.0
     isolation: str = Field(
         default="",
         description="where the compactor ran: 'worker process' (a py: target, isolated: a crash "
         "is a finding of its call), 'harness process' (a cmd: target), 'in-process' (a crash or "
-        "hang there ends the run), 'built-in' (compactcheck's own or an adapter it ships)",
+        "hang there ends the run), 'built-in' (compactcheck's own or an adapter it ships), "
+        "'recorded' (an audit of compactions that already happened)",
     )
 
 

@@ -81,6 +81,70 @@ def history_of(format: Format, request: dict[str, Any]) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
+# Content block kinds only the Anthropic Messages API has (chat completions parts are "text",
+# "image_url", "input_audio", "file", "refusal").
+_ANTHROPIC_BLOCKS = frozenset(
+    {"tool_use", "tool_result", "thinking", "redacted_thinking", "server_tool_use", "document",
+     "image", "web_search_tool_result", "search_result", "container_upload", "compaction"}
+)  # fmt: skip
+
+
+def detect_format(data: object) -> Format | None:
+    """The format a history or request is in, read from its shape; None if nothing tells.
+
+    A request object names its history field (``contents`` for Gemini, ``input`` for
+    Responses, ``messages`` for chat completions or Anthropic); a bare list is read from its
+    items (Gemini ``parts``, Responses item ``type``s, Anthropic-only block kinds, chat roles).
+    Chat completions and Anthropic share plain-text messages: such a history, with no system or
+    tool message and no block only Anthropic has, reads as chat completions, which judges it the
+    same way.
+    """
+    if isinstance(data, dict):
+        if isinstance(data.get("contents"), list) or "systemInstruction" in data:
+            return "gemini"
+        if isinstance(data.get("input"), list) or "instructions" in data:
+            return "openai-responses"
+        messages = data.get("messages")
+        if not isinstance(messages, list):
+            return None
+        if isinstance(data.get("system"), (str, list)) or _anthropic_items(messages):
+            return "anthropic"
+        return CHAT
+    if not isinstance(data, list) or not data:
+        return None
+    items = [item for item in data if isinstance(item, dict)]
+    if any("parts" in item for item in items):
+        return "gemini"
+    if any("type" in item and "role" not in item for item in items) or any(
+        item.get("type") == "message" for item in items
+    ):
+        return "openai-responses"
+    if _anthropic_items(items):
+        return "anthropic"
+    return CHAT if any("role" in item for item in items) else None
+
+
+def _anthropic_items(messages: list[Any]) -> bool:
+    for message in messages:
+        if not isinstance(message, dict):
+            continue
+        if message.get("role") in ("system", "tool", "developer", "function"):
+            return False
+        content = message.get("content")
+        if isinstance(content, list) and any(
+            isinstance(block, dict) and block.get("type") in _ANTHROPIC_BLOCKS for block in content
+        ):
+            return True
+    return False
+
+
+def as_request(format: Format, data: object) -> object:
+    """``data`` as a request object of ``format``: a bare history list is wrapped in its field."""
+    if format != CHAT and isinstance(data, list):
+        return {HISTORY_FIELD[format]: data}
+    return data
+
+
 __all__ = [
     "CHAT",
     "FORMATS",
@@ -91,7 +155,9 @@ __all__ = [
     "NativeRequest",
     "ResponsesInput",
     "UnknownFormatError",
+    "as_request",
     "check_format",
+    "detect_format",
     "format_of",
     "history_of",
     "parse_request",

@@ -80,7 +80,17 @@ def calls_line(target: TargetReport) -> str | None:
         return None
     where = f" (in a {target.isolation})" if target.isolation.endswith(" process") else ""
     failed = "; ".join(f"{count} x {kind}" for kind, count in target.failures.items())
-    return f"calls{where}: {', '.join(counted)}" + (f"; failed calls: {failed}" if failed else "")
+    inferred = (
+        f"; facts inferred from the history, not declared: {', '.join(target.inferred_facts)}"
+        if target.inferred_facts
+        else ""
+    )
+    what = "pairs" if target.isolation == "recorded" else "calls"
+    return (
+        f"{what}{where}: {', '.join(counted)}"
+        + (f"; failed calls: {failed}" if failed else "")
+        + inferred
+    )
 
 
 def input_problems_line(example: Counterexample) -> str | None:

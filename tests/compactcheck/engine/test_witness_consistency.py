@@ -34,12 +34,14 @@ def test_every_passing_law_holds_on_every_witness_of_the_report(tmp_path: Path) 
         target.close()
     passing = [r.invariant for r in report.results if r.verdict == "pass"]
     witnesses = [r.counterexample for r in report.results if r.counterexample is not None]
-    assert passing and witnesses
+    assert passing
+    assert witnesses
     checked = 0
     for example in witnesses:
         assert example.corpus_file is not None
         entry = json.loads(Path(example.corpus_file).read_text(encoding="utf-8"))
-        assert isinstance(example.input, dict) and isinstance(example.output, dict)
+        assert isinstance(example.input, dict)
+        assert isinstance(example.output, dict)
         judgement = compactcheck.check(
             example.input["messages"],
             example.output["messages"],

@@ -11,6 +11,7 @@ from compactcheck.convert import convert
 from compactcheck.engine.config import RunConfig
 from compactcheck.engine.core import run_target
 from compactcheck.targets.adapters import ADAPTERS, EXTRAS, MissingExtraError
+from compactcheck.targets.adapters.adapter import AdapterBackend
 from compactcheck.targets.calls import Calls
 from compactcheck.targets.registry import resolve
 from invariants.formats import CHAT
@@ -59,6 +60,7 @@ def test_answers_carry_the_parameters_they_used(name: str) -> None:
         {"role": "user", "content": "Go on."},
         {"role": "assistant", "content": "Done."},
     ]
+    assert isinstance(backend, AdapterBackend)
     format = backend.adapter.format
     # An adapter of a provider format is handed the same history in that format.
     payload: dict[str, object] = (

@@ -1,0 +1,162 @@
+"""`compactcheck check BEFORE AFTER` and `compactcheck audit LOG`: compactions that happened."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+
+from compactcheck.cli.options import csv, outputs, toolkit_version, write_outputs
+from compactcheck.engine.selection import Selection
+from compactcheck.errors import CompactcheckError, ExitCode, one_line
+from compactcheck.judging import check_pair
+from compactcheck.recorded import Finding, audit
+from compactcheck.report import untrusted
+from compactcheck.report.render import print_report
+from invariants import VIEWS
+from invariants.formats import FORMATS
+
+
+class PairFileError(CompactcheckError, OSError):
+    """A file of a pair or of facts that cannot be read as JSON."""
+
+
+def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register both commands."""
+    check = commands.add_parser(
+        "check", help="judge one compaction you have: BEFORE went in, AFTER came out"
+    )
+    check.add_argument("before", type=Path, metavar="BEFORE", help="JSON file ('-': stdin)")
+    check.add_argument("after", type=Path, metavar="AFTER", help="JSON file")
+    check.add_argument("--view", choices=VIEWS, default="messages", help="default: messages")
+    _common(check)
+    check.set_defaults(handler=check_main)
+    log = commands.add_parser(
+        "audit", help="judge a JSON Lines file or folder of recorded compactions"
+    )
+    log.add_argument("log", type=Path, metavar="LOG", help="a .jsonl file or a folder of them")
+    log.add_argument("--quiet", action="store_true", help="no line per violation, only the report")
+    _common(log)
+    outputs(log)
+    log.set_defaults(handler=audit_main)
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--format",
+        choices=FORMATS,
+        default=None,
+        help="the messages format (default: detected from each pair's shape)",
+    )
+    parser.add_argument(
+        "--facts",
+        metavar="JSON",
+        help="declared facts: a JSON object or a file holding one (the rest is inferred)",
+    )
+    parser.add_argument("--invariants", type=csv, help="only these invariant ids (a,b,c)")
+    parser.add_argument("--exclude-invariants", type=csv, default=[], help="skip these ids")
+
+
+def _json_file(path: Path, what: str) -> Any:
+    try:
+        text = sys.stdin.read() if str(path) == "-" else path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise PairFileError(f"{what} {path}: cannot read it: {one_line(error)}") from None
+    try:
+        return json.loads(text)
+    except ValueError as error:
+        raise PairFileError(f"{what} {path}: not JSON: {one_line(error)}") from None
+
+
+def _facts(given: str | None) -> dict[str, Any] | None:
+    if given is None:
+        return None
+    stripped = given.strip()
+    data = (
+        _json_object(stripped) if stripped.startswith("{") else _json_file(Path(given), "--facts")
+    )
+    if not isinstance(data, dict):
+        raise PairFileError("--facts: expected a JSON object (goal, constraints, must_keep, ...)")
+    return data
+
+
+def _json_object(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError as error:
+        raise PairFileError(f"--facts: not JSON: {one_line(error)}") from None
+
+
+def check_main(arguments: argparse.Namespace, console: Console) -> int:
+    """Judge the pair; one line per law; exit 1 on a violation."""
+    before = _json_file(arguments.before, "BEFORE")
+    after = _json_file(arguments.after, "AFTER")
+    judgement = check_pair(
+        before,
+        after,
+        _facts(arguments.facts),
+        view=arguments.view,
+        format=arguments.format,
+        selection=Selection(arguments.invariants, arguments.exclude_invariants),
+    )
+    where = f"{arguments.view}" + (f", {judgement.format}" if judgement.format else "")
+    console.print(escape(f"compactcheck check [{where}]"), highlight=False)
+    if judgement.inferred:
+        console.print(
+            f"facts inferred from BEFORE, not declared: {', '.join(judgement.inferred)}",
+            style="dim",
+            highlight=False,
+        )
+    for finding in judgement.findings:
+        if finding.violations:
+            for violation in finding.violations:
+                because = untrusted.safe_line(violation.because)
+                console.print(
+                    f"[red]violation[/red] {finding.invariant}: {escape(because)}",
+                    highlight=False,
+                )
+        elif finding.exercised:
+            console.print(f"[green]pass[/green] {finding.invariant}", highlight=False)
+        else:
+            console.print(
+                f"[dim]not exercised {finding.invariant} (this pair could not break it)[/dim]",
+                highlight=False,
+            )
+    broken = len(judgement.violations)
+    exercised = sum(1 for f in judgement.findings if f.exercised)
+    console.print(
+        f"{broken} violation(s); {exercised} of {len(judgement.findings)} laws exercised",
+        highlight=False,
+    )
+    if broken:
+        return ExitCode.FAILED
+    return ExitCode.OK if exercised else ExitCode.INCONCLUSIVE
+
+
+def audit_main(arguments: argparse.Namespace, console: Console) -> int:
+    """Judge every pair of the log, a line per violation as found, then the report."""
+
+    def show(found: Finding) -> None:
+        if not arguments.quiet:
+            print(untrusted.safe_line(found.line_text()), flush=True)
+
+    report = audit(
+        arguments.log,
+        format=arguments.format,
+        invariants=arguments.invariants,
+        exclude=tuple(arguments.exclude_invariants),
+        facts=_facts(arguments.facts),
+        on_violation=show,
+        toolkit_version=toolkit_version(),
+    )
+    write_outputs(report, arguments)
+    print_report(report, console)
+    target = report.targets[0]
+    if not target.calls:
+        return ExitCode.USAGE
+    return report.exit_code()

@@ -1,0 +1,174 @@
+"""A runtime guard: the laws watching a production compactor on every call it makes.
+
+::
+
+    import compactcheck
+
+    compact = compactcheck.guard(my_compact, on_violation="log", sample=0.1)
+    messages = compact(messages)        # my_compact's answer, judged one call in ten
+
+Each sampled call is judged as ``compactcheck.check`` judges a pair (facts inferred from the
+history unless given, or computed per call by a function of the history); what happens on a
+violation is the caller's choice:
+
+- ``"raise"``: ``ViolationError`` (the compacted history is not returned);
+- ``"log"``: one warning per violation on the ``compactcheck.guard`` logger, the answer returned;
+- ``"return_input"``: the history is handed back uncompacted, as if the compactor had declined
+  (the safe fallback when a broken context is worse than a long one);
+- a callable: called with a ``GuardEvent`` (the judgement, the history and the answer), and
+  its return value is returned when it is not None (else the compactor's answer).
+
+A guard never hides the compactor's own exceptions, and a history the laws cannot read (not
+chat completions or a provider request) raises ``CompactcheckError`` in every mode, since
+judging nothing is not the same as passing. ``guarded.stats`` counts calls, sampled calls and
+calls with a violation.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Generic, Literal, TypeVar
+
+from compactcheck.engine.selection import Selection
+from compactcheck.errors import CompactcheckError
+from compactcheck.judging import (
+    Judgement,
+    ViolationError,
+    judge_messages,
+    parse_messages_pair,
+)
+from invariants import Facts
+from invariants.formats import Format, check_format
+from invariants.inference import infer_facts
+
+LOGGER = logging.getLogger("compactcheck.guard")
+
+History = TypeVar("History")
+
+Action = Literal["raise", "log", "return_input"]
+
+
+@dataclass(frozen=True)
+class GuardEvent:
+    """One guarded call that broke a law: the judgement, what went in, what came out."""
+
+    judgement: Judgement
+    before: Any
+    after: Any
+
+
+@dataclass
+class GuardStats:
+    """What a guard has seen so far."""
+
+    calls: int = 0
+    checked: int = 0
+    violated: int = 0
+
+
+FactsSource = Facts | dict[str, Any] | Callable[[Any], Facts | dict[str, Any] | None] | None
+
+
+@dataclass
+class Guarded(Generic[History]):
+    """A compactor with laws watching its answers (see the module docstring)."""
+
+    compactor: Callable[..., History]
+    on_violation: Action | Callable[[GuardEvent], Any]
+    sample: float
+    facts: FactsSource
+    format: Format | None
+    selection: Selection
+    rng: random.Random
+    stats: GuardStats = field(default_factory=GuardStats)
+
+    def __call__(self, history: History, *args: Any, **kwargs: Any) -> History:
+        """The compactor's answer (or what ``on_violation`` chose), judged when sampled."""
+        after = self.compactor(history, *args, **kwargs)
+        self.stats.calls += 1
+        if self.sample < 1.0 and self.rng.random() >= self.sample:
+            return after
+        judgement = self.judge(history, after)
+        self.stats.checked += 1
+        if judgement.holds:
+            return after
+        self.stats.violated += 1
+        return self._act(judgement, history, after)
+
+    def judge(self, before: Any, after: Any) -> Judgement:
+        """The judgement of one pair, as a guarded call makes it."""
+        pair = parse_messages_pair(before, after, self.format)
+        if self.format is None:
+            # Detected once: a compactor speaks one format.
+            self.format = pair.format
+        declared = self.facts(before) if callable(self.facts) else self.facts
+        known = infer_facts(pair.before, declared)
+        laws = self.selection.laws("messages", pair.format)
+        return Judgement("messages", judge_messages(pair, laws, known), known, pair.format)
+
+    def _act(self, judgement: Judgement, before: History, after: History) -> History:
+        action = self.on_violation
+        if action == "raise":
+            raise ViolationError(judgement)
+        if action == "log":
+            for violation in judgement.violations:
+                LOGGER.warning("compaction broke %s: %s", violation.invariant, violation.because)
+            return after
+        if action == "return_input":
+            LOGGER.warning(
+                "compaction broke %s; the history is returned uncompacted",
+                ", ".join(dict.fromkeys(v.invariant for v in judgement.violations)),
+            )
+            return before
+        assert callable(action)
+        chosen = action(GuardEvent(judgement, before, after))
+        return after if chosen is None else chosen
+
+
+def guard(
+    compactor: Callable[..., History],
+    *,
+    on_violation: Action | Callable[[GuardEvent], Any] = "raise",
+    sample: float = 1.0,
+    invariants: Sequence[str] | None = None,
+    exclude: Sequence[str] = (),
+    facts: FactsSource = None,
+    format: Format | None = None,
+    seed: int | None = None,
+) -> Guarded[History]:
+    """``compactor`` with the messages laws judging its answers (see the module docstring).
+
+    ``sample`` is the share of calls judged (1.0 every call, 0.1 one in ten on average, drawn
+    from ``seed``); ``invariants`` and ``exclude`` choose the laws, as for ``check``;
+    ``facts`` declares what the history must keep (a ``Facts``, a dict of some fields, or a
+    function of the history giving either), the rest being inferred; ``format`` names the
+    history's format (default: detected on the first call).
+    """
+    if on_violation not in ("raise", "log", "return_input") and not callable(on_violation):
+        raise CompactcheckError(
+            f"on_violation={on_violation!r}: expected 'raise', 'log', 'return_input' or a "
+            "callable taking a GuardEvent"
+        )
+    if not 0.0 <= sample <= 1.0:
+        raise CompactcheckError(f"sample={sample!r}: expected a share of calls from 0.0 to 1.0")
+    selection = Selection(invariants, exclude)
+    selection.check(["messages"])
+    guarded: Guarded[History] = Guarded(
+        compactor,
+        on_violation,
+        sample,
+        facts,
+        check_format(format) if format is not None else None,
+        selection,
+        random.Random(seed),
+    )
+    # Its name and docstring, not its attributes (which could shadow the guard's own).
+    functools.update_wrapper(guarded, compactor, updated=())
+    return guarded
+
+
+__all__ = ["GuardEvent", "GuardStats", "Guarded", "guard"]
