@@ -296,7 +296,7 @@ class LawCase:
             )
         if result.verdict == "errored":
             pytest.fail(f"{self.target} errored: {result.because}", pytrace=False)
-        if result.verdict in ("skipped", "unknown"):
+        if result.verdict in ("skipped", "unknown", "waived"):
             pytest.skip(f"{result.verdict}: {result.because}")
         return result
 

@@ -32,6 +32,7 @@ from pydantic import JsonValue, ValidationError
 from compactcheck.engine.selection import Selection
 from compactcheck.errors import CompactcheckError, one_line
 from compactcheck.judging import MessagesPair, PairError, judge_messages, parse_messages_pair
+from compactcheck.report.levels import level_reached
 from compactcheck.report.model import (
     CALL_STATUSES,
     Counterexample,
@@ -44,6 +45,7 @@ from compactcheck.report.model import (
 from invariants import Facts, Invariant, Violation
 from invariants.formats import Format, check_format
 from invariants.inference import infer_facts
+from invariants.levels import level_of
 from strategies.provider_rules import chat_completions_problems, request_problems
 
 MAX_ERRORS_SHOWN = 10
@@ -236,6 +238,7 @@ def _report(state: _Audit, path: Path, started: float, toolkit_version: str) -> 
             "compactions": compactions,
             "unchanged": unchanged,
             "errored": state.statuses["errored"],
+            "level": level_of(law.law.id, bool(law.law.formats)),
         }
         if law.first is not None:
             because = law.first.because
@@ -282,6 +285,7 @@ def _report(state: _Audit, path: Path, started: float, toolkit_version: str) -> 
         calls={s: state.statuses[s] for s in CALL_STATUSES if state.statuses[s]},
         format=formats[0] if len(formats) == 1 else ", ".join(formats),
         inferred_facts=list(state.inferred),
+        level=level_reached(results),
         seconds=round(time.monotonic() - started, 3),
         isolation="recorded",
     )

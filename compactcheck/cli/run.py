@@ -23,7 +23,10 @@ from compactcheck.engine.config import Profile
 from compactcheck.engine.core import Engine, follow
 from compactcheck.engine.shards import Shard, ShardError
 from compactcheck.errors import ExitCode
+from compactcheck.report.levels import level_text
+from compactcheck.report.model import Report
 from compactcheck.report.render import print_report
+from invariants.levels import LEVELS
 
 
 def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -49,6 +52,16 @@ def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         default=Shard(),
         metavar="I/M",
         help="run shard I of M (own seed, 1/M of the budget); `compactcheck merge` joins them",
+    )
+    run.add_argument(
+        "--require-level",
+        type=int,
+        choices=sorted(LEVELS),
+        default=None,
+        metavar="N",
+        help="exit 1 if a target reaches a conformance level below N (1 the provider accepts it, "
+        "2 the agent can carry on, 3 nothing that matters is lost), else 0: violations above N "
+        "are reported but do not fail the run",
     )
     outputs(run)
     run.set_defaults(handler=main)
@@ -91,4 +104,23 @@ def main(arguments: argparse.Namespace, console: Console) -> int:
     print_report(report, console)
     if not report.complete:
         return ExitCode.INTERRUPTED
+    if arguments.require_level is not None:
+        return _gate(report, arguments.require_level, console)
     return report.exit_code()
+
+
+def _gate(report: Report, required: int, console: Console) -> int:
+    """Exit 1 when a target is below the required level, one line per target either way."""
+    below = False
+    for target in report.targets:
+        reached = target.level or 0
+        ok = reached >= required
+        below = below or not ok
+        console.print(
+            Text(
+                f"{'ok' if ok else 'below'}: {target.target} [{target.view}] reaches "
+                f"{level_text(reached)}; required {required} ({LEVELS[required]})",
+                style="green" if ok else "bold red",
+            )
+        )
+    return ExitCode.FAILED if below else ExitCode.OK

@@ -9,6 +9,7 @@ from pydantic import JsonValue
 
 from compactcheck.engine.crash import CALL_ANSWERED
 from compactcheck.engine.verdicts import quiet_verdict, top_failures
+from compactcheck.report.levels import level_reached
 from compactcheck.report.model import (
     CALL_STATUSES,
     COVERAGE_PREFIX,
@@ -18,13 +19,25 @@ from compactcheck.report.model import (
 )
 from invariants import Invariant
 from invariants.inference import INFERABLE
+from invariants.levels import level_of
 
 if TYPE_CHECKING:
     from compactcheck.engine.target_run import TargetRun
 
 
 def law_result(run: TargetRun, law: Invariant) -> InvariantResult:
-    """The verdict of one law."""
+    """The verdict of one law (a violation of a law the target waived is "waived")."""
+    result = _law_result(run, law)
+    level = level_of(law.id, bool(law.formats))
+    reason = run.waivers.get(law.id)
+    update: dict[str, Any] = {"level": level, "waived": reason}
+    if reason is not None and result.verdict == "violation":
+        update["verdict"] = "waived"
+        update["because"] = f"waived ({reason}): {result.because}"
+    return result.model_copy(update=update)
+
+
+def _law_result(run: TargetRun, law: Invariant) -> InvariantResult:
     tally = run.tally
     common: dict[str, Any] = {
         "invariant": law.id,
@@ -90,11 +103,14 @@ def target_report(run: TargetRun, started: float) -> TargetReport:
             f"is {run.config.example_cap}; raise it with --max-total-examples)"
         )
     calls = {status: tally.statuses[status] for status in CALL_STATUSES if tally.statuses[status]}
+    errors.extend(run.refused_waivers)
+    results = [law_result(run, law) for law in run.judging]
     return TargetReport(
         target=run.target.name,
         view=run.view,
         implementation=run.target.implementation,
-        results=[law_result(run, law) for law in run.judging],
+        results=results,
+        level=level_reached(results),
         errors=errors,
         calls=calls,
         failures=top_failures(tally.failures),

@@ -35,6 +35,7 @@ from compactcheck.engine.selection import Selection
 from compactcheck.engine.steering import history_size, steer
 from compactcheck.engine.verdicts import Failure, Tally
 from compactcheck.harness import Case, Driver, RoundOutcome, cases
+from compactcheck.report.levels import accepted_waivers
 from compactcheck.report.model import (
     Reproduced,
 )
@@ -133,6 +134,11 @@ class TargetRun:
         self.format: Format = target.format if view == "messages" else CHAT
         self.laws: list[Invariant] = selection.laws(view, self.format)
         self.judging: list[Invariant] = selection.judging(view, self.format)
+        # What the target declared it does not promise; a law of level 1 cannot be waived.
+        structural = {law.id: bool(law.formats) for law in self.judging}
+        self.waivers, self.refused_waivers = accepted_waivers(
+            target.implementation.waivers, structural
+        )
         self.passes = 0
         self.tally = Tally()
         self.failures: dict[str, Failure] = {}

@@ -9,8 +9,8 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator
 
 from compactcheck.errors import ExitCode
 
-Verdict = Literal["pass", "violation", "skipped", "errored", "unknown"]
-VERDICTS: tuple[Verdict, ...] = ("pass", "violation", "skipped", "errored", "unknown")
+Verdict = Literal["pass", "violation", "skipped", "errored", "unknown", "waived"]
+VERDICTS: tuple[Verdict, ...] = ("pass", "violation", "skipped", "errored", "unknown", "waived")
 SCHEMA_VERSION = 1
 
 # What a target's calls came to, in the order a report lists them ("timed out" is a kind of
@@ -72,6 +72,16 @@ class InvariantResult(_ReportModel):
     skipped: int = Field(default=0, description="backend calls that declined or were declined")
     because: str | None = None
     counterexample: Counterexample | None = None
+    level: int = Field(
+        default=0,
+        description="the conformance level the law belongs to (1 the provider accepts it, 2 the "
+        "agent can carry on, 3 nothing that matters is lost); 0 in reports written before levels",
+    )
+    waived: str | None = Field(
+        default=None,
+        description="the reason the target declared for not promising this law; a violation of a "
+        "waived law has the verdict 'waived' (judged and shown, never counted as a violation)",
+    )
 
 
 class Implementation(_ReportModel):
@@ -85,6 +95,12 @@ class Implementation(_ReportModel):
         default_factory=lambda: ["openai-chat"],
         description="the wire formats of the messages view it speaks (chat completions unless "
         "it declares others)",
+    )
+    waivers: dict[str, str] = Field(
+        default_factory=dict,
+        description="laws the compactor does not promise, each with its reason (e.g. a sliding "
+        "window keeps no content by design); judged and shown, never counted as violations or "
+        "toward the level; a law of level 1 cannot be waived",
     )
 
 
@@ -118,6 +134,12 @@ class TargetReport(_ReportModel):
         description="facts the laws judged by that were read off the histories (goal, "
         "constraints, must_keep) rather than declared; empty when every fact was declared or "
         "generated with its ground truth",
+    )
+    level: int | None = Field(
+        default=None,
+        description="the highest conformance level reached: every applicable law of levels 1 to "
+        "N passed and none is waived (0: not even level 1); absent in reports written before "
+        "levels",
     )
     seconds: float = 0.0
     isolation: str = Field(

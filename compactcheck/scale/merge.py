@@ -23,6 +23,7 @@ from compactcheck.engine.verdicts import (
     vacuity_line,
 )
 from compactcheck.errors import CompactcheckError
+from compactcheck.report.levels import level_reached
 from compactcheck.report.model import (
     COVERAGE_PREFIX,
     VACUITY_PREFIX,
@@ -56,6 +57,16 @@ def _smallest(examples: Iterable[Counterexample]) -> Counterexample:
 
 def merge_results(results: Sequence[InvariantResult]) -> InvariantResult:
     """One law's results from several shards of the same target and view, as one result."""
+    merged = _merged(results)
+    first = results[0]
+    update: dict[str, Any] = {"level": first.level, "waived": first.waived}
+    if first.waived is not None and merged.verdict == "violation":
+        update["verdict"] = "waived"
+        update["because"] = f"waived ({first.waived}): {merged.because}"
+    return merged.model_copy(update=update)
+
+
+def _merged(results: Sequence[InvariantResult]) -> InvariantResult:
     first = results[0]
     counts = {
         name: sum(getattr(result, name) for result in results)
@@ -69,6 +80,7 @@ def merge_results(results: Sequence[InvariantResult]) -> InvariantResult:
             **common,
             **counts,
             verdict="violation",
+            # The witness's own because: merge_results adds the "waived (...)" prefix once.
             because=counterexample.because,
             counterexample=counterexample,
         )
@@ -137,7 +149,8 @@ def merge_target_reports(reports: Sequence[TargetReport]) -> TargetReport:
         target=first.target,
         view=first.view,
         implementation=implementation,
-        results=[merge_results(by_law[law]) for law in order],
+        results=(results := [merge_results(by_law[law]) for law in order]),
+        level=level_reached(results),
         errors=errors,
         calls=calls,
         failures=top_failures(failures),

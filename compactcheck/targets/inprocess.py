@@ -80,6 +80,8 @@ class CallableBackend:
             language="python",
             views=list(views),
             formats=list(FORMAT_NAMES),
+            # What the compactor declares it does not promise (``compactcheck_waivers``).
+            waivers=dict(getattr(function, "compactcheck_waivers", None) or {}),
         )
         self.last_input: Any = None
 

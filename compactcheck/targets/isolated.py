@@ -113,6 +113,7 @@ class _Compactor:
                 "views": list(callable_views(attribute, view)),
                 # A plain callable takes whichever format the run names (--format).
                 "formats": list(FORMAT_NAMES),
+                "waivers": dict(getattr(attribute, "compactcheck_waivers", None) or {}),
             }
 
     def answer(self, request: dict[str, Any], pristine: dict[str, Any]) -> dict[str, Any]:

@@ -87,6 +87,11 @@ class HarnessImplementation(_Line):
         description="the wire formats of the messages view the harness takes (openai-chat, "
         "anthropic, openai-responses, gemini); a harness that declares none gets openai-chat",
     )
+    waivers: dict[str, str] = Field(
+        default_factory=dict,
+        description="laws the compactor does not promise, by id, each with its reason; judged "
+        "and shown but never counted as violations (a law of level 1 cannot be waived)",
+    )
 
     def to_implementation(self) -> Implementation:
         """The report's record of this implementation."""
@@ -96,6 +101,7 @@ class HarnessImplementation(_Line):
             language=self.language,
             views=list(self.views),
             formats=list(self.formats),
+            waivers=dict(self.waivers),
         )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from compactcheck.report.levels import level_text
 from compactcheck.report.model import (
     CALL_STATUSES,
     VERDICTS,
@@ -86,10 +87,19 @@ def calls_line(target: TargetReport) -> str | None:
         else ""
     )
     what = "pairs" if target.isolation == "recorded" else "calls"
+    level = level_text(target.level)
+    waived = [r for r in target.results if r.waived is not None]
+    declared = (
+        "; waived by the target: " + "; ".join(f"{r.invariant} ({r.waived})" for r in waived)
+        if waived
+        else ""
+    )
     return (
         f"{what}{where}: {', '.join(counted)}"
         + (f"; failed calls: {failed}" if failed else "")
         + inferred
+        + (f"; {level}" if level else "")
+        + declared
     )
 
 

@@ -29,6 +29,7 @@ VERDICT_STYLES: dict[Verdict, str] = {
     "errored": "magenta",
     "skipped": "yellow",
     "unknown": "yellow",
+    "waived": "blue",
 }
 
 

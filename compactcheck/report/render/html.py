@@ -35,6 +35,7 @@ table { border-collapse: collapse; margin: 1rem 0; }
 th, td { border: 1px solid #d5dae1; padding: .3rem .6rem; text-align: left; vertical-align: top; }
 th { background: #f3f5f8; }
 td.pass { background: #e4f6e8; } td.violation { background: #fde2e1; font-weight: 600; }
+td.waived { background: #e3ecfb; color: #23407a; }
 td.errored { background: #f5e3fb; } td.skipped, td.unknown { background: #fff4d6; }
 td.none { color: #9aa3ad; }
 article { border: 1px solid #f0b4b0; border-radius: 6px; padding: .2rem 1rem 1rem; margin: 1rem 0; }

@@ -67,7 +67,7 @@ def _testcase(suite: ET.Element, target: TargetReport, result: InvariantResult) 
         error.text = "\n".join(
             [because, *(safe_line(line, 1000) for line in target.errors)]
         ).strip()
-    elif result.verdict in ("skipped", "unknown"):
+    elif result.verdict in ("skipped", "unknown", "waived"):
         reason = because or "no reason given"
         ET.SubElement(case, "skipped", message=f"{result.verdict}: {reason}")
 

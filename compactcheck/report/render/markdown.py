@@ -24,6 +24,7 @@ VERDICT_MARKS: dict[Verdict, str] = {
     "errored": "💥 errored",
     "skipped": "⏭️ skipped",
     "unknown": "❔ unknown",
+    "waived": "🔷 waived",
 }
 
 # Every ASCII punctuation character that can start inline syntax in CommonMark or GitHub's

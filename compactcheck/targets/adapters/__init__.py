@@ -118,6 +118,52 @@ for _kit_name in CONFORMANCE_KIT_COMPACTORS:
     )
 
 
+_WINDOW = "a window of recent messages: it keeps no content by design"
+_TRIM = "trims the oldest messages to a size: it keeps no content by design"
+# What each component does not promise, by design (docs/real-compactors.md classifies every
+# reported violation; these are its "trims by design" rows that hold on every seed). The laws
+# are still judged and shown; a law of level 1 (the provider accepts it) is never waived.
+WAIVERS: dict[str, dict[str, str]] = {
+    "langchain:trim_messages": {
+        "goal_preserved": _TRIM,
+        "constraints_preserved": _TRIM,
+        "facts_preserved": _TRIM,
+    },
+    "autogen:buffered": {
+        "goal_preserved": _WINDOW,
+        "constraints_preserved": _WINDOW,
+        "recent_tail_preserved": "a result goes with its call when the buffer cuts the pair",
+        "facts_preserved": _WINDOW,
+    },
+    "autogen:head-and-tail": {
+        "goal_preserved": _WINDOW,
+        "constraints_preserved": _WINDOW,
+        "recent_tail_preserved": "a result goes with its call when the tail cuts the pair",
+        "facts_preserved": _WINDOW,
+    },
+    "autogen:token-limited": {
+        "goal_preserved": _TRIM,
+        "constraints_preserved": _TRIM,
+        "facts_preserved": _TRIM,
+    },
+    "pydantic-ai:sliding-window": {
+        "constraints_preserved": _WINDOW,
+        "facts_preserved": _WINDOW,
+    },
+    "haystack:sliding-window": {
+        "goal_preserved": _WINDOW,
+        "constraints_preserved": _WINDOW,
+        "facts_preserved": _WINDOW,
+    },
+    "haystack:tool-result-pruning": {
+        "order_preserved": "replaces old tool results by a placeholder: that is its job",
+    },
+    "haystack:tool-result-offload": {
+        "order_preserved": "replaces old tool results by a pointer to a file: that is its job",
+    },
+}
+
+
 def _factory(target: str, module: str, extra: str) -> AdapterFactory:
     def factory(*, timeout: float, budget: Budget | None = None) -> Backend:
         try:
@@ -132,7 +178,7 @@ def _factory(target: str, module: str, extra: str) -> AdapterFactory:
         from compactcheck.targets.adapters.adapter import AdapterBackend
 
         adapter = loaded.ADAPTERS[target](target, budget)
-        return AdapterBackend(adapter, timeout=timeout)
+        return AdapterBackend(adapter, timeout=timeout, waivers=WAIVERS.get(target, {}))
 
     return factory
 

@@ -100,7 +100,13 @@ def _envelope(format: Format) -> str:
 class AdapterBackend(CallableBackend):
     """An adapter as a backend; each result carries the parameters next to the history."""
 
-    def __init__(self, adapter: Adapter[Any], *, timeout: float | None) -> None:
+    def __init__(
+        self,
+        adapter: Adapter[Any],
+        *,
+        timeout: float | None,
+        waivers: dict[str, str] | None = None,
+    ) -> None:
         views: tuple[View, ...] = ("messages",)
         super().__init__(
             adapter,
@@ -111,7 +117,9 @@ class AdapterBackend(CallableBackend):
         )
         # The one format it speaks, so that the registry drives it in that one (a plain
         # callable takes whichever the run names).
-        self._implementation = self._implementation.model_copy(update={"formats": [adapter.format]})
+        self._implementation = self._implementation.model_copy(
+            update={"formats": [adapter.format], "waivers": dict(waivers or {})}
+        )
         self.adapter = adapter
 
     def compact(self, view: View, payload: dict[str, Any]) -> Answer:

@@ -33,6 +33,7 @@ def test_every_passing_law_holds_on_every_witness_of_the_report(tmp_path: Path) 
     finally:
         target.close()
     passing = [r.invariant for r in report.results if r.verdict == "pass"]
+    # Every witness, waived laws' included: each breaks its law, and no passing law.
     witnesses = [r.counterexample for r in report.results if r.counterexample is not None]
     assert passing
     assert witnesses
@@ -52,5 +53,7 @@ def test_every_passing_law_holds_on_every_witness_of_the_report(tmp_path: Path) 
         checked += 1
     assert checked == len(witnesses)
     # The case that showed the defect: the facts witness drops the newest message.
-    verdicts = {r.invariant: r.verdict for r in report.results}
-    assert verdicts["recent_tail_preserved"] == "violation"
+    # (The adapter waives that law by design: broken, it shows as waived, witness kept.)
+    tail = next(r for r in report.results if r.invariant == "recent_tail_preserved")
+    assert tail.verdict == "waived"
+    assert tail.counterexample is not None

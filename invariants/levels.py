@@ -1,0 +1,76 @@
+"""Conformance levels: the laws grouped into promises a compactor author can aim for.
+
+1. **The provider accepts it**: the compacted history is one the model's API takes and the run's
+   machinery can read: the compactor answers, tool calls and results stay paired, something
+   (and some user turn) is left, every structural rule of the wire format holds; for the
+   snapshot and session views, the snapshot or log is well formed and cites only what it may.
+2. **The agent can carry on**: what the agent needs to continue its task survives: the goal,
+   the current constraints, the recent tail in order, pending work, the question it is waiting
+   on, and compaction makes progress.
+3. **Nothing that matters is lost**: every must-keep fact (changed files, completed work and its
+   evidence, skills, failed attempts, validations, identifiers), within the declared budget.
+
+A target reaches level N when every applicable law of levels 1 to N passed and none of them is
+waived (a waived law is not promised). A law of level 1 cannot be waived: a provider's rejection
+is never a design choice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+LEVELS: Mapping[int, str] = {
+    1: "the provider accepts it",
+    2: "the agent can carry on",
+    3: "nothing that matters is lost",
+}
+
+_ACCEPTED = frozenset(
+    {
+        "call_answered",
+        "tool_pairing",
+        "non_empty",
+        "user_turn_present",
+        # snapshot
+        "evidence_in_range",
+        "source_range_valid",
+        "checksum_valid",
+        "raw_tail_preserved",
+        "state_untouched",
+        # session
+        "surface_well_formed",
+        "transaction_grammar",
+        "lock_exclusive",
+        "failure_atomic",
+        "replay_deterministic",
+        "checkpoint_identifiable",
+    }
+)
+_CARRY_ON = frozenset(
+    {
+        "goal_preserved",
+        "constraints_preserved",
+        "recent_tail_preserved",
+        "order_preserved",
+        "progress",
+        # snapshot
+        "pending_steps_preserved",
+        "unresolved_questions_preserved",
+        # session
+        "shrinks",
+        "tail_retained",
+        "summary_hygiene",
+    }
+)
+
+
+def level_of(invariant: str, structural: bool = False) -> int:
+    """The level a law belongs to; a format's structural law (``structural``) is level 1."""
+    if structural or invariant in _ACCEPTED:
+        return 1
+    if invariant in _CARRY_ON:
+        return 2
+    return 3
+
+
+__all__ = ["LEVELS", "level_of"]
