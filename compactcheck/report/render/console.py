@@ -53,6 +53,75 @@ def print_report(report: Report, console: Console) -> None:
     if not report.complete:
         console.print(Text("INCOMPLETE: the run was interrupted; the results are partial.", "bold"))
 
+    numbers = {id(result): number for number, (_, result, _) in violations(report)}
+    if console.width < NARROW:
+        _narrow_tables(report, console, numbers)
+    else:
+        _wide_table(report, console, numbers)
+    _after_table(report, console)
+
+
+# Below this width the table is cut into one table per target, titled with its name: a law id
+# or a target name is never broken across lines (CI logs are often 80 columns wide).
+NARROW = 100
+
+
+def shortened(names: Sequence[str], width: int) -> list[str]:
+    """Each name cut to ``width`` in its middle ("py:/long/pa…/mine.py:compact"), all distinct.
+
+    The start (the kind of target) and the end (the file and callable, or the component) are
+    what tell targets apart; where two cut names still coincide, the cut moves until they
+    differ, and a name is never cut below its own length when it fits.
+    """
+    out: list[str] = []
+    for name in names:
+        if len(name) <= width:
+            out.append(name)
+            continue
+        # A third for the start, the rest for the end, where file, callable and view are.
+        head = max(4, (width - 1) // 3)
+        tail = width - 1 - head
+        candidate = f"{name[:head]}…{name[-tail:]}"
+        others = [n for n in names if n != name]
+        # Keep more of the end while another name would cut to the same text.
+        while any(len(o) > width and f"{o[:head]}…{o[-tail:]}" == candidate for o in others):
+            if head <= 4:
+                break
+            head, tail = head - 1, tail + 1
+            candidate = f"{name[:head]}…{name[-tail:]}"
+        out.append(candidate)
+    # Still equal (names that differ only in the middle): number them.
+    seen: dict[str, int] = {}
+    for index, text in enumerate(out):
+        if out.count(text) > 1:
+            seen[text] = seen.get(text, 0) + 1
+            out[index] = f"{text[: max(1, width - 3)]}#{seen[text]}"
+    return out
+
+
+def _narrow_tables(report: Report, console: Console, numbers: dict[int, int]) -> None:
+    titles = [f"{target.target} [{where(target)}]" for target in report.targets]
+    for title, target in zip(shortened(titles, console.width - 4), report.targets, strict=True):
+        table = Table(title=_safe(title), title_justify="left", expand=True)
+        table.add_column("invariant", no_wrap=True)
+        table.add_column("verdict", no_wrap=True)
+        table.add_column("ex/n", justify="right", no_wrap=True)
+        table.add_column("note", ratio=1)
+        for result in target.results:
+            note = result.because or ""
+            if id(result) in numbers:
+                note = f"see violation {numbers[id(result)]}"
+            table.add_row(
+                _safe(result.invariant),
+                _verdict(result.verdict),
+                f"{result.exercised}/{result.examples}",
+                _safe(note),
+            )
+        console.print(table)
+    console.print(Text("(ex/n: compactions that exercised the law / histories run)", style="dim"))
+
+
+def _wide_table(report: Report, console: Console, numbers: dict[int, int]) -> None:
     table = Table(title="Conformance")
     table.add_column("target [view]", overflow="fold", ratio=2)
     table.add_column("invariant", overflow="fold", ratio=2)
@@ -60,7 +129,6 @@ def print_report(report: Report, console: Console) -> None:
     table.add_column("examples", justify="right", no_wrap=True)
     table.add_column("exercised", justify="right", no_wrap=True)
     table.add_column("note", ratio=3)
-    numbers = {id(result): number for number, (_, result, _) in violations(report)}
     for target in report.targets:
         for index, result in enumerate(target.results):
             note = result.because or ""
@@ -77,6 +145,9 @@ def print_report(report: Report, console: Console) -> None:
                 _safe(note),
             )
     console.print(table)
+
+
+def _after_table(report: Report, console: Console) -> None:
     for target in report.targets:
         calls = calls_line(target)
         if calls:
