@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 from compactcheck.report.levels import level_text
 from compactcheck.report.model import (
     CALL_STATUSES,
@@ -121,3 +124,51 @@ def unconcluded(report: Report) -> list[tuple[TargetReport, InvariantResult]]:
         for result in target.results
         if result.verdict in ("errored", "skipped", "unknown")
     ]
+
+
+_RETURNED_KEYS = ("messages", "input", "contents", "rawTail", "appended")
+RETURNED_LINES = 12
+
+
+def _one_line(item: object) -> str:
+    """A message, item or event as one short line: its role or type, then its text."""
+    if not isinstance(item, dict):
+        return str(item)[:70]
+    kind = item.get("role") or item.get("type") or "?"
+    calls = item.get("tool_calls")
+    if isinstance(calls, list) and calls:
+        ids = ", ".join(str(c.get("id")) for c in calls if isinstance(c, dict))
+        return f"{kind}: calls {ids}"
+    if item.get("tool_call_id"):
+        return f"{kind} for {item['tool_call_id']}: {_text(item.get('content'))}"
+    for key in ("content", "parts", "text", "output", "payload"):
+        if key in item:
+            return f"{kind}: {_text(item[key])}"
+    return str(kind)
+
+
+def _text(value: object) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    text = " ".join(text.split())
+    return text if len(text) <= 60 else text[:59] + "…"
+
+
+def returned_lines(example: Counterexample) -> list[str] | None:
+    """What the compactor answered in the failing round, a line per message (None if unknown).
+
+    At most RETURNED_LINES lines: the first ones and the last, with how many are left out.
+    """
+    output = example.output
+    if isinstance(output, dict) and isinstance(output.get("request"), dict):
+        output = output["request"]
+    if not isinstance(output, dict):
+        return None
+    found = next((output[k] for k in _RETURNED_KEYS if isinstance(output.get(k), list)), None)
+    listed: list[Any] | None = found if isinstance(found, list) else None
+    if listed is None:
+        return None
+    lines = [f"{index}: {_one_line(item)}" for index, item in enumerate(listed)]
+    if len(lines) > RETURNED_LINES:
+        kept = RETURNED_LINES - 2
+        lines = [*lines[:kept], f"... {len(lines) - kept - 1} more", lines[-1]]
+    return lines

@@ -18,6 +18,7 @@ from compactcheck.report.render._digest import (
     header_fields,
     input_problems_line,
     problems,
+    returned_lines,
     violations,
     where,
 )
@@ -166,6 +167,10 @@ def _after_table(report: Report, console: Console) -> None:
         ]
         if example.diff:
             parts += [Text("diff:", style="bold"), Text(json_block(example.diff))]
+        returned = returned_lines(example)
+        if returned is not None:
+            parts.append(Text("the compactor returned:", style="bold"))
+            parts += [_safe(f"  {line}") for line in returned]
         rejected = input_problems_line(example)
         if rejected:
             parts.append(_safe(rejected, "yellow"))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from compactcheck.report.model import InvariantResult, Report, TargetReport
+from compactcheck.report.model import Counterexample, InvariantResult, Report, TargetReport
 from compactcheck.report.render import render_console
 from compactcheck.report.render.console import shortened
 
@@ -71,3 +71,33 @@ def test_names_that_differ_only_in_the_middle_are_numbered() -> None:
 def test_a_wide_terminal_keeps_the_one_table_layout() -> None:
     assert "target [view]" in render_console(REPORT, width=140)
     assert "target [view]" not in render_console(REPORT, width=80)
+
+
+def test_a_violation_shows_what_the_compactor_returned_a_line_per_message() -> None:
+    returned = [{"role": "user", "content": f"message {n} " + "x" * 90} for n in range(20)]
+    example = Counterexample(
+        round=1,
+        because="the goal is gone",
+        witness=[],
+        input={"messages": []},
+        output={"messages": returned},
+        history_size=20,
+    )
+    broken = (
+        REPORT.targets[2]
+        .results[0]
+        .model_copy(
+            update={
+                "verdict": "violation",
+                "counterexample": example,
+                "because": "the goal is gone",
+            }
+        )
+    )
+    target = REPORT.targets[2].model_copy(update={"results": [broken]})
+    text = render_console(REPORT.model_copy(update={"targets": [target]}), width=100)
+    assert "the compactor returned:" in text
+    assert "0: user: message 0 xxxx" in text
+    assert "... 9 more" in text
+    assert "19: user: message 19" in text
+    assert "10: user" not in text
