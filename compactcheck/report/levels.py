@@ -50,13 +50,27 @@ def accepted_waivers(
     return kept, refused
 
 
-def level_text(level: int | None) -> str | None:
-    """For example "level 2 of 3 (the agent can carry on)"; None without a level."""
+def level_text(level: int | None, results: Sequence[InvariantResult] = ()) -> str | None:
+    """For example "level 1 of 3 (the provider accepts it); level 2 broken"; None without one.
+
+    With the results, it says why the next level is not reached: a law of it broke, it is
+    waived (not promised), or nothing judged it (every call unchanged, errored or unexercised):
+    level 0 of a target that never compacted is not a provider's rejection.
+    """
     if level is None:
         return None
-    if level == 0:
-        return f"level 0 of {len(LEVELS)} (not even: {LEVELS[1]})"
-    return f"level {level} of {len(LEVELS)} ({LEVELS[level]})"
+    reached = f"level {level} of {len(LEVELS)}" + (f" ({LEVELS[level]})" if level else "")
+    nxt = level + 1
+    if nxt not in LEVELS or not results:
+        return reached
+    laws = [r for r in results if r.level == nxt]
+    if any(r.verdict == "violation" for r in laws):
+        why = "broken"
+    elif any(r.waived is not None for r in laws):
+        why = "not promised (waived)"
+    else:
+        why = "not judged (no law of it was exercised, or a judgement errored)"
+    return f"{reached}; level {nxt} ({LEVELS[nxt]}) {why}"
 
 
 __all__ = ["accepted_waivers", "level_reached", "level_text"]

@@ -90,7 +90,7 @@ def calls_line(target: TargetReport) -> str | None:
         else ""
     )
     what = "pairs" if target.isolation == "recorded" else "calls"
-    level = level_text(target.level)
+    level = level_text(target.level, target.results)
     waived = [r for r in target.results if r.waived is not None]
     declared = (
         "; waived by the target: " + "; ".join(f"{r.invariant} ({r.waived})" for r in waived)

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 import compactcheck
-from compactcheck.report.levels import accepted_waivers, level_reached
+from compactcheck.report.levels import accepted_waivers, level_reached, level_text
 from compactcheck.report.model import InvariantResult, Verdict
 from invariants.levels import level_of
 
@@ -131,3 +131,19 @@ def test_require_level_gates_the_exit_code(
     done = _run(target, "--require-level", required, cwd=tmp_path)
     assert done.returncode == code, done.stdout + done.stderr
     assert line in done.stdout
+
+
+def test_the_level_line_says_why_the_next_level_is_not_reached() -> None:
+    unjudged = [_result("call_answered", "pass"), _result("tool_pairing", "unknown")]
+    assert level_text(0, unjudged) == (
+        "level 0 of 3; level 1 (the provider accepts it) not judged (no law of it was exercised, "
+        "or a judgement errored)"
+    )
+    broken = [_result("tool_pairing", "violation")]
+    assert level_text(0, broken) == "level 0 of 3; level 1 (the provider accepts it) broken"
+    waived = [*ALL_PASS[:2], _result("goal_preserved", "waived", waived="a window")]
+    assert level_text(1, waived) == (
+        "level 1 of 3 (the provider accepts it); level 2 (the agent can carry on) not promised "
+        "(waived)"
+    )
+    assert level_text(3, ALL_PASS) == "level 3 of 3 (nothing that matters is lost)"
