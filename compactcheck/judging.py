@@ -240,7 +240,7 @@ def _replayed(
             compactor=BackendCompactor(_Replay(view, answer)), decline_without_progress=False
         )
         driver = SnapshotDriver(frame)
-        outcome, _ = driver._one(1, state, events, known, 0)
+        outcome, _ = driver.one(1, state, events, known, 0)
     else:
         from compactcheck.harness.session import SessionDriver, backend_session_compactor
         from invariants.session.exchange import parse_events
@@ -252,7 +252,7 @@ def _replayed(
         mode = before.get("mode", "manual")
         known = _declared(facts) or Facts(goal="")
         driver_s = SessionDriver(backend_session_compactor(_Replay(view, after)))
-        outcome = driver_s._one(1, log, mode, known)
+        outcome = driver_s.one(1, log, mode, known)
     if outcome.status != "compacted":
         reason = f": {outcome.reason}" if outcome.reason else ""
         raise PairError(

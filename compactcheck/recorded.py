@@ -101,18 +101,29 @@ class _Audit:
         return chosen
 
 
-def log_files(path: Path) -> list[Path]:
-    """The files an audit of ``path`` reads, in order."""
+def json_files(
+    path: Path, what: str, error: type[CompactcheckError] = CompactcheckError
+) -> list[Path]:
+    """``path`` itself, or the ``*.json`` and ``*.jsonl`` files below a folder, sorted by path.
+
+    ``error`` (naming ``what`` was looked for) when there is no such file or folder, or none in
+    the folder.
+    """
     if path.is_dir():
         found = sorted(
-            p for p in path.rglob("*") if p.suffix in (".jsonl", ".json") and p.is_file()
+            p for p in path.rglob("*") if p.is_file() and p.suffix in (".json", ".jsonl")
         )
         if not found:
-            raise AuditError(f"{path}: no *.jsonl or *.json file in this folder")
+            raise error(f"{path}: no *.jsonl or *.json {what} in this folder")
         return found
     if not path.exists():
-        raise AuditError(f"{path}: no such file or folder")
+        raise error(f"{path}: no such file or folder")
     return [path]
+
+
+def log_files(path: Path) -> list[Path]:
+    """The files an audit of ``path`` reads, in order."""
+    return json_files(path, "file", AuditError)
 
 
 def _lines(path: Path) -> Iterator[tuple[int, str]]:

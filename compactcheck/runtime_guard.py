@@ -35,15 +35,9 @@ from typing import Any, Generic, Literal, TypeVar
 
 from compactcheck.engine.selection import Selection
 from compactcheck.errors import CompactcheckError
-from compactcheck.judging import (
-    Judgement,
-    ViolationError,
-    judge_messages,
-    parse_messages_pair,
-)
+from compactcheck.judging import Judgement, ViolationError, check_pair
 from invariants import Facts
 from invariants.formats import Format, check_format
-from invariants.inference import infer_facts
 
 LOGGER = logging.getLogger("compactcheck.guard")
 
@@ -101,14 +95,13 @@ class Guarded(Generic[History]):
 
     def judge(self, before: Any, after: Any) -> Judgement:
         """The judgement of one pair, as a guarded call makes it."""
-        pair = parse_messages_pair(before, after, self.format)
-        if self.format is None:
-            # Detected once: a compactor speaks one format.
-            self.format = pair.format
         declared = self.facts(before) if callable(self.facts) else self.facts
-        known = infer_facts(pair.before, declared)
-        laws = self.selection.laws("messages", pair.format)
-        return Judgement("messages", judge_messages(pair, laws, known), known, pair.format)
+        judgement = check_pair(
+            before, after, declared, format=self.format, selection=self.selection
+        )
+        # Detected once: a compactor speaks one format.
+        self.format = judgement.format
+        return judgement
 
     def _act(self, judgement: Judgement, before: History, after: History) -> History:
         action = self.on_violation

@@ -37,13 +37,16 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from compactcheck.errors import CompactcheckError, one_line
+from compactcheck.harness.messages import MessagesDriver
 from compactcheck.harness.outcome import RoundOutcome
+from compactcheck.recorded import json_files
 from invariants import (
     Budget,
     ChatMessage,
     SystemMessage,
     ToolMessage,
     UserMessage,
+    View,
     dump_messages,
     parse_messages,
 )
@@ -121,16 +124,7 @@ def _transcript(name: str, source: str, messages: tuple[ChatMessage, ...]) -> Tr
 
 def transcript_files(path: Path) -> list[Path]:
     """The transcript files of ``path``: itself, or the JSON and JSON Lines files of a folder."""
-    if path.is_dir():
-        found = sorted(
-            p for p in path.rglob("*") if p.is_file() and p.suffix in (".json", ".jsonl")
-        )
-        if not found:
-            raise TranscriptError(f"{path}: no *.json or *.jsonl transcript in this folder")
-        return found
-    if not path.exists():
-        raise TranscriptError(f"{path}: no such file or folder")
-    return [path]
+    return json_files(path, "transcript", TranscriptError)
 
 
 def load_transcripts(path: Path) -> list[Transcript]:
@@ -337,9 +331,9 @@ def transcript_cases(
 class TranscriptDriver:
     """The messages view on pieces of transcripts: the answer plus the next turns, per round."""
 
-    view = "messages"
+    view: View = "messages"
 
-    def __init__(self, inner: Any, budget: Budget | None, format: Format = CHAT) -> None:
+    def __init__(self, inner: MessagesDriver, budget: Budget | None, format: Format = CHAT) -> None:
         # The messages driver of the target: it talks to the backend and judges answers.
         self.inner = inner
         self.budget = budget
@@ -354,14 +348,14 @@ class TranscriptDriver:
             before = (*carried, *fresh)
             facts = infer_facts(before, {"budget": self.budget} if self.budget else None)
             if self.format == CHAT:
-                outcome = self.inner._one(
+                outcome = self.inner.one(
                     index + 1, dump_messages(before), facts, case.knobs, before
                 )
             else:
                 from compactcheck.convert import convert
 
                 request = convert(dump_messages(before), CHAT, self.format)
-                outcome = self.inner._native(index + 1, request, facts, case.knobs)
+                outcome = self.inner.native(index + 1, request, facts, case.knobs)
             outcomes.append(outcome)
             if not outcome.answered:
                 break

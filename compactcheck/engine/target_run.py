@@ -35,12 +35,13 @@ from compactcheck.engine.selection import Selection
 from compactcheck.engine.steering import history_size, steer
 from compactcheck.engine.verdicts import Failure, Tally
 from compactcheck.harness import Case, Driver, RoundOutcome, cases
+from compactcheck.harness.messages import MessagesDriver
 from compactcheck.report.levels import accepted_waivers
 from compactcheck.report.model import (
     Reproduced,
 )
 from compactcheck.targets.registry import Target
-from compactcheck.transcripts import TranscriptDriver, transcript_cases, whole
+from compactcheck.transcripts import TranscriptDriver, TranscriptError, transcript_cases, whole
 from invariants import Finding, Invariant, View
 from invariants.formats import CHAT, Format
 
@@ -128,7 +129,9 @@ class TargetRun:
         self.driver: Driver = target.drivers[view]()
         if config.transcripts:
             # Pieces of recorded transcripts instead of generated scenarios (messages view).
-            self.driver = TranscriptDriver(self.driver, config.budget, target.format)  # type: ignore[assignment]
+            if not isinstance(self.driver, MessagesDriver):
+                raise TranscriptError(f"--transcripts feed the messages view, not the {view} view")
+            self.driver = TranscriptDriver(self.driver, config.budget, target.format)
         selection = Selection(config.include, config.exclude)
         # The format the target is driven in: the run's, or the only one the target speaks.
         self.format: Format = target.format if view == "messages" else CHAT

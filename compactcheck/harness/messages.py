@@ -69,7 +69,32 @@ class MessagesDriver:
             handed = left
         return answer, handed
 
-    def _one(
+    def _ask(
+        self,
+        index: int,
+        payload: dict[str, Any],
+        key: str,
+        recorded: dict[str, Any],
+        facts: Facts,
+        problems: tuple[str, ...],
+    ) -> tuple[Answer, RoundOutcome | None]:
+        """Hand ``payload`` over; the answer, and the round's outcome when it is a failure.
+
+        A failure is an answer that is not a result, or a compactor that edited the ``key``
+        part of what it was handed in place (``recorded[key]`` is that part as given).
+        """
+        given = recorded[key]
+        answer, handed = self._answer(payload, key, given)
+        problem = answer_problem(answer)
+        edited = _edited(given, handed) if problem is None else None
+        if edited is not None:
+            problem = _mutated(edited)
+        if problem is not None:
+            problem.round, problem.facts, problem.input = index, facts, recorded
+            problem.input_problems = problems
+        return answer, problem
+
+    def one(
         self,
         index: int,
         messages: list[dict[str, Any]],
@@ -85,14 +110,8 @@ class MessagesDriver:
         recorded: dict[str, Any] = {"messages": messages}
         if knobs:
             payload["knobs"] = recorded["knobs"] = list(knobs)
-        answer, handed = self._answer(payload, "messages", messages)
-        problem = answer_problem(answer)
-        edited = _edited(messages, handed) if problem is None else None
-        if edited is not None:
-            problem = _mutated(edited)
+        answer, problem = self._ask(index, payload, "messages", recorded, facts, problems)
         if problem is not None:
-            problem.round, problem.facts, problem.input = index, facts, recorded
-            problem.input_problems = problems
             return problem
         assert answer.result is not None
         output = answer.result.get("messages")
@@ -115,7 +134,7 @@ class MessagesDriver:
             index, status, facts, before, after, recorded, answer.result, input_problems=problems
         )
 
-    def _native(
+    def native(
         self,
         index: int,
         request: dict[str, Any],
@@ -129,14 +148,8 @@ class MessagesDriver:
         recorded: dict[str, Any] = {"format": self.format, "request": request}
         if knobs:
             payload["knobs"] = recorded["knobs"] = list(knobs)
-        answer, handed = self._answer(payload, "request", request)
-        problem = answer_problem(answer)
-        edited = _edited(request, handed) if problem is None else None
-        if edited is not None:
-            problem = _mutated(edited)
+        answer, problem = self._ask(index, payload, "request", recorded, facts, problems)
         if problem is not None:
-            problem.round, problem.facts, problem.input = index, facts, recorded
-            problem.input_problems = problems
             return problem
         assert answer.result is not None
         output = answer.result.get("request")
@@ -182,7 +195,7 @@ class MessagesDriver:
             seen = len(history.messages)
             facts = messages_facts(Projected(prefix, history), self.budget)
             # The parsed input is what was projected and what the target answered: no parse.
-            outcome = self._one(
+            outcome = self.one(
                 index + 1,
                 [*carried, *dump_messages(fresh)],
                 facts,
@@ -216,7 +229,7 @@ class MessagesDriver:
                 request = fresh
             else:
                 request = {**carried, field: [*carried.get(field, []), *fresh[field]]}
-            outcome = self._native(index + 1, request, facts, case.knobs)
+            outcome = self.native(index + 1, request, facts, case.knobs)
             outcomes.append(outcome)
             if not outcome.answered:
                 break
@@ -230,5 +243,5 @@ class MessagesDriver:
         facts = Facts.model_validate(entry["facts"])
         knobs = tuple(recorded.get("knobs", ()))
         if "request" in recorded:
-            return self._native(entry["round"], recorded["request"], facts, knobs)
-        return self._one(entry["round"], recorded["messages"], facts, knobs)
+            return self.native(entry["round"], recorded["request"], facts, knobs)
+        return self.one(entry["round"], recorded["messages"], facts, knobs)

@@ -47,9 +47,10 @@ class SessionDriver:
     def __init__(self, compactor: SessionCompactor) -> None:
         self.compactor = compactor
 
-    def _one(
+    def one(
         self, index: int, events: tuple[SessionEvent, ...], mode: SessionMode, facts: Facts
     ) -> RoundOutcome:
+        """One compaction of the log ``events`` in ``mode``."""
         recorded = {"log": [event.to_json_data() for event in events], "mode": mode}
         try:
             done = session_exchange(self.compactor, _Log(events), mode)
@@ -72,12 +73,12 @@ class SessionDriver:
         """Compact the whole generated log once, in the case's mode."""
         history = project_session(case.scenario)
         facts = facts_of_truth(case.scenario.truth)
-        return [self._one(1, tuple(history.events), case.session_mode, facts)]
+        return [self.one(1, tuple(history.events), case.session_mode, facts)]
 
     def replay(self, entry: dict[str, Any]) -> RoundOutcome:
         """Re-run a recorded round."""
         recorded = entry["input"]
         events = parse_events(recorded["log"], "corpus entry")
-        return self._one(
+        return self.one(
             entry["round"], events, recorded["mode"], Facts.model_validate(entry["facts"])
         )

@@ -56,7 +56,7 @@ class SnapshotDriver:
     def __init__(self, frame: SnapshotFrame) -> None:
         self.frame = frame
 
-    def _one(
+    def one(
         self,
         index: int,
         state: AgentState,
@@ -64,6 +64,7 @@ class SnapshotDriver:
         facts: Facts,
         pending: int,
     ) -> tuple[RoundOutcome, AgentState | None]:
+        """One compaction of ``state`` and ``events``: the outcome, and the state to carry on."""
         recorded = {"state": state.to_json_data(), "events": [e.to_json_data() for e in events]}
         if not is_safe_boundary(state.status, pending, 0):
             return RoundOutcome(index, "unsafe", facts, input=recorded), None
@@ -105,7 +106,7 @@ class SnapshotDriver:
             if carried is not None:
                 state = state.model_copy(update={"compaction": carried.compaction})
             facts = Facts.of_state(state, superseded=prefix.truth.superseded_constraints)
-            outcome, next_state = self._one(
+            outcome, next_state = self.one(
                 index + 1, state, history.events, facts, history.pending_tool_calls
             )
             outcomes.append(outcome)
@@ -121,7 +122,7 @@ class SnapshotDriver:
         recorded = entry["input"]
         state = AgentState.from_json_data(recorded["state"])
         events = tuple(AgentEvent.from_json_data(e) for e in recorded["events"])
-        outcome, _ = self._one(
+        outcome, _ = self.one(
             entry["round"], state, events, Facts.model_validate(entry["facts"]), 0
         )
         return outcome
