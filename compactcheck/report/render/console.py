@@ -64,7 +64,7 @@ def print_report(report: Report, console: Console) -> None:
 
 # Below this width the table is cut into one table per target, titled with its name: a law id
 # or a target name is never broken across lines (CI logs are often 80 columns wide).
-NARROW = 100
+NARROW = 120
 
 
 def shortened(names: Sequence[str], width: int) -> list[str]:
