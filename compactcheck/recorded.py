@@ -31,6 +31,7 @@ from pydantic import JsonValue, ValidationError
 
 from compactcheck.engine.selection import Selection
 from compactcheck.errors import CompactcheckError, one_line
+from compactcheck.files import installed_version, json_files
 from compactcheck.judging import MessagesPair, PairError, judge_messages, parse_messages_pair
 from compactcheck.report.levels import level_reached
 from compactcheck.report.model import (
@@ -101,26 +102,6 @@ class _Audit:
         return chosen
 
 
-def json_files(
-    path: Path, what: str, error: type[CompactcheckError] = CompactcheckError
-) -> list[Path]:
-    """``path`` itself, or the ``*.json`` and ``*.jsonl`` files below a folder, sorted by path.
-
-    ``error`` (naming ``what`` was looked for) when there is no such file or folder, or none in
-    the folder.
-    """
-    if path.is_dir():
-        found = sorted(
-            p for p in path.rglob("*") if p.is_file() and p.suffix in (".json", ".jsonl")
-        )
-        if not found:
-            raise error(f"{path}: no *.jsonl or *.json {what} in this folder")
-        return found
-    if not path.exists():
-        raise error(f"{path}: no such file or folder")
-    return [path]
-
-
 def log_files(path: Path) -> list[Path]:
     """The files an audit of ``path`` reads, in order."""
     return json_files(path, "file", AuditError)
@@ -156,9 +137,7 @@ def audit(
     started = time.monotonic()
     path = Path(path)
     if toolkit_version is None:
-        from compactcheck.cli.options import toolkit_version as installed
-
-        toolkit_version = installed()
+        toolkit_version = installed_version()
     selection = Selection(invariants, exclude)
     selection.check(["messages"])
     state = _Audit(selection, check_format(format) if format is not None else None)

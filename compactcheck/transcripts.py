@@ -37,9 +37,9 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from compactcheck.errors import CompactcheckError, one_line
+from compactcheck.files import json_files
 from compactcheck.harness.messages import MessagesDriver
 from compactcheck.harness.outcome import RoundOutcome
-from compactcheck.recorded import json_files
 from invariants import (
     Budget,
     ChatMessage,

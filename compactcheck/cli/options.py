@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import argparse
 import secrets
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from compactcheck.corpus import location
 from compactcheck.engine.config import Profile, RunConfig
 from compactcheck.engine.shards import Shard
 from compactcheck.errors import CompactcheckError, ExitCode
+from compactcheck.files import installed_version
 from compactcheck.harness import MALFORMED
 from compactcheck.report.io import write_report, write_text
 from compactcheck.report.model import Report
@@ -32,10 +32,7 @@ PROFILES = ("dev", "ci", "campaign")
 
 def toolkit_version() -> str:
     """The installed version of compactcheck."""
-    try:
-        return version("compactcheck")
-    except PackageNotFoundError:
-        return "0+unknown"
+    return installed_version()
 
 
 class Parser(argparse.ArgumentParser):
