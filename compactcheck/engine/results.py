@@ -115,6 +115,7 @@ def target_report(run: TargetRun, started: float) -> TargetReport:
         calls=calls,
         failures=top_failures(tally.failures),
         format=run.format if run.view == "messages" else "",
+        fidelity=run.fidelity.report(),
         stderr=run.target.stderr_tail()[-4000:],
         seconds=round(time.monotonic() - started, 3),
         isolation=run.target.isolation,

@@ -29,6 +29,7 @@ from compactcheck.engine.events import (
     TargetStarted,
     ViolationFound,
 )
+from compactcheck.engine.fidelity import REFERENCE_TARGETS, FidelityTally
 from compactcheck.engine.recording import ByLaw, Recorder, Recording
 from compactcheck.engine.results import target_report
 from compactcheck.engine.selection import Selection
@@ -40,7 +41,7 @@ from compactcheck.report.levels import accepted_waivers
 from compactcheck.report.model import (
     Reproduced,
 )
-from compactcheck.targets.registry import Target
+from compactcheck.targets.registry import Target, resolve
 from compactcheck.transcripts import TranscriptDriver, TranscriptError, transcript_cases, whole
 from invariants import Finding, Invariant, View
 from invariants.formats import CHAT, Format
@@ -141,6 +142,16 @@ class TargetRun:
         structural = {law.id: bool(law.formats) for law in self.judging}
         self.waivers, self.refused_waivers = accepted_waivers(
             target.implementation.waivers, structural
+        )
+        reference_name = REFERENCE_TARGETS[view]
+        self.fidelity = FidelityTally(
+            view,
+            config.budget,
+            None
+            if target.name == reference_name
+            else resolve(reference_name, budget=config.budget, format=self.format).drivers[view](),
+            reference_name,
+            self.format,
         )
         self.passes = 0
         self.tally = Tally()
@@ -257,6 +268,7 @@ class TargetRun:
         tally = self.tally
         for outcome in outcomes:
             tally.count(outcome)
+            self.fidelity.count(outcome)
             for law in self.judging:
                 finding = _finding(outcome, law)
                 if finding is None:

@@ -104,6 +104,52 @@ class Implementation(_ReportModel):
     )
 
 
+class Spread(_ReportModel):
+    """One fidelity measure over the compactions that could show it: mean and spread."""
+
+    mean: float
+    low: float = Field(description="the lowest value of one compaction")
+    high: float = Field(description="the highest value of one compaction")
+    sd: float = Field(description="the population standard deviation")
+    n: int = Field(description="compactions measured: those whose input held such facts")
+
+
+class FidelityRound(_ReportModel):
+    """The fidelity measures of one round of every history (round 0: all rounds together)."""
+
+    round: int
+    compactions: int = Field(description="compactions measured in this round")
+    measures: dict[str, Spread] = Field(
+        default_factory=dict,
+        description="by kind: must_keep, constraints, pending, changed_files (shares kept, 1.0 "
+        "= all), reasserted (share of superseded constraints asserted as current again, 0.0 "
+        "= none), compression (size out / size in); a kind no input held is absent",
+    )
+
+
+class FidelitySide(_ReportModel):
+    """What one compactor kept, per round and over the whole run."""
+
+    overall: FidelityRound
+    rounds: list[FidelityRound] = Field(default_factory=list)
+
+
+class Fidelity(_ReportModel):
+    """How much of what matters a target kept, beside the reference on the same inputs."""
+
+    counter: str = Field(description="what sizes were measured in (the declared budget's)")
+    target: FidelitySide
+    reference: FidelitySide | None = Field(
+        default=None,
+        description="the reference compactor of the view, handed every input the target "
+        "compacted, at the same budget; absent when the target is the reference",
+    )
+    reference_target: str = ""
+    reference_note: str = Field(
+        default="", description="how the reference was run, or why it was not"
+    )
+
+
 class TargetReport(_ReportModel):
     """Every invariant of one view on one target."""
 
@@ -140,6 +186,11 @@ class TargetReport(_ReportModel):
         description="the highest conformance level reached: every applicable law of levels 1 to "
         "N passed and none is waived (0: not even level 1); absent in reports written before "
         "levels",
+    )
+    fidelity: Fidelity | None = Field(
+        default=None,
+        description="shares of facts kept per round, and compression, measured on the compactions "
+        "the laws judged while exploring; absent when nothing was compacted",
     )
     seconds: float = 0.0
     isolation: str = Field(

@@ -16,6 +16,7 @@ from typing import Any
 
 from compactcheck.atomic import write_text_atomically
 from compactcheck.corpus.entry import corpus_files, load_entry
+from compactcheck.engine.fidelity import merged
 from compactcheck.engine.verdicts import (
     answered_verdict,
     rarely_compacted,
@@ -158,6 +159,8 @@ def merge_target_reports(reports: Sequence[TargetReport]) -> TargetReport:
         seconds=round(sum(report.seconds for report in reports), 3),
         isolation=first.isolation,
         format=first.format,
+        fidelity=merged([report.fidelity for report in reports]),
+        inferred_facts=list(dict.fromkeys(f for r in reports for f in r.inferred_facts)),
     )
 
 

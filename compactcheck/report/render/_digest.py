@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from compactcheck.report.levels import level_text
@@ -12,6 +13,7 @@ from compactcheck.report.model import (
     Counterexample,
     InvariantResult,
     Report,
+    Spread,
     TargetReport,
 )
 
@@ -172,3 +174,97 @@ def returned_lines(example: Counterexample) -> list[str] | None:
         kept = RETURNED_LINES - 2
         lines = [*lines[:kept], f"... {len(lines) - kept - 1} more", lines[-1]]
     return lines
+
+
+# The fidelity measures by kind, in report order, as every renderer names them.
+FIDELITY_LABELS = {
+    "must_keep": "must-keep facts kept",
+    "constraints": "current constraints kept",
+    "pending": "pending steps kept",
+    "changed_files": "changed files kept",
+    "reasserted": "superseded reasserted",
+    "compression": "size out / size in",
+}
+
+
+def measure_text(kind: str, spread: Spread | None) -> str:
+    """A measure's mean as a reader takes it in: a percentage, or a ratio for compression."""
+    if spread is None:
+        return "-"
+    if kind == "compression":
+        return f"{spread.mean:.2f}"
+    return f"{spread.mean * 100:.0f}%"
+
+
+def range_text(kind: str, spread: Spread) -> str:
+    """A measure's lowest and highest value over the compactions, e.g. "0-100%"."""
+    if kind == "compression":
+        return f"{spread.low:.2f}-{spread.high:.2f}"
+    return f"{spread.low * 100:.0f}-{spread.high * 100:.0f}%"
+
+
+@dataclass(frozen=True)
+class FidelityRow:
+    """One measure of a target beside the reference's: mean, range, count, by round."""
+
+    kind: str
+    label: str
+    mean: str
+    range: str
+    n: int
+    sd: str
+    reference: str
+    by_round: list[str]
+
+
+def fidelity_rows(target: TargetReport) -> list[FidelityRow]:
+    """The rows of a target's fidelity table (empty when nothing was measured)."""
+    fidelity = target.fidelity
+    if fidelity is None:
+        return []
+    theirs = fidelity.reference.overall.measures if fidelity.reference is not None else {}
+    rows: list[FidelityRow] = []
+    for kind, label in FIDELITY_LABELS.items():
+        spread = fidelity.target.overall.measures.get(kind)
+        if spread is None:
+            continue
+        sd = f"{spread.sd:.2f}" if kind == "compression" else f"{spread.sd * 100:.0f}%"
+        rows.append(
+            FidelityRow(
+                kind,
+                label,
+                measure_text(kind, spread),
+                range_text(kind, spread),
+                spread.n,
+                sd,
+                measure_text(kind, theirs.get(kind)) if fidelity.reference is not None else "",
+                [measure_text(kind, r.measures.get(kind)) for r in fidelity.target.rounds],
+            )
+        )
+    return rows
+
+
+def fidelity_gaps(target: TargetReport) -> list[str]:
+    """Where the target keeps less than the reference on the same inputs, widest gap first.
+
+    For example "changed files kept 58% (100%)": this target's mean, then the reference's.
+    """
+    fidelity = target.fidelity
+    if fidelity is None or fidelity.reference is None:
+        return []
+    ours, theirs = fidelity.target.overall.measures, fidelity.reference.overall.measures
+    gaps: list[tuple[float, str]] = []
+    for kind, label in FIDELITY_LABELS.items():
+        if kind == "compression" or kind not in ours or kind not in theirs:
+            continue
+        gap = ours[kind].mean - theirs[kind].mean
+        worse = gap > 0.005 if kind == "reasserted" else gap < -0.005
+        if worse:
+            gaps.append(
+                (
+                    -abs(gap),
+                    f"{label} {measure_text(kind, ours[kind])} "
+                    f"({measure_text(kind, theirs[kind])})",
+                )
+            )
+    return [text for _, text in sorted(gaps)]

@@ -15,6 +15,8 @@ from compactcheck.report.model import Report, Verdict
 from compactcheck.report.render._digest import (
     calls_line,
     counts_line,
+    fidelity_gaps,
+    fidelity_rows,
     header_fields,
     input_problems_line,
     problems,
@@ -153,6 +155,7 @@ def _after_table(report: Report, console: Console) -> None:
         calls = calls_line(target)
         if calls:
             console.print(_safe(f"{target.target} [{where(target)}] {calls}", "dim"))
+    _fidelity(report, console)
 
     for number, (target, result, example) in violations(report):
         parts: list[Text] = [
@@ -196,6 +199,37 @@ def _after_table(report: Report, console: Console) -> None:
         console.print(Panel(Group(*lines), title=title, title_align="left", border_style="magenta"))
 
     console.print(Text(counts_line(report)))
+
+
+def _fidelity(report: Report, console: Console) -> None:
+    """Each target's fidelity table: shares kept, beside the reference on the same inputs."""
+    measured = [target for target in report.targets if fidelity_rows(target)]
+    titles = [f"fidelity of {target.target} [{where(target)}]" for target in measured]
+    for title, target in zip(shortened(titles, console.width - 4), measured, strict=True):
+        fidelity = target.fidelity
+        assert fidelity is not None
+        table = Table(title=_safe(title), title_justify="left")
+        table.add_column("measure", no_wrap=True)
+        table.add_column("mean", justify="right", no_wrap=True)
+        table.add_column("range", justify="right", no_wrap=True)
+        table.add_column("n", justify="right", no_wrap=True)
+        if fidelity.reference is not None:
+            table.add_column("ref.", justify="right", no_wrap=True)
+        table.add_column("by round", no_wrap=True)
+        for row in fidelity_rows(target):
+            cells = [row.label, row.mean, row.range, str(row.n)]
+            if fidelity.reference is not None:
+                cells.append(row.reference)
+            table.add_row(*(_safe(cell) for cell in (*cells, " ".join(row.by_round))))
+        console.print(table)
+        note = (
+            "n: compactions whose input held such facts; by round: rounds 1, 2, ...; sizes in "
+            f"{fidelity.counter}; ref.: {fidelity.reference_note}"
+        )
+        console.print(_safe(note, "dim"))
+        gaps = fidelity_gaps(target)
+        if gaps:
+            console.print(_safe("worse than the reference: " + "; ".join(gaps), "yellow"))
 
 
 def render_console(report: Report, *, width: int = 100) -> str:

@@ -9,6 +9,8 @@ from compactcheck.report.model import Report, Verdict
 from compactcheck.report.render._digest import (
     calls_line,
     counts_line,
+    fidelity_gaps,
+    fidelity_rows,
     header_fields,
     input_problems_line,
     problems,
@@ -73,6 +75,42 @@ def render_summary_markdown(table: Summary) -> str:
     return f"# compactcheck summary\n\n{matrix(table)}\n\n{line}\n"
 
 
+def fidelity_section(report: Report, heading: str = "##") -> list[str]:
+    """Each target's fidelity table, beside the reference's on the same inputs."""
+    out: list[str] = []
+    for target in report.targets:
+        rows = fidelity_rows(target)
+        fidelity = target.fidelity
+        if not rows or fidelity is None:
+            continue
+        if not out:
+            out += [f"{heading} Fidelity", ""]
+        with_reference = fidelity.reference is not None
+        head = ["measure", "mean", "range", "sd", "n"]
+        head += ["reference"] if with_reference else []
+        head += [f"round {r.round}" for r in fidelity.target.rounds]
+        out += [
+            f"**{text(target.target, 200)}** \\[{text(where(target), 60)}\\]",
+            "",
+            "| " + " | ".join(head) + " |",
+            "|---|" + "---:|" * (len(head) - 1),
+        ]
+        for row in rows:
+            cells = [row.label, row.mean, row.range, row.sd, str(row.n)]
+            cells += [row.reference] if with_reference else []
+            out.append("| " + " | ".join([*cells, *row.by_round]) + " |")
+        out += [
+            "",
+            f"Sizes in {text(fidelity.counter)}; n counts the compactions whose input held such "
+            f"facts. Reference: {text(fidelity.reference_note, 600)}.",
+            "",
+        ]
+        gaps = fidelity_gaps(target)
+        if gaps:
+            out += ["Worse than the reference: " + "; ".join(text(g) for g in gaps) + ".", ""]
+    return out
+
+
 def render_markdown(report: Report) -> str:
     """The report as a Markdown document."""
     out = ["# compactcheck report", ""]
@@ -92,6 +130,7 @@ def render_markdown(report: Report) -> str:
     if any(calls for _, calls in counted):
         out.append("")
 
+    out += fidelity_section(report)
     if numbered:
         out += ["## Violations", ""]
     for number, (target, result, example) in numbered:

@@ -52,7 +52,7 @@ def _lost(
 
 
 @dataclass(frozen=True)
-class _Mention:
+class Mention:
     """The last line of a message list that mentions a constraint, and how it reads there."""
 
     index: int
@@ -79,13 +79,13 @@ def _holders(whole: str, ends: Sequence[int], texts: Sequence[str]) -> dict[int,
     return found
 
 
-def _constraint_mentions(messages: Messages, texts: Sequence[str]) -> dict[str, _Mention]:
+def constraint_mentions(messages: Messages, texts: Sequence[str]) -> dict[str, Mention]:
     """How each constraint text reads at its last mention.
 
     A line asserts the constraint whose text comes first on it; a constraint named later on the
     same line is read as the value it replaces ("- [c3] Use 3.12 (replaces [c1] Use 3.11)").
     """
-    last: dict[str, _Mention] = {}
+    last: dict[str, Mention] = {}
     if not texts or not messages:
         return last
     # Most messages and most lines mention no constraint: one search of the whole list per
@@ -104,7 +104,7 @@ def _constraint_mentions(messages: Messages, texts: Sequence[str]) -> dict[str, 
                 (position, text) for text in on_lines[number] if (position := line.find(text)) >= 0
             )
             for rank, (_, text) in enumerate(hits):
-                last[text] = _Mention(index, rank == 0)
+                last[text] = Mention(index, rank == 0)
     return last
 
 
@@ -163,8 +163,8 @@ def constraints_preserved(before: Messages, after: Messages, facts: Facts) -> Fi
         )
     stale = [text for text in facts.superseded_constraints if text in in_corpus]
     everything = [*current, *stale]
-    read_before = _constraint_mentions(before, everything)
-    read_after = _constraint_mentions(after, everything)
+    read_before = constraint_mentions(before, everything)
+    read_after = constraint_mentions(after, everything)
     for text in stale:
         now, then = read_after.get(text), read_before.get(text)
         if now is None or not now.current or (then is not None and then.current):

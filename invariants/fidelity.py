@@ -1,0 +1,176 @@
+"""How much of what matters one compaction kept: shares beside the laws' pass or fail.
+
+A law says whether a compaction broke a promise; a measure says how much of each kind of fact
+survived it, so that two compactors that both lose facts can still be told apart ("this one
+keeps 58 % of the changed files, the reference 100 %"). Each measure counts only the facts the
+input actually held (a fact the history never mentioned cannot be lost), and reads the output
+as the model would see it after the compaction: the message list, the snapshot with its raw
+tail, or the session's surface. Pure functions, no I/O.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from invariants.compaction import SnapshotAfter, SnapshotBefore
+from invariants.facts import Counter, Facts
+from invariants.laws.messages.content import constraint_mentions
+from invariants.laws.messages.reading import corpus
+from invariants.laws.messages.size import message_size
+from invariants.messages import ChatMessage
+from invariants.session.exchange import SessionAfter, SessionBefore
+
+# The fact kinds every round is measured on, in the order reports show them.
+KINDS = ("must_keep", "constraints", "pending", "changed_files")
+KIND_NAMES = {
+    "must_keep": "must-keep facts",
+    "constraints": "current constraints",
+    "pending": "pending steps",
+    "changed_files": "changed files",
+    "reasserted": "superseded constraints reasserted",
+    "compression": "compression (size out / size in)",
+}
+
+
+@dataclass(frozen=True)
+class Survival:
+    """How many of the facts of one kind that the input held are still in the output."""
+
+    kept: int = 0
+    present: int = 0
+
+    @property
+    def share(self) -> float | None:
+        """kept / present; None when the input held none (nothing could be lost)."""
+        return self.kept / self.present if self.present else None
+
+
+@dataclass(frozen=True)
+class RoundFidelity:
+    """What one compaction kept of each fact kind, and how much it shrank the history.
+
+    ``reasserted`` counts superseded constraints: ``present`` those the input mentions,
+    ``kept`` those the output asserts as current again (the lower its share the better).
+    ``size_in`` and ``size_out`` are measured under ``counter``.
+    """
+
+    round: int
+    must_keep: Survival
+    constraints: Survival
+    pending: Survival
+    changed_files: Survival
+    reasserted: Survival
+    size_in: int
+    size_out: int
+    counter: str
+
+    @property
+    def compression(self) -> float | None:
+        """size out / size in (1.0: nothing shrank); None for an empty input."""
+        return self.size_out / self.size_in if self.size_in else None
+
+    def share(self, kind: str) -> float | None:
+        """The share of one kind by name, compression included."""
+        if kind == "compression":
+            return self.compression
+        survival: Survival = getattr(self, kind)
+        return survival.share
+
+
+def _survival(items: Iterable[str], held_in: str, held_out: str) -> Survival:
+    present = [item for item in dict.fromkeys(items) if item and item in held_in]
+    return Survival(sum(item in held_out for item in present), len(present))
+
+
+def _measured(
+    round: int,
+    facts: Facts,
+    held_in: str,
+    held_out: str,
+    reasserted: Survival,
+    sizes: tuple[int, int, str],
+) -> RoundFidelity:
+    """The four survival shares of one round, read off the texts before and after."""
+    must_keep = facts.must_keep or (*facts.changed_files, *facts.pending_step_ids)
+    return RoundFidelity(
+        round,
+        must_keep=_survival(must_keep, held_in, held_out),
+        constraints=_survival(facts.constraints, held_in, held_out),
+        pending=_survival(facts.pending_step_ids, held_in, held_out),
+        changed_files=_survival(facts.changed_files, held_in, held_out),
+        reasserted=reasserted,
+        size_in=sizes[0],
+        size_out=sizes[1],
+        counter=sizes[2],
+    )
+
+
+def messages_fidelity(
+    round: int,
+    before: Sequence[ChatMessage],
+    after: Sequence[ChatMessage],
+    facts: Facts,
+    counter: Counter = "characters",
+) -> RoundFidelity:
+    """One messages compaction: facts looked up in the searchable text the laws read.
+
+    A superseded constraint counts as reasserted where ``constraints_preserved`` would flag it:
+    the output's last mention asserts it as current, though the input's did not.
+    """
+    held_in, held_out = corpus(before), corpus(after)
+    stale = [text for text in dict.fromkeys(facts.superseded_constraints) if text in held_in]
+    everything = [*facts.constraints, *stale]
+    read_before = constraint_mentions(before, everything)
+    read_after = constraint_mentions(after, everything)
+    wrongly = 0
+    for text in stale:
+        now, then = read_after.get(text), read_before.get(text)
+        if now is not None and now.current and not (then is not None and then.current):
+            wrongly += 1
+    sizes = (message_size(before, counter), message_size(after, counter), counter)
+    return _measured(round, facts, held_in, held_out, Survival(wrongly, len(stale)), sizes)
+
+
+def _text(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def snapshot_fidelity(
+    round: int, before: SnapshotBefore, after: SnapshotAfter, facts: Facts
+) -> RoundFidelity:
+    """One snapshot compaction: facts looked up in the sealed snapshot and the raw tail.
+
+    The input is what the compactor was handed (the state and the events); sizes are the
+    context the model would see before and after, in characters. A superseded constraint counts
+    as reasserted when the snapshot lists it among its constraints.
+    """
+    held_in = _text(before.handed)
+    held_out = _text(
+        {
+            "snapshot": after.snapshot.to_json_data(),
+            "rawTail": [event.to_json_data() for event in after.raw_tail],
+        }
+    )
+    stale = [text for text in dict.fromkeys(facts.superseded_constraints) if text in held_in]
+    listed = set(after.snapshot.constraints)
+    reasserted = Survival(sum(text in listed for text in stale), len(stale))
+    sizes = (before.context_chars, after.context_chars, "characters")
+    return _measured(round, facts, held_in, held_out, reasserted, sizes)
+
+
+def session_fidelity(
+    round: int, before: SessionBefore, after: SessionAfter, facts: Facts
+) -> RoundFidelity:
+    """One session compaction: facts looked up in the surface the model sees before and after.
+
+    Sizes are the surfaces' messages as JSON characters. Reassertion is not measured here: the
+    session log records a constraint's replacement as an event, not as text a summary could
+    read back as current, so ``reasserted`` is always empty (no share).
+    """
+    held_in = _text(list(before.surface.messages))
+    held_out = _text(list(after.surface.messages))
+    sizes = (len(held_in), len(held_out), "characters")
+    return _measured(round, facts, held_in, held_out, Survival(), sizes)
