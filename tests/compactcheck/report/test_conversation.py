@@ -92,13 +92,20 @@ def test_an_edited_message_is_dropped_and_its_edit_new() -> None:
 
 
 def test_gemini_contents_are_read_as_the_laws_read_them() -> None:
-    call = {"role": "model", "parts": [{"functionCall": {"id": "g1", "name": "ls", "args": {}}}]}
-    answer = {
+    call: dict[str, Any] = {
+        "role": "model",
+        "parts": [{"functionCall": {"id": "g1", "name": "ls", "args": {}}}],
+    }
+    answer: dict[str, Any] = {
         "role": "user",
         "parts": [{"functionResponse": {"id": "g1", "name": "ls", "response": {"out": "a"}}}],
     }
-    goal = {"role": "user", "parts": [{"text": "Goal: list"}]}
-    data = {"format": "gemini", "request": {"contents": [goal, call, answer]}, "knobs": []}
+    goal: dict[str, Any] = {"role": "user", "parts": [{"text": "Goal: list"}]}
+    data: dict[str, Any] = {
+        "format": "gemini",
+        "request": {"contents": [goal, call, answer]},
+        "knobs": [],
+    }
     seen = conversation(data, {"request": {"contents": [answer]}}, "gemini")
     assert seen is not None
     assert seen.format == "gemini"
@@ -112,9 +119,9 @@ def test_gemini_contents_are_read_as_the_laws_read_them() -> None:
 
 
 def test_anthropic_requests_are_read_with_their_knobs_beside_them() -> None:
-    use = {"type": "tool_use", "id": "a1", "name": "ls", "input": {}}
-    result = {"type": "tool_result", "tool_use_id": "a1", "content": "x"}
-    before = [
+    use: dict[str, Any] = {"type": "tool_use", "id": "a1", "name": "ls", "input": {}}
+    result: dict[str, Any] = {"type": "tool_result", "tool_use_id": "a1", "content": "x"}
+    before: list[Any] = [
         {"role": "user", "content": "Goal: list"},
         {"role": "assistant", "content": [use]},
         {"role": "user", "content": [result]},
@@ -143,8 +150,14 @@ def _event(event_id: str, kind: str = "user_input", text: str = "hi") -> dict[st
 
 
 def test_snapshot_events_are_kept_by_event_id_in_the_raw_tail() -> None:
-    data = {"state": {}, "events": [_event("e1"), _event("e2", "file_changed", "a.py")]}
-    answer = {"snapshot": {"goal": "g"}, "rawTail": [_event("e2", "file_changed", "a.py")]}
+    data: dict[str, Any] = {
+        "state": {},
+        "events": [_event("e1"), _event("e2", "file_changed", "a.py")],
+    }
+    answer: dict[str, Any] = {
+        "snapshot": {"goal": "g"},
+        "rawTail": [_event("e2", "file_changed", "a.py")],
+    }
     seen = picture("snapshot", data, answer)
     assert isinstance(seen, EventList)
     assert [(e.key, e.kind, e.text, e.mark) for e in seen.before] == [
@@ -162,11 +175,11 @@ def test_snapshot_without_a_raw_tail_marks_nothing() -> None:
 
 
 def test_session_records_covered_by_an_appended_summary() -> None:
-    log = [
+    log: list[Any] = [
         {"type": "message", "seq": 0, "time": 0, "data": {"text": "hello"}},
         {"type": "message", "seq": 1, "time": 1, "data": {"text": "again"}},
     ]
-    appended = [
+    appended: list[Any] = [
         {"type": "compaction", "seq": 2, "time": 2, "data": {"summary": "s"},
          "sourceEventSeqs": [0]},
     ]  # fmt: skip
