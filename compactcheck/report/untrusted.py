@@ -53,6 +53,14 @@ def safe_line(text: str, limit: int = LINE_LIMIT) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
+def passage(text: str, limit: int = LINE_LIMIT * 4) -> str:
+    """Cleaned multi-line text, keeping its first `limit` characters (a message reads on)."""
+    text = clean(text)
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f" … ({len(text) - limit} more characters in the JSON report)"
+
+
 def block(text: str, limit: int = BLOCK_LIMIT) -> str:
     """Cleaned multi-line text, keeping its last `limit` characters (stderr ends with the cause)."""
     text = clean(text)

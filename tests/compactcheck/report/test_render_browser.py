@@ -7,10 +7,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from pydantic import JsonValue
 
 from compactcheck.report.model import Counterexample, InvariantResult, Report, TargetReport
 from compactcheck.report.render import render_html
 from compactcheck.report.render.html import _CSP
+from compactcheck.report.render.index import Published, render_index
 
 CHROMIUM = Path("/usr/bin/chromium")
 
@@ -133,6 +135,88 @@ def test_escaping_alone_stops_every_payload_without_the_content_security_policy(
     # The policy is a second wall; the escaping must hold on its own.
     page = render_html(hostile_report())
     assert _CSP in page
+    dom = dom_after_load(
+        page.replace(_CSP, "default-src *; script-src * 'unsafe-inline'"), tmp_path
+    )
+    assert marks(dom) == set()
+
+
+def hostile_conversation() -> Report:
+    """A messages witness whose every shown field (text, call ids, names, arguments) is hostile."""
+    calls: list[JsonValue] = [
+        {"id": payload, "type": "function", "function": {"name": payload, "arguments": payload}}
+        for payload in PAYLOADS
+    ]
+    before: list[JsonValue] = [
+        {"role": "system", "content": PAYLOADS[0]},
+        {"role": "user", "content": HOSTILE},
+        {"role": "assistant", "content": PAYLOADS[1], "tool_calls": calls},
+    ]
+    before += [{"role": "tool", "tool_call_id": p, "content": p} for p in PAYLOADS]
+    after: list[JsonValue] = [before[0], before[3], {"role": "user", "content": HOSTILE + "!"}]
+    example = Counterexample(
+        round=1,
+        because=HOSTILE,
+        witness=after,
+        input={"messages": before},
+        output={"messages": after},
+        history_size=len(before),
+    )
+    result = InvariantResult(
+        invariant="tool_pairing",
+        statement=HOSTILE,
+        verdict="violation",
+        examples=1,
+        exercised=1,
+        because=HOSTILE,
+        counterexample=example,
+    )
+    target = TargetReport(target="t", view="messages", results=[result])
+    return Report(
+        toolkit_version="0", seed=7, profile="ci", max_examples=1, rounds=1, complete=True,
+        started_at="now", targets=[target],
+    )  # fmt: skip
+
+
+def test_no_payload_runs_in_a_witness_shown_as_a_conversation(tmp_path: Path) -> None:
+    page = render_html(hostile_conversation())
+    # Nine messages handed in (system, user, the calls, six results), three answered.
+    assert page.count('class="bubble') == 9 + 3, "every message is a bubble"
+    assert 'class="badge orphaned"' in page
+    for policy, folder in (
+        (_CSP, "strict"),
+        ("default-src *; script-src * 'unsafe-inline'", "open"),
+    ):
+        (tmp_path / folder).mkdir()
+        dom = dom_after_load(page.replace(_CSP, policy), tmp_path / folder)
+        assert marks(dom) == set(), policy
+    assert "&lt;script&gt;" in dom
+
+
+def test_no_payload_runs_in_the_published_index(tmp_path: Path) -> None:
+    report = hostile_conversation()
+    target = report.targets[0]
+    result = target.results[0]
+    assert result.counterexample is not None
+    found = [
+        Published(
+            target=target,
+            result=result,
+            example=result.counterexample,
+            parameters={"knob": HOSTILE},
+            issues=(f"javascript:{MARK.format('link')}", "https://example.org/" + PAYLOADS[2]),
+        )
+    ]
+    page = render_index(
+        [report, hostile_report()],
+        found,
+        title=HOSTILE,
+        intro=HOSTILE,
+        levels_intro=HOSTILE,
+        confirmations="../docs/real-compactors.md",
+    )
+    assert _CSP in page
+    assert 'href="javascript:' not in page, "only https links are links"
     dom = dom_after_load(
         page.replace(_CSP, "default-src *; script-src * 'unsafe-inline'"), tmp_path
     )

@@ -1,0 +1,111 @@
+"""The published index: every report's level, waivers, matrix and witnesses on one HTML page.
+
+``reports/regenerate`` builds it from the JSON reports it publishes, adding for each violation
+what only it knows (the parameters the adapter drew, the public issues of the same defect).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pydantic import JsonValue
+
+from compactcheck.report.compare import summary
+from compactcheck.report.levels import level_text
+from compactcheck.report.model import Counterexample, InvariantResult, Report, TargetReport
+from compactcheck.report.render._layout import render_page
+from compactcheck.report.render.conversation import Picture, picture
+
+
+@dataclass(frozen=True)
+class Published:
+    """One violation on the index, with the context the publisher adds beside it."""
+
+    target: TargetReport
+    result: InvariantResult
+    example: Counterexample
+    parameters: JsonValue
+    """The parameters the component ran with in that history."""
+    issues: tuple[str, ...] = ()
+    """Public reports of the same defect."""
+
+    @property
+    def version(self) -> str:
+        """The component's version, '' when the target did not say."""
+        return self.target.implementation.version if self.target.implementation else ""
+
+    @property
+    def picture(self) -> Picture | None:
+        """The witness as a conversation or an event list."""
+        target, example = self.target, self.example
+        return picture(target.view, example.input, example.output, target.format)
+
+    @property
+    def dump(self) -> dict[str, JsonValue]:
+        """Witness, input and output together, as the raw JSON of the witness."""
+        return {
+            "witness": self.example.witness,
+            "input": self.example.input,
+            "output": self.example.output,
+        }
+
+
+def level_rows(reports: Sequence[Report]) -> list[tuple[str, str, str]]:
+    """(target, level reached, laws waived with their reasons) of every report, in order."""
+    rows = []
+    for report in reports:
+        for target in report.targets:
+            waived = "; ".join(
+                f"{r.invariant} ({r.waived})" for r in target.results if r.waived is not None
+            )
+            rows.append(
+                (target.target, level_text(target.level, target.results) or "-", waived or "none")
+            )
+    return rows
+
+
+@dataclass(frozen=True)
+class _Cell:
+    verdict: str
+    number: int | None
+
+
+def render_index(
+    reports: Sequence[Report],
+    found: Sequence[Published],
+    *,
+    title: str,
+    intro: str,
+    levels_intro: str,
+    confirmations: str,
+) -> str:
+    """The index page: ``intro`` under the title, ``confirmations`` the link to hand checks."""
+    table = summary(reports)
+    numbers = {
+        (item.target.target, item.target.view, item.result.invariant): number
+        for number, item in enumerate(found, start=1)
+    }
+    rows: list[tuple[str, list[_Cell]]] = []
+    for row in table.rows:
+        cells = []
+        for invariant in table.invariants:
+            cell = table.cell(row, invariant)
+            verdict = cell.result.verdict if cell else "-"
+            cells.append(_Cell(verdict, numbers.get((row[0], row[1], invariant))))
+        rows.append((row[0], cells))
+    return render_page(
+        "index.html.j2",
+        title=title,
+        intro=intro,
+        levels_intro=levels_intro,
+        confirmations=confirmations,
+        levels=level_rows(reports),
+        invariants=table.invariants,
+        rows=rows,
+        found=[(n, p, json.dumps(p.parameters)) for n, p in enumerate(found, 1)],
+    )
+
+
+__all__ = ["Published", "level_rows", "render_index"]
