@@ -7,11 +7,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from markupsafe import Markup
+
 from compactcheck.report.compare import summary
 from compactcheck.report.model import Counterexample, Report, Verdict
 from compactcheck.report.render._digest import (
+    FidelityRow,
     calls_line,
     counts_line,
+    fidelity_gaps,
+    fidelity_rows,
     header_fields,
     input_problems_line,
     problems,
@@ -20,6 +25,7 @@ from compactcheck.report.render._digest import (
     where,
 )
 from compactcheck.report.render._layout import CSP, render_page
+from compactcheck.report.render.charts import survival_chart
 from compactcheck.report.render.conversation import Picture, picture
 
 # Kept under its old name: the browser test swaps the policy out to test the escaping alone.
@@ -45,6 +51,50 @@ class _Witness:
     example: Counterexample
     rejected: str | None
     picture: Picture | None
+
+
+@dataclass(frozen=True)
+class Measured:
+    """One target's fidelity as a page shows it: table rows, gaps and its survival chart."""
+
+    target: str
+    place: str
+    counter: str
+    note: str
+    reference: bool
+    rounds: list[int]
+    rows: list[FidelityRow]
+    worse: set[str]
+    gaps: list[str]
+    chart: Markup | None
+
+
+def measured(report: Report) -> list[Measured]:
+    """Every target of ``report`` that has fidelity figures, ready for fidelity.html.j2."""
+    found: list[Measured] = []
+    for target in report.targets:
+        fidelity, rows = target.fidelity, fidelity_rows(target)
+        if fidelity is None or not rows:
+            continue
+        gaps = fidelity_gaps(target)
+        worse = {row.kind for row in rows if any(gap.startswith(row.label) for gap in gaps)}
+        chart = survival_chart(target)
+        found.append(
+            Measured(
+                target=target.target,
+                place=where(target),
+                counter=fidelity.counter,
+                note=fidelity.reference_note,
+                reference=fidelity.reference is not None,
+                rounds=[r.round for r in fidelity.target.rounds],
+                rows=rows,
+                worse=worse,
+                gaps=gaps,
+                # Drawn by matplotlib from our numbers; it escapes every text it writes.
+                chart=Markup(chart) if chart is not None else None,
+            )
+        )
+    return found
 
 
 @dataclass(frozen=True)
@@ -104,6 +154,7 @@ def render_html(report: Report) -> str:
             if (calls := calls_line(target))
         ],
         witnesses=witnesses,
+        measured=measured(report),
         others=[
             (r.verdict, r.invariant, t.target, where(t), r.because) for t, r in unconcluded(report)
         ],

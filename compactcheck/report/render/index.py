@@ -10,12 +10,15 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from markupsafe import Markup
 from pydantic import JsonValue
 
 from compactcheck.report.compare import summary
 from compactcheck.report.levels import level_text
 from compactcheck.report.model import Counterexample, InvariantResult, Report, TargetReport
+from compactcheck.report.render._digest import FIDELITY_LABELS, fidelity_gaps, measure_text
 from compactcheck.report.render._layout import render_page
+from compactcheck.report.render.charts import tradeoff_chart
 from compactcheck.report.render.conversation import Picture, picture
 
 
@@ -67,6 +70,45 @@ def level_rows(reports: Sequence[Report]) -> list[tuple[str, str, str]]:
 
 
 @dataclass(frozen=True)
+class FidelityLine:
+    """One target's fidelity on the index: each measure's mean, the reference's beside it."""
+
+    number: int
+    """The target's point on the chart."""
+    target: str
+    cells: list[tuple[str, str, bool]]
+    """(this target's mean, the reference's mean, whether the target does worse), by kind."""
+    compactions: int
+
+
+def measured_targets(reports: Sequence[Report]) -> list[TargetReport]:
+    """Every target with fidelity figures, in report order: the table's rows, the chart's points."""
+    return [t for report in reports for t in report.targets if t.fidelity is not None]
+
+
+def fidelity_lines(reports: Sequence[Report]) -> list[FidelityLine]:
+    """The fidelity row of every target that has figures, numbered as on the chart."""
+    lines = []
+    for number, target in enumerate(measured_targets(reports), start=1):
+        fidelity = target.fidelity
+        assert fidelity is not None
+        ours = fidelity.target.overall.measures
+        theirs = fidelity.reference.overall.measures if fidelity.reference else {}
+        gaps = fidelity_gaps(target)
+        cells = [
+            (
+                measure_text(kind, ours.get(kind)),
+                measure_text(kind, theirs.get(kind)) if fidelity.reference else "",
+                any(gap.startswith(label) for gap in gaps),
+            )
+            for kind, label in FIDELITY_LABELS.items()
+        ]
+        compactions = fidelity.target.overall.compactions
+        lines.append(FidelityLine(number, target.target, cells, compactions))
+    return lines
+
+
+@dataclass(frozen=True)
 class _Cell:
     verdict: str
     number: int | None
@@ -83,6 +125,7 @@ def render_index(
 ) -> str:
     """The index page: ``intro`` under the title, ``confirmations`` the link to hand checks."""
     table = summary(reports)
+    targets = measured_targets(reports)
     numbers = {
         (item.target.target, item.target.view, item.result.invariant): number
         for number, item in enumerate(found, start=1)
@@ -105,7 +148,17 @@ def render_index(
         invariants=table.invariants,
         rows=rows,
         found=[(n, p, json.dumps(p.parameters)) for n, p in enumerate(found, 1)],
+        kinds=list(FIDELITY_LABELS.values()),
+        fidelity=fidelity_lines(reports),
+        tradeoff=Markup(chart) if (chart := tradeoff_chart(targets)) is not None else None,
     )
 
 
-__all__ = ["Published", "level_rows", "render_index"]
+__all__ = [
+    "FidelityLine",
+    "Published",
+    "fidelity_lines",
+    "level_rows",
+    "measured_targets",
+    "render_index",
+]
