@@ -10,6 +10,9 @@ from invariants.plan import TaskPlan, ValidationRecord
 from invariants.state import AgentState
 
 Counter = Literal["messages", "characters", "approx_tokens"]
+# How the messages laws look a fact up in a message list: by its distinctive tokens, so that a
+# summary may reword it (``invariants.tokens``), or as the exact text it was planted with.
+Reading = Literal["tokens", "verbatim"]
 
 
 class Budget(BaseModel):
@@ -44,6 +47,8 @@ class Facts(BaseModel):
     budget: Budget | None = None
     inferred: tuple[str, ...] = ()
     """The fields read off the history (``invariants.inference``) rather than declared."""
+    reading: Reading = "tokens"
+    """How goal, constraints and must-keep facts are looked up in the output (see ``Reading``)."""
 
     @property
     def pending_step_ids(self) -> tuple[str, ...]:

@@ -13,12 +13,12 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from invariants.compaction import SnapshotAfter, SnapshotBefore
 from invariants.facts import Counter, Facts
-from invariants.laws.messages.content import constraint_mentions
-from invariants.laws.messages.reading import corpus
+from invariants.laws.messages.content import constraint_mentions, token_mentions
+from invariants.laws.messages.reading import FactLookup
 from invariants.laws.messages.size import message_size
 from invariants.messages import ChatMessage
 from invariants.session.exchange import SessionAfter, SessionBefore
@@ -80,16 +80,30 @@ class RoundFidelity:
         return survival.share
 
 
-def _survival(items: Iterable[str], held_in: str, held_out: str) -> Survival:
-    present = [item for item in dict.fromkeys(items) if item and item in held_in]
-    return Survival(sum(item in held_out for item in present), len(present))
+class _Holder(Protocol):
+    def holds(self, fact: str) -> bool: ...
+
+
+class _Text:
+    """A text facts are looked up in verbatim (the snapshot and session views' JSON)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def holds(self, fact: str) -> bool:
+        return fact in self.text
+
+
+def _survival(items: Iterable[str], held_in: _Holder, held_out: _Holder) -> Survival:
+    present = [item for item in dict.fromkeys(items) if item and held_in.holds(item)]
+    return Survival(sum(held_out.holds(item) for item in present), len(present))
 
 
 def _measured(
     round: int,
     facts: Facts,
-    held_in: str,
-    held_out: str,
+    held_in: _Holder,
+    held_out: _Holder,
     reasserted: Survival,
     sizes: tuple[int, int, str],
 ) -> RoundFidelity:
@@ -115,16 +129,17 @@ def messages_fidelity(
     facts: Facts,
     counter: Counter = "characters",
 ) -> RoundFidelity:
-    """One messages compaction: facts looked up in the searchable text the laws read.
+    """One messages compaction: facts looked up as the laws look them up (``Facts.reading``).
 
     A superseded constraint counts as reasserted where ``constraints_preserved`` would flag it:
     the output's last mention asserts it as current, though the input's did not.
     """
-    held_in, held_out = corpus(before), corpus(after)
-    stale = [text for text in dict.fromkeys(facts.superseded_constraints) if text in held_in]
+    held_in, held_out = FactLookup(before, facts.reading), FactLookup(after, facts.reading)
+    stale = [text for text in dict.fromkeys(facts.superseded_constraints) if held_in.holds(text)]
     everything = [*facts.constraints, *stale]
-    read_before = constraint_mentions(before, everything)
-    read_after = constraint_mentions(after, everything)
+    mentions = token_mentions if facts.reading == "tokens" else constraint_mentions
+    read_before = mentions(before, everything)
+    read_after = mentions(after, everything)
     wrongly = 0
     for text in stale:
         now, then = read_after.get(text), read_before.get(text)
@@ -158,7 +173,7 @@ def snapshot_fidelity(
     listed = set(after.snapshot.constraints)
     reasserted = Survival(sum(text in listed for text in stale), len(stale))
     sizes = (before.context_chars, after.context_chars, "characters")
-    return _measured(round, facts, held_in, held_out, reasserted, sizes)
+    return _measured(round, facts, _Text(held_in), _Text(held_out), reasserted, sizes)
 
 
 def session_fidelity(
@@ -173,4 +188,4 @@ def session_fidelity(
     held_in = _text(list(before.surface.messages))
     held_out = _text(list(after.surface.messages))
     sizes = (len(held_in), len(held_out), "characters")
-    return _measured(round, facts, held_in, held_out, Survival(), sizes)
+    return _measured(round, facts, _Text(held_in), _Text(held_out), Survival(), sizes)

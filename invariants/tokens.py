@@ -30,7 +30,7 @@ STOPWORDS: frozenset[str] = frozenset(
 NEGATIONS: frozenset[str] = frozenset({"not", "no", "never", "nothing", "none", "only", "without"})
 
 
-def _distinctive(word: str, first: bool) -> bool:
+def _distinctive(word: str, first: bool) -> bool:  # first: the word opens a sentence
     """Whether a word names something: a number, a joined id or path, an acronym or a name."""
     if any(ch.isdigit() for ch in word) or "%" in word:
         return True
@@ -38,7 +38,7 @@ def _distinctive(word: str, first: bool) -> bool:
         return True
     if len(word) >= 2 and word.isupper():
         return True
-    # A capital inside a sentence is a name ("Python", "French"); the first word's is grammar.
+    # A capital inside a sentence is a name ("Python", "French"); an opening word's is grammar.
     return word[0].isupper() and not first
 
 
@@ -46,11 +46,17 @@ def _distinctive(word: str, first: bool) -> bool:
 def distinctive_tokens(text: str) -> tuple[str, ...]:
     """The tokens of ``text`` that name something, in order, each once; () when none does."""
     found: dict[str, None] = {}
-    for index, match in enumerate(_TOKEN.finditer(text)):
+    for match in _TOKEN.finditer(text):
         word = match.group()
-        if _distinctive(word, index == 0):
+        if _distinctive(word, _starts_sentence(text, match.start())):
             found[word] = None
     return tuple(found)
+
+
+def _starts_sentence(text: str, at: int) -> bool:
+    """Whether a word at ``at`` opens a sentence, a line or a label ("Goal: Fix ...")."""
+    before = text[:at].rstrip(" \t\"'([-*")
+    return not before or before[-1] in ".:!?\n]"
 
 
 @lru_cache(maxsize=4096)
@@ -128,3 +134,35 @@ def discriminating(fact: str, others: Sequence[str]) -> tuple[str, ...]:
     theirs = {token for other in others for token in fact_tokens(other)}
     own = tuple(token for token in fact_tokens(fact) if token not in theirs)
     return own or fact_tokens(fact)
+
+
+def _find(token: str, line: str, lowered: str) -> int:
+    """Where ``token`` first occurs in ``line`` as a whole token; -1 when it does not.
+
+    A token without capitals (a content word, a version, a path) is looked up in any case.
+    """
+    text = line if any(ch.isupper() for ch in token) else lowered
+    start = text.find(token)
+    while start >= 0:
+        end = start + len(token)
+        before = text[start - 1] if start else " "
+        after = text[end] if end < len(text) else " "
+        if not (before.isalnum() or after.isalnum()):
+            return start
+        start = text.find(token, start + 1)
+    return -1
+
+
+def position(tokens: Sequence[str], line: str) -> int | None:
+    """Where a fact read by ``tokens`` is mentioned on ``line``: its first token's position.
+
+    None unless every token occurs on the line.
+    """
+    lowered = line.lower()
+    first: int | None = None
+    for token in tokens:
+        at = _find(token, line, lowered)
+        if at < 0:
+            return None
+        first = at if first is None else min(first, at)
+    return first

@@ -61,7 +61,7 @@ class MessageRecorder(Recorder[MessageHistory]):
         # summarising middlewares do: it carries what the run must not forget.
         truth = self.ledger.truth()
         plan = truth.plan
-        lines = [f"Summary of the conversation so far. Goal: {truth.goal}"]
+        lines = ["Summary of the conversation so far.", f"Goal: {truth.goal}"]
         lines += [f"Constraint: {text}" for text in truth.constraints]
         lines += [
             f"Step {step.id} ({step.title}): {step.status}"

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from typing import Final
 
+# Each goal carries a ticket id, as real tasks do: what a summary that rewords the goal must keep
+# (the messages laws read facts by such distinctive tokens; see invariants/tokens.py).
 GOALS: Final = (
-    "Fix the login bug",
-    "Add a CSV export to the report page",
-    "Migrate the settings loader to pydantic",
-    "Speed up the nightly import job by half",
-    "Make the payment retry logic idempotent",
+    "Fix the login bug (AUTH-142)",
+    "Add a CSV export to the report page (REP-77)",
+    "Migrate the settings loader to pydantic (CFG-31)",
+    "Speed up the nightly import job by half (OPS-205)",
+    "Make the payment retry logic idempotent (PAY-9)",
 )
 
 # Constraint texts are taken in rotation, so the texts of one run never repeat: a checker can tell

@@ -97,6 +97,16 @@ def _malformed(text: str) -> tuple[str, ...]:
     return names
 
 
+def reading_option(parser: argparse.ArgumentParser) -> None:
+    """--verbatim: the messages laws look facts up as their exact text, not by their tokens."""
+    parser.add_argument(
+        "--verbatim",
+        action="store_true",
+        help="messages view: a goal, constraint or must-keep fact survives only as its exact "
+        "text (default: its distinctive tokens, so that a summary may reword it)",
+    )
+
+
 def format_option(parser: argparse.ArgumentParser) -> None:
     """--format: the wire format of the messages view."""
     parser.add_argument(
@@ -165,6 +175,7 @@ def fuzzing_options(
         default="approx_tokens",
         help="how --budget is counted",
     )
+    reading_option(parser)
     parser.add_argument(
         "--malformed",
         type=_malformed,
@@ -287,4 +298,5 @@ def run_config(arguments: argparse.Namespace, profile: Profile) -> RunConfig:
         redis_read_only=arguments.redis_read_only,
         format=arguments.format,
         transcripts=transcripts,
+        reading="verbatim" if arguments.verbatim else "tokens",
     )

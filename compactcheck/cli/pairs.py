@@ -11,7 +11,7 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
-from compactcheck.cli.options import csv, outputs, toolkit_version, write_outputs
+from compactcheck.cli.options import csv, outputs, reading_option, toolkit_version, write_outputs
 from compactcheck.engine.selection import Selection
 from compactcheck.errors import CompactcheckError, ExitCode, one_line
 from compactcheck.judging import check_pair
@@ -58,8 +58,17 @@ def _common(parser: argparse.ArgumentParser) -> None:
         metavar="JSON",
         help="declared facts: a JSON object or a file holding one (the rest is inferred)",
     )
+    reading_option(parser)
     parser.add_argument("--invariants", type=csv, help="only these invariant ids (a,b,c)")
     parser.add_argument("--exclude-invariants", type=csv, default=[], help="skip these ids")
+
+
+def _declared(arguments: argparse.Namespace) -> dict[str, Any] | None:
+    """The declared facts, with the reading ``--verbatim`` asks for."""
+    facts = _facts(arguments.facts)
+    if not arguments.verbatim:
+        return facts
+    return {**(facts or {}), "reading": "verbatim"}
 
 
 def _json_file(path: Path, what: str) -> Any:
@@ -99,7 +108,7 @@ def check_main(arguments: argparse.Namespace, console: Console) -> int:
     judgement = check_pair(
         before,
         after,
-        _facts(arguments.facts),
+        _declared(arguments),
         view=arguments.view,
         format=arguments.format,
         selection=Selection(arguments.invariants, arguments.exclude_invariants),
@@ -150,7 +159,7 @@ def audit_main(arguments: argparse.Namespace, console: Console) -> int:
         format=arguments.format,
         invariants=arguments.invariants,
         exclude=tuple(arguments.exclude_invariants),
-        facts=_facts(arguments.facts),
+        facts=_declared(arguments),
         on_violation=show,
         toolkit_version=toolkit_version(),
     )

@@ -14,6 +14,7 @@ from compactcheck.corpus.entry import DEFAULT_CORPUS_DIR
 from compactcheck.engine.shards import Shard
 from compactcheck.scale.database import profile_database
 from invariants import Budget
+from invariants.facts import Reading
 from invariants.formats import CHAT, Format
 
 if TYPE_CHECKING:
@@ -38,6 +39,8 @@ class RunConfig:
     # Why the corpus is there, for the run's header ("--corpus", "the project of py:...").
     corpus_why: str = ""
     budget: Budget | None = None
+    # How the messages laws look facts up: by their distinctive tokens, or as exact text.
+    reading: Reading = "tokens"
     # Off: report the first failing history as found, unshrunk (faster; --no-shrink).
     shrink: bool = True
     toolkit_version: str = "0+unknown"

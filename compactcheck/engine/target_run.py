@@ -339,7 +339,7 @@ class TargetRun:
             if config.stop_when_all_broken and laws and self.all_broken():
                 raise _StopExploringError
             tally.examples += 1
-            outcomes = self.driver.run(case)
+            outcomes = self.run_case(case)
             steer(case, outcomes)
             self._judge(outcomes, pass_index, started)
 
@@ -352,9 +352,20 @@ class TargetRun:
             explore()
         self.passes += 1
 
+    def run_case(self, case: Case) -> list[RoundOutcome]:
+        """Every round of one case, its facts read as the run asks (``RunConfig.reading``)."""
+        outcomes = self.driver.run(case)
+        if self.config.reading != "tokens":
+            for outcome in outcomes:
+                if outcome.facts is not None:
+                    outcome.facts = outcome.facts.model_copy(
+                        update={"reading": self.config.reading}
+                    )
+        return outcomes
+
     def first_violation(self, case: Case, law: Invariant) -> tuple[RoundOutcome, Finding] | None:
         """Run one case through the target: the first round that breaks ``law``, if any."""
-        for outcome in self.driver.run(case):
+        for outcome in self.run_case(case):
             finding = _finding(outcome, law)
             if finding is not None and not finding.holds:
                 return outcome, finding
@@ -412,7 +423,7 @@ class TargetRun:
                 # Passing from here on ends shrinking at the smallest failure found so far.
                 self.cut_short = True
                 return
-            outcomes = self.driver.run(case)
+            outcomes = self.run_case(case)
             # The same scores as exploring gave: Hypothesis's generator reads them even without
             # its target phase, and a hunt that scored nothing would draw other histories than
             # the pass it restarts from, and could miss the failure that pass found.

@@ -195,14 +195,36 @@ def test_goal_survives_inside_a_summary() -> None:
 
 def test_goal_lost_when_the_first_user_message_is_cut() -> None:
     after = [HISTORY[0], user("Summary: Goal: Fix the login bug"), HISTORY[9]]
-    because, witness = only_violation(check("goal_preserved", HISTORY, after))
+    verbatim = FACTS.model_copy(update={"reading": "verbatim"})
+    because, witness = only_violation(check("goal_preserved", HISTORY, after, verbatim))
     assert because == (
         "the first user message (input index 1) does not survive: no output message is it or "
         "contains its text"
     )
     assert witness == (HISTORY[1],)
-    finding = check("goal_preserved", HISTORY, after)
+    finding = check("goal_preserved", HISTORY, after, verbatim)
     assert finding.violations[0].diff is not None
+
+
+def test_a_summary_that_rewords_the_goal_but_keeps_its_tokens_keeps_it() -> None:
+    facts = FACTS.model_copy(update={"goal": "Fix the login bug (AUTH-142)"})
+    before = [HISTORY[0], user("Goal: Fix the login bug (AUTH-142)\n\nGo on."), *HISTORY[2:]]
+    reworded = [
+        HISTORY[0],
+        user("Summary: we are repairing login for ticket AUTH-142."),
+        HISTORY[9],
+    ]
+    assert not check("goal_preserved", before, reworded, facts).violations
+    # The same summary without the ticket: the goal's one distinctive token is gone.
+    lost = [HISTORY[0], user("Summary: we are repairing the login page."), HISTORY[9]]
+    because, _ = only_violation(check("goal_preserved", before, lost, facts))
+    assert because == (
+        "the first user message (input index 1) does not survive: no output message is it or "
+        "contains its goal (its tokens 'AUTH-142' appear nowhere)"
+    )
+    # Read verbatim, the rewording is a loss too.
+    verbatim = facts.model_copy(update={"reading": "verbatim"})
+    assert check("goal_preserved", before, reworded, verbatim).violations
 
 
 def test_goal_is_not_exercised_without_a_user_message() -> None:

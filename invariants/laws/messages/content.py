@@ -9,19 +9,20 @@ from itertools import accumulate
 
 from invariants.facts import Facts
 from invariants.law import invariant
-from invariants.laws.messages.reading import Messages, corpus, first_containing, label
+from invariants.laws.messages.reading import FactLookup, Messages, first_holding, label
 from invariants.messages import ChatMessage, SystemMessage, UserMessage, content_text
+from invariants.tokens import discriminating, position
 from invariants.verdict import Finding, Violation, value_diff, witness
 
 
 @invariant(
     "messages",
     "goal_preserved",
-    "the first user message survives verbatim, or its text survives verbatim inside a summary",
+    "the first user message survives verbatim, or its text (its goal's distinctive tokens, unless "
+    "the reading is verbatim) survives inside a summary",
 )
 def goal_preserved(before: Messages, after: Messages, facts: Facts) -> Finding:
     """The first user message, which states the task, is not lost."""
-    del facts
     first = next(((index, m) for index, m in enumerate(before) if isinstance(m, UserMessage)), None)
     if first is None:
         return Finding("goal_preserved", False)
@@ -29,11 +30,18 @@ def goal_preserved(before: Messages, after: Messages, facts: Facts) -> Finding:
     text = content_text(message.content)
     if any(text in content_text(kept.content) for kept in after):
         return Finding("goal_preserved", True)
+    # Read by tokens, the goal is the planted one where the message states it (the rest of the
+    # message is how the user put it), else the whole message.
+    goal = facts.goal if facts.goal and facts.goal in text else text
+    missing = FactLookup(after, facts.reading).missing(goal) if facts.reading == "tokens" else []
+    if facts.reading == "tokens" and not missing:
+        return Finding("goal_preserved", True)
     first_out = next((m for m in after if isinstance(m, UserMessage)), None)
+    lost = f" (its tokens {', '.join(map(repr, missing))} appear nowhere)" if missing else ""
     violation = Violation(
         "goal_preserved",
         f"the first user message (input index {index}) does not survive: no output message is "
-        "it or contains its text",
+        f"it or contains its {'goal' if facts.reading == 'tokens' else 'text'}{lost}",
         witness(message),
         value_diff(text, content_text(first_out.content)) if first_out is not None else None,
     )
@@ -41,13 +49,13 @@ def goal_preserved(before: Messages, after: Messages, facts: Facts) -> Finding:
 
 
 def _lost(
-    before: Messages, after: Messages, texts: Iterable[str]
+    before: Messages, after: Messages, facts: Facts, texts: Iterable[str]
 ) -> Iterator[tuple[str, int | None, ChatMessage | None]]:
-    """Each text that the output no longer holds, with the first input message holding it."""
-    out_corpus = corpus(after)
+    """Each fact that the output no longer says, with the first input message saying it."""
+    out = FactLookup(after, facts.reading)
     for text in texts:
-        if text not in out_corpus:
-            at = first_containing(before, text)
+        if not out.holds(text):
+            at = first_holding(before, text, facts.reading)
             yield text, at, before[at] if at is not None else None
 
 
@@ -108,6 +116,34 @@ def constraint_mentions(messages: Messages, texts: Sequence[str]) -> dict[str, M
     return last
 
 
+def token_mentions(messages: Messages, texts: Sequence[str]) -> dict[str, Mention]:
+    """How each constraint reads at its last mention, each told from the others by its tokens.
+
+    The reading of ``constraint_mentions`` with a constraint found by the tokens that tell it
+    from the others ("3.11" for "Use Python 3.11" beside "Use Python 3.12"), wherever a summary
+    put them on a line: the constraint mentioned first on a line is asserted, the later ones are
+    read as the values they replace.
+    """
+    last: dict[str, Mention] = {}
+    keys = {
+        text: discriminating(text, [other for other in texts if other != text]) for text in texts
+    }
+    for index, message in enumerate(messages):
+        whole = content_text(message.content)
+        lowered = whole.lower()
+        # Only the messages holding a constraint's first token are read line by line.
+        near = [t for t in texts if keys[t] and keys[t][0].lower() in lowered]
+        if not near:
+            continue
+        for line in whole.splitlines():
+            hits = sorted(
+                (at, text) for text in near if (at := position(keys[text], line)) is not None
+            )
+            for rank, (_, text) in enumerate(hits):
+                last[text] = Mention(index, rank == 0)
+    return last
+
+
 @invariant(
     "messages",
     "constraints_preserved",
@@ -151,9 +187,9 @@ def constraints_preserved(before: Messages, after: Messages, facts: Facts) -> Fi
                     witness(system),
                 )
             )
-    in_corpus = corpus(before)
-    current = [text for text in facts.constraints if text in in_corpus]
-    for text, at, source in _lost(before, after, current):
+    held = FactLookup(before, facts.reading)
+    current = [text for text in facts.constraints if held.holds(text)]
+    for text, at, source in _lost(before, after, facts, current):
         found.append(
             Violation(
                 "constraints_preserved",
@@ -161,10 +197,11 @@ def constraints_preserved(before: Messages, after: Messages, facts: Facts) -> Fi
                 witness(source),
             )
         )
-    stale = [text for text in facts.superseded_constraints if text in in_corpus]
+    stale = [text for text in facts.superseded_constraints if held.holds(text)]
     everything = [*current, *stale]
-    read_before = constraint_mentions(before, everything)
-    read_after = constraint_mentions(after, everything)
+    mentions = token_mentions if facts.reading == "tokens" else constraint_mentions
+    read_before = mentions(before, everything)
+    read_after = mentions(after, everything)
     for text in stale:
         now, then = read_after.get(text), read_before.get(text)
         if now is None or not now.current or (then is not None and then.current):
@@ -190,8 +227,8 @@ def constraints_preserved(before: Messages, after: Messages, facts: Facts) -> Fi
 )
 def facts_preserved(before: Messages, after: Messages, facts: Facts) -> Finding:
     """Changed file paths, pending step ids and other must-keep identifiers survive."""
-    in_corpus = corpus(before)
-    present = [ident for ident in dict.fromkeys(facts.must_keep) if ident and ident in in_corpus]
+    held = FactLookup(before, facts.reading)
+    present = [ident for ident in dict.fromkeys(facts.must_keep) if ident and held.holds(ident)]
     found = [
         Violation(
             "facts_preserved",
@@ -199,7 +236,7 @@ def facts_preserved(before: Messages, after: Messages, facts: Facts) -> Finding:
             "in the output",
             witness(source),
         )
-        for ident, at, source in _lost(before, after, present)
+        for ident, at, source in _lost(before, after, facts, present)
     ]
     return Finding("facts_preserved", bool(present), tuple(found))
 

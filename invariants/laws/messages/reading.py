@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from invariants.facts import Reading
 from invariants.law import Invariant
 from invariants.messages import AssistantMessage, ChatMessage, ToolMessage, content_text
+from invariants.tokens import TokenIndex
 
 Messages = Sequence[ChatMessage]
 MessagesLaw = Invariant[Messages, Messages]
@@ -77,3 +79,39 @@ def label(message: ChatMessage) -> str:
     if ids:
         return f"assistant call {', '.join(ids)}"
     return f"{message.role} message"
+
+
+class FactLookup:
+    """Looks facts up in a message list's searchable text, as ``Facts.reading`` says.
+
+    Verbatim: the fact's exact text occurs. Tokens: it occurs, or every one of its distinctive
+    tokens does (``invariants.tokens``), so that a summary may reword it. Never stricter than
+    verbatim: an exact occurrence always counts.
+    """
+
+    def __init__(self, messages: Messages, reading: Reading) -> None:
+        self.text = corpus(messages)
+        self.index = TokenIndex(self.text) if reading == "tokens" else None
+
+    def holds(self, fact: str) -> bool:
+        """Whether the list still says ``fact``."""
+        if fact in self.text:
+            return True
+        return self.index is not None and self.index.holds(fact)
+
+    def missing(self, fact: str) -> list[str]:
+        """What of ``fact`` is not said: its missing tokens, or the fact when read verbatim."""
+        if self.holds(fact):
+            return []
+        return self.index.missing(fact) if self.index is not None else [fact]
+
+
+def first_holding(messages: Messages, fact: str, reading: Reading) -> int | None:
+    """The index of the first message that says ``fact`` (as ``FactLookup`` reads it)."""
+    at = first_containing(messages, fact)
+    if at is not None or reading == "verbatim":
+        return at
+    for index, message in enumerate(messages):
+        if TokenIndex(searchable_text(message)).holds(fact):
+            return index
+    return None
