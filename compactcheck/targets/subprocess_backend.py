@@ -334,6 +334,9 @@ class CommandBackend:
             )
             return True
         echoed = data.get("seq")
+        if type(echoed) is int and echoed in answered:
+            # A second answer to a request already answered: dropped, as compact drops it.
+            return False
         if type(echoed) is not int or echoed not in window.flight:
             window.resolve(oldest.seq)
             answers[oldest.index] = Answer.error(
