@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +20,9 @@ from compactcheck.targets.backend import Answer
 from compactcheck.targets.calls import Calls
 from compactcheck.targets.registry import isolated_backend
 from compactcheck.targets.subprocess_backend import CommandBackend
-from invariants import dump_messages
-from strategies.messages_view import MessageHistory, message_histories
+from invariants import View, dump_messages
+from strategies.messages_view import message_histories
+from strategies.projected import Projected
 
 HARNESSES = Path(__file__).parents[1] / "harnesses"
 FAULTY = HARNESSES / "faulty.py"
@@ -28,7 +30,7 @@ REVERSES = HARNESSES / "reverses.py"
 PYTHON_HARNESS = Path(__file__).parents[3] / "examples" / "python-harness" / "harness.py"
 
 
-def said(text: str, index: int = 0) -> tuple[Any, dict[str, Any]]:
+def said(text: str, index: int = 0) -> tuple[View, dict[str, Any]]:
     """A messages request whose last message names the fault the faulty harness shows."""
     return (
         "messages",
@@ -123,7 +125,7 @@ def test_a_harness_writing_large_answers_cannot_deadlock_the_writer(
     # request before reading would block on a full stdin while the harness blocks on a full
     # stdout; the deadline would then fail every request.
     big = "x" * 300_000
-    requests = [
+    requests: list[tuple[View, dict[str, Any]]] = [
         (
             "messages",
             {
@@ -155,7 +157,7 @@ def worker() -> Iterator[CommandBackend]:
 @settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.lists(message_histories(), min_size=2, max_size=12))
 def test_pipelined_answers_are_the_one_at_a_time_answers(
-    python_harness: CommandBackend, worker: CommandBackend, histories: list[MessageHistory]
+    python_harness: CommandBackend, worker: CommandBackend, histories: list[Projected[Any]]
 ) -> None:
     requests: list[tuple[Any, dict[str, Any]]] = [
         ("messages", {"messages": dump_messages(h.view.messages)}) for h in histories
@@ -172,7 +174,7 @@ def test_runs_answered_ahead_send_each_request_once_and_see_their_own_answers(
     argv = [sys.executable, str(REVERSES), "--log", str(log)]
     requests = [said("echo", index) for index in range(9)]
     with CommandBackend(argv) as backend:
-        runs = [lambda r=request: backend.compact(*r) for request in requests]
+        runs = [partial(backend.compact, *request) for request in requests]
         with answered_ahead(backend, runs):
             answers = [run() for run in runs]
         # Outside, calls go to the harness again.
