@@ -30,13 +30,24 @@ DEFAULT_WINDOW = 16
 _SLICE = 0.2
 
 
-@dataclass(frozen=True)
+@dataclass
 class Pending:
-    """One request of a batch: where its answer goes, its seq and its line."""
+    """One request of a batch: where its answer goes, its seq, and how to write its line.
+
+    The line is built when the window first sends it (and kept for a re-send), so that
+    building the next requests overlaps the harness's work on the ones in flight.
+    """
 
     index: int
     seq: int
-    line: bytes
+    build: Callable[[], bytes]
+    line: bytes | None = None
+
+    def encoded(self) -> bytes:
+        """The request line, built once."""
+        if self.line is None:
+            self.line = self.build()
+        return self.line
 
 
 class Window:
@@ -121,11 +132,12 @@ class Window:
         if self._writing is None:
             if not queue or len(self.flight) >= self.size:
                 return
+            line = queue[0].encoded()
             request = queue.popleft()
             if not self.flight:
                 # An idle harness starts its clock with this request.
                 self._since = time.monotonic()
             self.flight[request.seq] = request
-            self._writing = memoryview(request.line)
+            self._writing = memoryview(line)
         written = self.process.write_some(self._writing)
         self._writing = self._writing[written:] or None

@@ -18,6 +18,7 @@ import subprocess
 import time
 from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
@@ -210,7 +211,7 @@ class CommandBackend:
         queue: deque[Pending] = deque()
         for index, (view, payload) in enumerate(requests):
             seq = next(self._seq)
-            queue.append(Pending(index, seq, compact_request(view, seq, payload)))
+            queue.append(Pending(index, seq, partial(compact_request, view, seq, payload)))
         while queue:
             process = self._running()
             if process is None:
