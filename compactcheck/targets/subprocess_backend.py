@@ -274,13 +274,15 @@ class CommandBackend:
     ) -> None:
         """Run the batch over one process until it is done or the process is finished."""
         process = window.process
-        lines = 0
+        # Requests this process resolved; the seqs it answered (a second answer is dropped).
+        resolved = 0
         done: set[int] = set()
 
         def answered(raw: bytes) -> bool:
-            nonlocal lines
-            lines += 1
-            return self._match(window, raw, views, answers, done)
+            nonlocal resolved
+            matched = self._match(window, raw, views, answers, done)
+            resolved += matched
+            return matched
 
         while True:
             try:
@@ -294,7 +296,7 @@ class CommandBackend:
                 return
             except ExitedError:
                 left = window.abandon()
-                if not left and lines == 0 and queue:
+                if not left and resolved == 0 and queue:
                     # It died before taking any request: the next one is where it died.
                     left = [queue.popleft()]
                 if left:

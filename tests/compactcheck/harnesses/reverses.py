@@ -2,12 +2,15 @@
 requests it has read and answers them last first, once it holds ``--group`` of them or no more
 input is waiting. Each answer echoes its request's messages, so a mismatched answer shows.
 
-Options: --group N (default 4), --max-in-flight N (declared in the start answer), --log PATH
-(appends ``PID SEQ`` there for every compact request it reads).
+Options: --group N (default 4); --keep-last N (answer only the last N messages of a longer
+history: a compactor that forgets how the conversation began); --max-in-flight N (declared in
+the start answer); --log PATH (appends ``PID SEQ DIGEST`` there for every compact request it
+reads, DIGEST naming its input).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import select
@@ -30,6 +33,14 @@ def main() -> None:
     group = int(option("--group", "4"))
     declared = option("--max-in-flight", "")
     log = option("--log", "")
+    keep = int(option("--keep-last", "0"))
+
+    def answer(request: dict[str, Any]) -> None:
+        messages = request["input"]["messages"]
+        if keep and len(messages) > keep:
+            messages = messages[-keep:]
+        send({"seq": request["seq"], "result": {"messages": messages}})
+
     held: list[dict[str, Any]] = []
     buffer = b""
     while True:
@@ -37,7 +48,7 @@ def main() -> None:
         if not waiting:
             # Nothing more to read now: answer what is held, last first.
             for request in reversed(held):
-                send({"seq": request["seq"], "result": {"messages": request["input"]["messages"]}})
+                answer(request)
             held.clear()
             continue
         chunk = os.read(0, 65536)
@@ -62,16 +73,12 @@ def main() -> None:
                 continue
             if log:
                 with open(log, "a", encoding="utf-8") as file:
-                    file.write(f"{os.getpid()} {request['seq']}\n")
+                    digest = hashlib.sha256(json.dumps(request["input"]).encode()).hexdigest()
+                    file.write(f"{os.getpid()} {request['seq']} {digest[:16]}\n")
             held.append(request)
             if len(held) >= group:
                 for request in reversed(held):
-                    send(
-                        {
-                            "seq": request["seq"],
-                            "result": {"messages": request["input"]["messages"]},
-                        }
-                    )
+                    answer(request)
                 held.clear()
 
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sys
 from collections.abc import Iterator
 from functools import partial
+from itertools import groupby
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import compactcheck
 from compactcheck.corpus.replay import replay, replay_entry
 from compactcheck.report.model import CALL_ANSWERED
 from compactcheck.targets.ahead import answered_ahead
@@ -20,6 +23,7 @@ from compactcheck.targets.backend import Answer
 from compactcheck.targets.calls import Calls
 from compactcheck.targets.registry import isolated_backend
 from compactcheck.targets.subprocess_backend import CommandBackend
+from compactcheck.transcripts import load_transcripts
 from invariants import View, dump_messages
 from strategies.messages_view import message_histories
 from strategies.projected import Projected
@@ -27,7 +31,9 @@ from strategies.projected import Projected
 HARNESSES = Path(__file__).parents[1] / "harnesses"
 FAULTY = HARNESSES / "faulty.py"
 REVERSES = HARNESSES / "reverses.py"
-PYTHON_HARNESS = Path(__file__).parents[3] / "examples" / "python-harness" / "harness.py"
+EXAMPLES = Path(__file__).parents[3] / "examples"
+PYTHON_HARNESS = EXAMPLES / "python-harness" / "harness.py"
+SHIPPED = EXAMPLES / "transcripts"
 
 
 def said(text: str, index: int = 0) -> tuple[View, dict[str, Any]]:
@@ -228,3 +234,48 @@ def test_a_corpus_replayed_over_one_harness_gives_each_entry_its_own_verdict(
         "fixed",
     ]
     assert [r.path for r in together] == paths
+
+
+def _seen(log: Path) -> list[tuple[str, str]]:
+    """(process, input digest) of every compact request the reversing harness read."""
+    return [(line.split()[0], line.split()[2]) for line in log.read_text().splitlines()]
+
+
+def test_the_re_runs_of_a_failure_are_sent_once_each_and_agree(tmp_path: Path) -> None:
+    log = tmp_path / "seen.log"
+    target = f"cmd:{sys.executable} {REVERSES} --keep-last 3 --log {log}"
+    report = compactcheck.fuzz(
+        target, invariants=["user_turn_present"], max_examples=20, seed=0, corpus_dir=tmp_path
+    )
+    [result] = [r for r in report.targets[0].results if r.invariant == "user_turn_present"]
+    assert result.verdict == "violation"
+    assert result.counterexample is not None
+    assert result.counterexample.reproduced == "deterministic"
+    seen = _seen(log)
+    last = seen[-1]
+    trailing = len(seen) - max(i for i, s in enumerate(seen) if s != last) - 1
+    # Three re-runs of the shrunk witness (after, at most, the hunt's own last replay of it):
+    # each sent once, in one batch; answers not used would have been asked for again.
+    assert trailing in (3, 4)
+
+
+def test_whole_transcripts_are_sent_ahead_once_each(tmp_path: Path) -> None:
+    log = tmp_path / "seen.log"
+    transcripts = load_transcripts(SHIPPED)
+    target = f"cmd:{sys.executable} {REVERSES} --log {log}"
+    compactcheck.fuzz(target, transcripts=SHIPPED, max_examples=5, seed=0, corpus_dir=tmp_path)
+    seen = _seen(log)
+    wholes = {
+        hashlib.sha256(json.dumps({"messages": dump_messages(t.messages)}).encode()).hexdigest()[
+            :16
+        ]
+        for t in transcripts
+    }
+    # Several shipped transcripts are one conversation in different formats, read alike.
+    count = len(transcripts)
+    assert {digest for _, digest in seen[:count]} == wholes
+    # Each pass of the run sends the whole transcripts first, in one batch, once each: a run
+    # that asked for them again, one at a time, would make a block twice as long.
+    blocks = [len(list(block)) for whole, block in groupby(d in wholes for _, d in seen) if whole]
+    assert blocks
+    assert set(blocks) == {count}
