@@ -45,8 +45,8 @@ from benchmarks.throughput import throughput
 from compactcheck.engine.config import RunConfig
 from compactcheck.engine.target_run import TargetRun
 from compactcheck.targets.backend import Backend
-from compactcheck.targets.inprocess import CallableBackend
 from compactcheck.targets.calls import Calls
+from compactcheck.targets.inprocess import CallableBackend
 from compactcheck.targets.registry import all_mutants, resolve
 from compactcheck.targets.subprocess_backend import CommandBackend
 from invariants import AgentEvent, Decision, View, catalogue, dump_messages
