@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from compactcheck.corpus.entry import corpus_files, load_entry
 from compactcheck.engine.crash import CALL_ANSWERED, call_finding, call_law
 from compactcheck.errors import CompactcheckError
+from compactcheck.targets.ahead import answered_ahead
 from compactcheck.targets.calls import Calls
-from compactcheck.targets.registry import resolve
-from invariants import UnknownInvariantError, select
-from invariants.formats import CHAT, check_format
+from compactcheck.targets.registry import Target, resolve
+from invariants import Invariant, UnknownInvariantError, View, select
+from invariants.formats import CHAT, Format, check_format
 
 ReplayVerdict = Literal["fixed", "still failing", "errored"]
 
@@ -29,34 +32,92 @@ class ReplayResult:
     detail: str
 
 
+@dataclass(frozen=True)
+class _Recorded:
+    """One loaded entry, the law it names and the target it is replayed against."""
+
+    path: Path
+    data: dict[str, Any]
+    law: Invariant
+    target: str
+    view: View
+    format: Format
+
+    def result(self, verdict: ReplayVerdict, detail: str) -> ReplayResult:
+        return ReplayResult(
+            self.path, self.target, self.view, self.data["invariant"], verdict, detail
+        )
+
+
 def replay_entry(path: Path, *, calls: Calls | None = None) -> ReplayResult:
     """Re-run one entry's recorded round against its target and re-judge its law."""
-    data = load_entry(path)
-    target_name, view, invariant = data["target"], data["view"], data["invariant"]
+    [result] = replay_entries([path], calls=calls)
+    return result
 
-    def result(verdict: ReplayVerdict, detail: str) -> ReplayResult:
-        return ReplayResult(path, target_name, view, invariant, verdict, detail)
 
+def replay(location: Path, *, calls: Calls | None = None) -> list[ReplayResult]:
+    """Replay every entry at a path (a file or a corpus folder)."""
+    return replay_entries(corpus_files(location), calls=calls)
+
+
+def replay_entries(paths: Sequence[Path], *, calls: Calls | None = None) -> list[ReplayResult]:
+    """Replay entries, in order. The entries of one target share one start of it, and their
+    requests go to it pipelined (answers ahead): they do not depend on one another."""
+    results: dict[Path, ReplayResult] = {}
+    groups: dict[tuple[str, View, Format], list[_Recorded]] = {}
+    for path in paths:
+        data = load_entry(path)
+        try:
+            recorded = _recorded(path, data)
+        except (CompactcheckError, UnknownInvariantError) as error:
+            results[path] = ReplayResult(
+                path, data["target"], data["view"], data["invariant"], "errored", str(error)
+            )
+            continue
+        groups.setdefault((recorded.target, recorded.view, recorded.format), []).append(recorded)
+    for (name, view, format), entries in groups.items():
+        try:
+            target = resolve(name, view=view, calls=calls, format=format)
+        except (CompactcheckError, UnknownInvariantError) as error:
+            results.update((entry.path, entry.result("errored", str(error))) for entry in entries)
+            continue
+        try:
+            if view not in target.drivers:
+                for entry in entries:
+                    results[entry.path] = entry.result(
+                        "errored", f"{name} no longer handles the {view} view"
+                    )
+                continue
+            runs = [partial(_replayed, target, entry) for entry in entries]
+            with answered_ahead(target.backend, runs):
+                results.update(
+                    (entry.path, run()) for entry, run in zip(entries, runs, strict=True)
+                )
+        finally:
+            target.close()
+    return [results[path] for path in paths]
+
+
+def _recorded(path: Path, data: dict[str, Any]) -> _Recorded:
+    view, invariant = data["view"], data["invariant"]
+    [law] = [call_law(view)] if invariant == CALL_ANSWERED else select(view, [invariant])
+    recorded = data.get("input")
+    # A messages round in a provider format says which (its input is that format's request).
+    format = (
+        check_format(str(recorded["format"]))
+        if isinstance(recorded, dict) and "format" in recorded
+        else CHAT
+    )
+    return _Recorded(path, data, law, data["target"], view, format)
+
+
+def _replayed(target: Target, entry: _Recorded) -> ReplayResult:
+    """Re-run one entry's recorded round on a fresh driver of its target; re-judge its law."""
+    law, view, result = entry.law, entry.view, entry.result
     try:
-        [law] = [call_law(view)] if invariant == CALL_ANSWERED else select(view, [invariant])
-        recorded = data.get("input")
-        # A messages round in a provider format says which (its input is that format's request).
-        format = (
-            check_format(str(recorded["format"]))
-            if isinstance(recorded, dict) and "format" in recorded
-            else CHAT
-        )
-        target = resolve(target_name, view=view, calls=calls, format=format)
-    except (CompactcheckError, UnknownInvariantError) as error:
-        return result("errored", str(error))
-    try:
-        if view not in target.drivers:
-            return result("errored", f"{target_name} no longer handles the {view} view")
-        outcome = target.drivers[view]().replay(data)
+        outcome = target.drivers[view]().replay(entry.data)
     except (KeyError, TypeError, ValueError) as error:
         return result("errored", f"the entry's input no longer fits the {view} view: {error}")
-    finally:
-        target.close()
     if law.id == CALL_ANSWERED:
         call = call_finding(outcome)
         if call is None:
@@ -71,10 +132,5 @@ def replay_entry(path: Path, *, calls: Calls | None = None) -> ReplayResult:
         return result("errored", f"round was {outcome.status}: {outcome.reason}")
     finding = outcome.judge(law)
     if finding.holds:
-        return result("fixed", f"{invariant} holds on the recorded history")
+        return result("fixed", f"{entry.data['invariant']} holds on the recorded history")
     return result("still failing", finding.violations[0].because)
-
-
-def replay(location: Path, *, calls: Calls | None = None) -> list[ReplayResult]:
-    """Replay every entry at a path (a file or a corpus folder)."""
-    return [replay_entry(path, calls=calls) for path in corpus_files(location)]

@@ -8,8 +8,9 @@ import time
 import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from hypothesis import HealthCheck, Phase, example, given, seed, settings
 from hypothesis.errors import HypothesisException, HypothesisWarning
@@ -41,6 +42,7 @@ from compactcheck.report.levels import accepted_waivers
 from compactcheck.report.model import (
     Reproduced,
 )
+from compactcheck.targets.ahead import answered_ahead
 from compactcheck.targets.registry import Target, resolve
 from compactcheck.transcripts import TranscriptDriver, TranscriptError, transcript_cases, whole
 from invariants import Finding, Invariant, View
@@ -348,7 +350,14 @@ class TargetRun:
         for transcript in self.config.transcripts:
             explore = example(whole(transcript))(explore)
         _digest(explore, self._key(f"explore:{self.target.name}:{self.view}"))
-        with contextlib.suppress(_StopExploringError), _searching():
+        # The whole transcripts are known inputs: their requests go to a harness pipelined,
+        # ahead of the search (which then asks round by round, each input from an answer).
+        wholes = [partial(self.driver.run, cast(Any, whole(t))) for t in self.config.transcripts]
+        with (
+            answered_ahead(self.target.backend, wholes),
+            contextlib.suppress(_StopExploringError),
+            _searching(),
+        ):
             explore()
         self.passes += 1
 
@@ -472,8 +481,11 @@ class TargetRun:
             "facts": failure.outcome.facts.model_dump(mode="json") if failure.outcome.facts else {},
         }
         broke = unanswered = 0
-        for _ in range(3):
-            outcome = self.driver.replay(entry)
+        # The three re-runs are independent: their requests go to a harness pipelined.
+        rerun = partial(self.driver.replay, entry)
+        with answered_ahead(self.target.backend, [rerun] * 3):
+            outcomes = [rerun() for _ in range(3)]
+        for outcome in outcomes:
             finding = _finding(outcome, law)
             if finding is None:
                 unanswered += 1

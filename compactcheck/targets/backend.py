@@ -31,6 +31,9 @@ class Answer:
     result: dict[str, Any] | None = None
     reason: str = ""
     timed_out: bool = False
+    # The input as the compactor left it, when a backend in another process says it changed it
+    # in place (the answer's ``inputAfter``); None otherwise.
+    input_after: Any = None
 
     @classmethod
     def ok(cls, result: dict[str, Any]) -> Answer:

@@ -243,6 +243,39 @@ class HarnessProcess:
                     else:
                         self._read_more()
 
+    @property
+    def stdin_fd(self) -> int:
+        """The harness's stdin, non-blocking."""
+        return self._stdin
+
+    @property
+    def stdout_fd(self) -> int:
+        """The harness's stdout, non-blocking."""
+        return self._stdout
+
+    @property
+    def discarding(self) -> bool:
+        """Whether an answer past the size cap is being skipped to its end."""
+        return self._discarding
+
+    def write_some(self, pending: memoryview) -> int:
+        """Write what the stdin pipe takes now; the bytes written (all of them once it closed)."""
+        try:
+            return os.write(self._stdin, pending)
+        except BlockingIOError:
+            return 0
+        except OSError:
+            # It closed stdin or died; what it says on stdout decides the rest.
+            return len(pending)
+
+    def read_more(self) -> None:
+        """Read what stdout holds now into the buffer; ExitedError at its end."""
+        self._read_more()
+
+    def take_line(self) -> bytes | None:
+        """The next complete answer line, None until one arrives; OversizeError past the cap."""
+        return self._take_line()
+
     def _read_more(self) -> None:
         try:
             chunk = os.read(self._stdout, _CHUNK)

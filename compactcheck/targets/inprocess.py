@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from compactcheck.engine import interrupts
@@ -126,6 +126,10 @@ class CallableBackend:
             return Answer.error(described(error, memory_note=self.memory_note))
         result, problem = result_of(view, output, self.max_answer_bytes, payload)
         return Answer.ok(result) if result is not None else Answer.error(problem)
+
+    def compact_many(self, requests: Sequence[tuple[View, dict[str, Any]]]) -> list[Answer]:
+        """Answer a batch of requests: in-process there is no round trip to hide, so one by one."""
+        return [self.compact(view, payload) for view, payload in requests]
 
     def stderr_tail(self) -> str:
         """In-process backends have no stderr of their own."""

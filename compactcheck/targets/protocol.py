@@ -5,6 +5,15 @@ line a harness answers with (``answer_model``); ``stop`` has no answer. The JSON
 from these models (``compactcheck/schemas/protocol-*.json``) are the contract a harness in any
 language implements.
 
+Pipelining: compactcheck may send several compact requests before reading their answers (a
+bounded window, when it replays inputs it already knows). A harness needs nothing for it: one
+that reads a line and answers it, in order, is correct; one that works on several requests at
+once may answer them in any order. Answers are matched to requests by ``seq`` alone, so each
+must echo its request's ``seq``; a line that matches no request in flight is charged to the
+oldest one, as is a harness that dies or hangs with several in flight (the others are sent
+again to the restarted harness). A harness that must see one request at a time says
+``maxInFlight: 1`` in its start answer.
+
 Compatibility rules: the version goes up only for a breaking change. Envelopes ignore fields they
 do not know (a harness must ignore unknown request fields; compactcheck ignores unknown answer
 fields), so adding an optional field later breaks nobody.
@@ -110,6 +119,12 @@ class StartResponse(_Line):
 
     version: int = Field(description="the protocol version the harness speaks; must be 1")
     implementation: HarnessImplementation
+    max_in_flight: int | None = Field(
+        default=None,
+        ge=1,
+        description="optional: the most compact requests the harness takes before answering "
+        "the first (absent: compactcheck's own window; 1: strictly one at a time)",
+    )
 
 
 class StartRequest(Request):
@@ -363,6 +378,12 @@ def decode_line(line: bytes, model: type[_Line]) -> tuple[dict[str, Any], _Line]
     Raises ProtocolError with a one-line message when the line is not JSON, not an object, or
     breaks the model's schema.
     """
+    data = parse_line(line)
+    return data, validate_answer(data, model)
+
+
+def parse_line(line: bytes) -> dict[str, Any]:
+    """A harness's line as a JSON object; ProtocolError when it is not one."""
     try:
         data = json.loads(line)
     except (ValueError, RecursionError) as error:
@@ -373,15 +394,19 @@ def decode_line(line: bytes, model: type[_Line]) -> tuple[dict[str, Any], _Line]
         ) from None
     if not isinstance(data, dict):
         raise ProtocolError(f"expected a JSON object; found a {type(data).__name__}")
+    return data
+
+
+def validate_answer(data: dict[str, Any], model: type[_Line]) -> _Line:
+    """A parsed answer line as the model it must match; ProtocolError when it breaks it."""
     try:
-        parsed = model.model_validate(data)
+        return model.model_validate(data)
     except ValidationError as error:
         raise ProtocolError(
             f"answer breaks the protocol schema ({_schema_name(model)}): {one_line(error)}"
         ) from None
     except RecursionError:
         raise ProtocolError("answer is nested too deeply to validate") from None
-    return data, parsed
 
 
 def _schema_name(model: type[_Line]) -> str:

@@ -1,18 +1,24 @@
 """A backend run as a subprocess speaking the JSON-lines protocol on its stdin and stdout.
 
-The harness is started without a shell, answers a start handshake, then one compact request at a
-time. Every way a harness can misbehave (hang, crash, exit, write garbage, answer the wrong
+The harness is started without a shell, answers a start handshake, then compact requests: one at
+a time (``compact``), or a batch of independent ones pipelined over it (``compact_many``, see
+``targets.pipeline``), which ``ahead`` uses to answer runs whose requests are known beforehand.
+Every way a harness can misbehave (hang, crash, exit, write garbage, answer the wrong
 request, answer too much, flood stderr) becomes an errored Answer for that call, never a hang or
 an exception in the runner; only a harness that cannot be started at all raises.
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
+import json
 import shlex
 import subprocess
 import time
-from collections.abc import Mapping, Sequence
+from collections import deque
+from collections.abc import Iterator, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
@@ -27,6 +33,7 @@ from compactcheck.targets.harness_process import (
     OversizeError,
     StderrRing,
 )
+from compactcheck.targets.pipeline import DEFAULT_WINDOW, Pending, Window
 from compactcheck.targets.protocol import (
     COMPACT_REQUESTS,
     PROTOCOL_VERSION,
@@ -36,6 +43,8 @@ from compactcheck.targets.protocol import (
     StartResponse,
     compact_request,
     decode_line,
+    parse_line,
+    validate_answer,
 )
 from invariants import View
 
@@ -45,9 +54,10 @@ DEFAULT_MAX_ANSWER_BYTES = 16 * 1024 * 1024
 DEFAULT_STDERR_BYTES = 64 * 1024
 # How long close() lets a harness exit on its own after stop before killing it.
 STOP_GRACE = 1.0
-_CHUNK = 64 * 1024
-# How long a wait for an answer goes without looking for a Ctrl-C.
-_SLICE = 0.2
+# What a run noted ahead answers (never shown: a noted run's outcome is thrown away).
+_NOTED = "compactcheck noted this request to send it ahead; its answer comes with the batch"
+
+Request = tuple[View, dict[str, Any]]
 
 
 class CommandBackend:
@@ -65,6 +75,7 @@ class CommandBackend:
         start_timeout: float | None = None,
         stderr_bytes: int = DEFAULT_STDERR_BYTES,
         role: str = "harness",
+        window: int = DEFAULT_WINDOW,
     ) -> None:
         if isinstance(argv, str) or not argv:
             raise HarnessStartError(
@@ -94,6 +105,13 @@ class CommandBackend:
         # The last restart note fed to the stderr ring, and the ring's size just after it.
         self._last_note: tuple[bytes, int] = (b"", -1)
         self._process: HarnessProcess | None = None
+        # Requests in flight at once in compact_many; the harness may ask for fewer.
+        self._window = window
+        self._max_in_flight: int | None = None
+        # While a run is noted (``noting``): the requests it made; while answers are served
+        # ahead (``ahead``): the answers waiting, by request.
+        self._noted: list[Request] | None = None
+        self._ahead: dict[str, deque[Answer]] = {}
         self._implementation = self._start()
 
     @classmethod
@@ -126,8 +144,21 @@ class CommandBackend:
         """The last bytes the harness wrote to stderr, across restarts."""
         return self._ring.text()
 
+    @property
+    def window(self) -> int:
+        """How many requests compact_many keeps in flight (the harness's maxInFlight caps it)."""
+        return min(self._window, self._max_in_flight or self._window)
+
     def compact(self, view: View, payload: dict[str, Any]) -> Answer:
         """Answer one compact request; every harness fault becomes an errored Answer."""
+        if self._noted is not None:
+            self._noted.append((view, json.loads(json.dumps(payload))))
+            return Answer.error(_NOTED)
+        if self._ahead:
+            served = self._served(view, payload)
+            if served is not None:
+                self.last_input = served.input_after
+                return served
         seq = next(self._seq)
         line = compact_request(view, seq, payload)
         self.last_input = None
@@ -139,20 +170,13 @@ class CommandBackend:
             raw = process.exchange(line, time.monotonic() + self._timeout)
         except DeadlineError:
             process.kill()
-            return Answer.error(
-                f"{self._role} did not answer seq {seq} within {self._timeout:g} s; it was killed "
-                "and will be restarted for the next call",
-                timed_out=True,
-            )
+            return self._timed_out(seq)
         except ExitedError:
             return Answer.error(f"{self._role} {self._ended(process)} while answering seq {seq}")
         except OversizeError as oversize:
             if not oversize.resynced:
                 process.kill()
-            return Answer.error(
-                f"{self._role} answer to seq {seq} exceeds the {self._max_answer_bytes}-byte cap "
-                "(max_answer_bytes); raise the cap or return less"
-            )
+            return self._oversize(seq)
         model = COMPACT_REQUESTS[view].answer_model
         assert model is not None
         try:
@@ -168,15 +192,188 @@ class CommandBackend:
                 f"{self._role} answered with seq {_short(echoed)} to the request with seq {seq}; "
                 "an answer must echo its request's seq unchanged"
             )
-        if parsed.skipped is not None:
-            return Answer.skip(parsed.skipped.reason)
-        if parsed.errored is not None:
-            message = parsed.errored.message
-            if parsed.errored.traceback:
-                message = f"{message}\n{parsed.errored.traceback.rstrip()}"
-            return Answer.error(message)
-        result: dict[str, Any] = data["result"]
-        return Answer.ok(result)
+        return _outcome(data, parsed)
+
+    def compact_many(self, requests: Sequence[Request]) -> list[Answer]:
+        """Answer a batch of independent requests, pipelined: up to ``window`` in flight over
+        the harness, answers matched by seq, in any order.
+
+        Each answer is the one ``compact`` would give: a harness that hangs or dies fails the
+        request it was on (the oldest in flight) and is restarted, and the requests behind it
+        are sent again to the new process, so that none is lost. ``last_input`` is not set;
+        each answer carries its own ``input_after``.
+        """
+        if self._noted is not None or self._ahead:
+            return [self.compact(view, payload) for view, payload in requests]
+        self.last_input = None
+        views = [view for view, _ in requests]
+        answers: list[Answer | None] = [None] * len(requests)
+        queue: deque[Pending] = deque()
+        for index, (view, payload) in enumerate(requests):
+            seq = next(self._seq)
+            queue.append(Pending(index, seq, partial(compact_request, view, seq, payload)))
+        while queue:
+            process = self._running()
+            if process is None:
+                for request in queue:
+                    answers[request.index] = Answer.error(
+                        f"{self._role} unavailable: {self._unavailable}"
+                    )
+                break
+            process.drop_stale_output()
+            try:
+                self._pump(Window(process, self.window, self._timeout), queue, views, answers)
+            except BaseException:
+                # A Ctrl-C mid-batch: answers still in flight must not meet the next request.
+                process.kill()
+                raise
+        assert all(answer is not None for answer in answers)
+        return [answer for answer in answers if answer is not None]
+
+    @contextlib.contextmanager
+    def noting(self) -> Iterator[list[Request]]:
+        """Within: compact sends nothing and answers errored, noting each request instead, so
+        that the requests of a run are known before it is run for real."""
+        noted: list[Request] = []
+        self._noted = noted
+        try:
+            yield noted
+        finally:
+            self._noted = None
+
+    @contextlib.contextmanager
+    def ahead(self, requests: Sequence[Request]) -> Iterator[None]:
+        """Send ``requests`` now, pipelined; within, a compact call asking one of them takes its
+        answer instead of a round trip (any other call goes to the harness as usual)."""
+        answers = self.compact_many(requests)
+        for (view, payload), answer in zip(requests, answers, strict=True):
+            key = _key(view, payload)
+            if key is not None:
+                self._ahead.setdefault(key, deque()).append(answer)
+        try:
+            yield
+        finally:
+            self._ahead.clear()
+
+    def _served(self, view: View, payload: dict[str, Any]) -> Answer | None:
+        key = _key(view, payload)
+        waiting = self._ahead.get(key) if key is not None else None
+        if not waiting:
+            return None
+        answer = waiting.popleft()
+        if not waiting:
+            del self._ahead[key]  # type: ignore[arg-type]
+        return answer
+
+    def _pump(
+        self,
+        window: Window,
+        queue: deque[Pending],
+        views: list[View],
+        answers: list[Answer | None],
+    ) -> None:
+        """Run the batch over one process until it is done or the process is finished."""
+        process = window.process
+        # Requests this process resolved; the seqs it answered (a second answer is dropped).
+        resolved = 0
+        done: set[int] = set()
+
+        def answered(raw: bytes) -> bool:
+            nonlocal resolved
+            matched = self._match(window, raw, views, answers, done)
+            resolved += matched
+            return matched
+
+        while True:
+            try:
+                window.run(queue, answered)
+                return
+            except DeadlineError:
+                process.kill()
+                left = window.abandon()
+                answers[left[0].index] = self._timed_out(left[0].seq)
+                queue.extendleft(reversed(left[1:]))
+                return
+            except ExitedError:
+                left = window.abandon()
+                if not left and resolved == 0 and queue:
+                    # It died before taking any request: the next one is where it died.
+                    left = [queue.popleft()]
+                if left:
+                    reason = f"{self._ended(process)} while answering seq {left[0].seq}"
+                    answers[left[0].index] = Answer.error(f"{self._role} {reason}")
+                    queue.extendleft(reversed(left[1:]))
+                return
+            except OversizeError as oversize:
+                oldest = window.oldest()
+                if oldest is not None:
+                    window.resolve(oldest.seq)
+                    answers[oldest.index] = self._oversize(oldest.seq)
+                if not oversize.resynced:
+                    process.kill()
+                    queue.extendleft(reversed(window.abandon()))
+                    return
+
+    def _match(
+        self,
+        window: Window,
+        raw: bytes,
+        views: list[View],
+        answers: list[Answer | None],
+        answered: set[int],
+    ) -> bool:
+        """Give one answer line to the request in flight it belongs to (by seq), or charge it
+        to the oldest when it belongs to none; whether it answered a request."""
+        oldest = window.oldest()
+        if oldest is None:
+            # A line no request asked for while nothing waits: dropped, as compact drops it.
+            return False
+        try:
+            data = parse_line(raw)
+        except ProtocolError as error:
+            window.resolve(oldest.seq)
+            answers[oldest.index] = Answer.error(
+                f"{self._role} answer to seq {oldest.seq}: {error}"
+            )
+            return True
+        echoed = data.get("seq")
+        if type(echoed) is int and echoed in answered:
+            # A second answer to a request already answered: dropped, as compact drops it.
+            return False
+        if type(echoed) is not int or echoed not in window.flight:
+            window.resolve(oldest.seq)
+            answers[oldest.index] = Answer.error(
+                f"{self._role} answered with seq {_short(echoed)}, which no request in flight "
+                f"has (the oldest waiting is seq {oldest.seq}); an answer must echo its "
+                "request's seq unchanged"
+            )
+            return True
+        request = window.resolve(echoed)
+        answered.add(echoed)
+        model = COMPACT_REQUESTS[views[request.index]].answer_model
+        assert model is not None
+        try:
+            parsed = validate_answer(data, model)
+        except ProtocolError as error:
+            answers[request.index] = Answer.error(f"{self._role} answer to seq {echoed}: {error}")
+            return True
+        assert isinstance(parsed, CompactResponse)
+        self._answered = True
+        answers[request.index] = _outcome(data, parsed)
+        return True
+
+    def _timed_out(self, seq: int) -> Answer:
+        return Answer.error(
+            f"{self._role} did not answer seq {seq} within {self._timeout:g} s; it was killed "
+            "and will be restarted for the next call",
+            timed_out=True,
+        )
+
+    def _oversize(self, seq: int) -> Answer:
+        return Answer.error(
+            f"{self._role} answer to seq {seq} exceeds the {self._max_answer_bytes}-byte cap "
+            "(max_answer_bytes); raise the cap or return less"
+        )
 
     def close(self) -> None:
         """Send stop, give the harness a moment to exit, then kill it."""
@@ -238,6 +435,7 @@ class CommandBackend:
                 f"harness {name!r} failed the start handshake: {error}{self._stderr_hint(process)}"
             ) from None
         assert isinstance(parsed, StartResponse)
+        self._max_in_flight = parsed.max_in_flight
         if parsed.version != PROTOCOL_VERSION:
             raise HarnessStartError(
                 f"harness {name!r} speaks protocol version {_short(data['version'])}; "
@@ -297,6 +495,28 @@ class CommandBackend:
     def _stderr_hint(self, process: HarnessProcess) -> str:
         last = self._ring.last_line(process.stderr_mark)
         return f" (stderr ends: {last})" if last else ""
+
+
+def _outcome(data: dict[str, Any], parsed: CompactResponse[Any]) -> Answer:
+    """The Answer of a valid compact answer whose seq matched its request."""
+    after = data.get("inputAfter")
+    if parsed.skipped is not None:
+        return Answer("skipped", reason=parsed.skipped.reason, input_after=after)
+    if parsed.errored is not None:
+        message = parsed.errored.message
+        if parsed.errored.traceback:
+            message = f"{message}\n{parsed.errored.traceback.rstrip()}"
+        return Answer("errored", reason=message, input_after=after)
+    result: dict[str, Any] = data["result"]
+    return Answer("result", result, input_after=after)
+
+
+def _key(view: View, payload: dict[str, Any]) -> str | None:
+    """What identifies a request for answers served ahead (None: it cannot be identified)."""
+    try:
+        return view + json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+    except (TypeError, ValueError, RecursionError):
+        return None
 
 
 def _short(value: object) -> str:

@@ -173,6 +173,8 @@ def load(spec: str) -> Compactor:
 
 def serve(compactor: Compactor, name: str) -> None:
     """Answer requests from stdin until stop or end of input."""
+    # compactcheck may send several requests before it reads an answer (it matches answers to
+    # requests by seq); answering each line in turn, as here, is all that asks of a harness.
     for line in sys.stdin:
         if not line.strip():
             continue
