@@ -112,14 +112,25 @@ class TokenIndex:
         return missing + [word for word in words if word not in self.words]
 
 
+def _whole(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` is not part of a longer token ("login.py" in "login.py.bak")."""
+
+    def joined(at: int, step: int) -> bool:
+        if not 0 <= at < len(text):
+            return False
+        if text[at].isalnum():
+            return True
+        # A joiner continues the token only when something follows it: "3.12." ends a sentence.
+        return text[at] in _JOINERS and 0 <= at + step < len(text) and text[at + step].isalnum()
+
+    return not (joined(start - 1, -1) or joined(end, 1))
+
+
 def _occurs(token: str, text: str) -> bool:
     """Whether ``token`` occurs in ``text`` as a whole token (not inside a longer one)."""
     start = text.find(token)
     while start >= 0:
-        end = start + len(token)
-        before = text[start - 1] if start else " "
-        after = text[end] if end < len(text) else " "
-        if not (before.isalnum() or after.isalnum()):
+        if _whole(text, start, start + len(token)):
             return True
         start = text.find(token, start + 1)
     return False
@@ -144,10 +155,7 @@ def _find(token: str, line: str, lowered: str) -> int:
     text = line if any(ch.isupper() for ch in token) else lowered
     start = text.find(token)
     while start >= 0:
-        end = start + len(token)
-        before = text[start - 1] if start else " "
-        after = text[end] if end < len(text) else " "
-        if not (before.isalnum() or after.isalnum()):
+        if _whole(text, start, start + len(token)):
             return start
         start = text.find(token, start + 1)
     return -1

@@ -293,6 +293,49 @@ def test_constraints_do_not_blame_a_stale_value_the_input_still_asserted() -> No
     assert finding.exercised
 
 
+def test_constraints_read_by_tokens_accept_a_reworded_summary() -> None:
+    reworded = user("Summary:\n- the project now targets Python 3.12, not the older release")
+    after = [HISTORY[0], HISTORY[1], reworded, HISTORY[9]]
+    # Read by its tokens, the current value is kept (the kept system prompt still reasserts
+    # 3.11, as it would with any reading: the update that replaced it is gone).
+    verbatim = FACTS.model_copy(update={"reading": "verbatim"})
+    lost = check("constraints_preserved", HISTORY, after, verbatim).violations
+    assert any("'Use Python 3.12'" in v.because and "missing" in v.because for v in lost)
+    read_by_tokens = check("constraints_preserved", HISTORY, after).violations
+    assert not any("missing" in v.because for v in read_by_tokens)
+
+
+def test_a_reworded_replacement_still_reads_as_a_replacement() -> None:
+    summary = user("Summary:\n- switched to Python 3.12 (it replaced 3.11)")
+    after = [HISTORY[0], HISTORY[1], summary, HISTORY[9]]
+    # 3.12 comes first on the line: the current value; 3.11 after it: the replaced one.
+    assert check("constraints_preserved", HISTORY, after).holds
+
+
+def test_a_reworded_stale_value_asserted_alone_is_still_caught() -> None:
+    summary = user("Summary:\n- stick with 3.12\n- the project targets 3.11")
+    after = [HISTORY[0], HISTORY[1], summary, HISTORY[9]]
+    because, _ = only_violation(check("constraints_preserved", HISTORY, after))
+    assert because.startswith("superseded constraint 'Use Python 3.11' is asserted as current")
+
+
+def test_the_token_reading_is_never_stricter_than_the_verbatim_one() -> None:
+    kept = user("Summary: edited app.py for step s2")
+    after = [HISTORY[0], HISTORY[1], kept, HISTORY[9]]
+    assert check("facts_preserved", HISTORY, after).holds
+    # "s2" inside "s21" is not the token s2, but the text "s2" occurs: what a verbatim reading
+    # accepts, the token reading accepts too.
+    other = user("Summary: edited app.py for step s21")
+    after = [HISTORY[0], HISTORY[1], other, HISTORY[9]]
+    verbatim = FACTS.model_copy(update={"reading": "verbatim"})
+    assert check("facts_preserved", HISTORY, after, verbatim).holds
+    assert check("facts_preserved", HISTORY, after).holds
+    gone = user("Summary: edited app.py")
+    after = [HISTORY[0], HISTORY[1], gone, HISTORY[9]]
+    because, _ = only_violation(check("facts_preserved", HISTORY, after))
+    assert because.startswith("must-keep identifier 's2'")
+
+
 # recent_tail_preserved
 
 
