@@ -17,9 +17,9 @@ from typing import Any
 from compactcheck.report.model import FidelitySide, TargetReport
 from compactcheck.report.render._digest import FIDELITY_LABELS
 from compactcheck.report.untrusted import safe_line
+from invariants.fidelity import KINDS
 
-# The fact kinds whose survival is drawn, and one colour each (distinct in greyscale too).
-_KINDS = ("must_keep", "constraints", "pending", "changed_files")
+# One colour per fact kind whose survival is drawn (distinct in greyscale too).
 _COLOURS = {
     "must_keep": "#1f5fa8",
     "constraints": "#c2571a",
@@ -77,7 +77,7 @@ def survival_chart(target: TargetReport) -> str | None:
     numbers = [r.round for r in fidelity.target.rounds]
     with _figure(6.4, 2.8) as figure:
         axes = figure.add_subplot()
-        for kind in _KINDS:
+        for kind in KINDS:
             xs, ys = _share(fidelity.target, kind)
             if not xs:
                 continue
@@ -101,7 +101,7 @@ def survival_chart(target: TargetReport) -> str | None:
 
 def _retention(side: FidelitySide) -> float | None:
     """The mean of the survival shares a side measured (None when it measured none)."""
-    shares = [side.overall.measures[k].mean for k in _KINDS if k in side.overall.measures]
+    shares = [side.overall.measures[k].mean for k in KINDS if k in side.overall.measures]
     return sum(shares) / len(shares) * 100 if shares else None
 
 

@@ -3,23 +3,17 @@
 from __future__ import annotations
 
 import re
-import subprocess
 from pathlib import Path
 
-import pytest
 from pydantic import JsonValue
 
 from compactcheck.report.model import Counterexample, InvariantResult, Report, TargetReport
 from compactcheck.report.render import render_html
 from compactcheck.report.render.html import _CSP
 from compactcheck.report.render.index import Published, render_index
+from tests.compactcheck.report.chromium import chromium, needs_chromium
 
-CHROMIUM = Path("/usr/bin/chromium")
-
-pytestmark = pytest.mark.skipif(
-    not CHROMIUM.exists(),
-    reason="needs Debian's chromium at /usr/bin/chromium (apt-get install -y chromium)",
-)
+pytestmark = needs_chromium
 
 # Each payload, if it ran, would mark the body; the marks tell which one got through.
 MARK = 'document.body.setAttribute("data-pwned-{0}", "1")'
@@ -87,29 +81,9 @@ def hostile_report() -> Report:
 
 def dom_after_load(page: str, folder: Path) -> str:
     """The document as Chromium holds it once scripts (if any were allowed) have run."""
-    path = folder / "page.html"
-    path.write_text(page, encoding="utf-8")
-    done = subprocess.run(
-        [
-            str(CHROMIUM),
-            "--headless=new",
-            "--no-sandbox",  # the tests may run as root in a container
-            "--disable-gpu",
-            "--disable-dev-shm-usage",
-            "--no-first-run",
-            f"--user-data-dir={folder / 'profile'}",
-            "--virtual-time-budget=3000",
-            "--dump-dom",
-            path.as_uri(),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=90,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert "</html>" in done.stdout
-    return done.stdout
+    dom = chromium(page, folder, "--virtual-time-budget=3000", "--dump-dom")
+    assert "</html>" in dom
+    return dom
 
 
 def marks(dom: str) -> set[str]:

@@ -8,12 +8,10 @@ from __future__ import annotations
 
 import re
 import struct
-import subprocess
 import zlib
 from collections import Counter
 from pathlib import Path
 
-import pytest
 from pydantic import JsonValue
 
 from compactcheck.report.model import (
@@ -24,14 +22,11 @@ from compactcheck.report.model import (
     Verdict,
 )
 from compactcheck.report.render import render_html
+from tests.compactcheck.report.chromium import chromium, needs_chromium
 
-CHROMIUM = Path("/usr/bin/chromium")
 STYLE = Path(__file__).parents[3] / "compactcheck/report/render/templates/style.css.j2"
 
-pytestmark = pytest.mark.skipif(
-    not CHROMIUM.exists(),
-    reason="needs Debian's chromium at /usr/bin/chromium (apt-get install -y chromium)",
-)
+pytestmark = needs_chromium
 
 Pixel = tuple[int, int, int]
 
@@ -93,29 +88,10 @@ def pixels(png: bytes) -> Counter[Pixel]:
 
 def screenshot(page: str, folder: Path) -> Counter[Pixel]:
     """The colours Chromium paints for ``page`` in a 1200 x 900 window."""
-    path, shot = folder / "page.html", folder / "page.png"
-    path.write_text(page, encoding="utf-8")
-    done = subprocess.run(
-        [
-            str(CHROMIUM),
-            "--headless=new",
-            "--no-sandbox",  # the tests may run as root in a container
-            "--disable-gpu",
-            "--disable-dev-shm-usage",
-            "--no-first-run",
-            "--hide-scrollbars",
-            f"--user-data-dir={folder / 'profile'}",
-            "--window-size=1200,900",
-            f"--screenshot={shot}",
-            path.as_uri(),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=90,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert shot.exists(), done.stderr[-2000:]
+    shot = folder / "page.png"
+    flags = ("--hide-scrollbars", "--window-size=1200,900", f"--screenshot={shot}")
+    chromium(page, folder, *flags)
+    assert shot.exists()
     return pixels(shot.read_bytes())
 
 
