@@ -51,9 +51,11 @@ class SessionDriver:
         self, index: int, events: tuple[SessionEvent, ...], mode: SessionMode, facts: Facts
     ) -> RoundOutcome:
         """One compaction of the log ``events`` in ``mode``."""
-        recorded = {"log": [event.to_json_data() for event in events], "mode": mode}
+        log = [event.to_json_data() for event in events]
+        recorded = {"log": log, "mode": mode}
         try:
-            done = session_exchange(self.compactor, _Log(events), mode)
+            # The recorded log doubles as the log before: neither is handed to the backend.
+            done = session_exchange(self.compactor, _Log(events), mode, history_data=log)
         except SessionBackendError as error:
             cause = error.__cause__
             timed_out = isinstance(cause, BackendFaultError) and cause.answer.timed_out

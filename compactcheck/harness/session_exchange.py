@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final, Protocol
 
+from invariants.canonical import json_copy
 from invariants.session import SessionError, SessionEvent, node_price
 from invariants.session.exchange import (
     MalformedExchangeError,
@@ -55,11 +56,41 @@ def _turns(events: Sequence[SessionEvent]) -> tuple[int, int | None]:
     return highest, open_turn
 
 
+def _folded_price(folder: SurfaceFolder) -> int:
+    return sum(node_price(folder.events[seq]) for seq in folder.tracker.nodes)
+
+
 def surface_price(events: Sequence[SessionEvent]) -> int:
     """The heuristic price of the surface a log folds to."""
     folder = SurfaceFolder()
     folder.feed(events)
-    return sum(node_price(events[seq]) for seq in folder.tracker.nodes)
+    return _folded_price(folder)
+
+
+def _additions(
+    events: Sequence[SessionEvent],
+    mode: SessionMode,
+    context_window: int | None,
+    folder: SurfaceFolder,
+) -> list[dict[str, Any]]:
+    """The events the harness writes after the history for a mode (``folder``: its fold)."""
+    if mode == "manual":
+        return []
+    added: list[dict[str, Any]] = []
+    highest, open_turn = _turns(events)
+    time = events[-1].time if events else 0
+
+    def add(kind: str, data: dict[str, Any]) -> None:
+        seq = len(events) + len(added)
+        added.append({"type": kind, "seq": seq, "time": time + seq, "data": data})
+
+    if open_turn is None:
+        add("turn/start", {"turn": highest + 1})
+    target = {"provider": HARNESS_PROVIDER, "model": HARNESS_MODEL}
+    add("request/header", {"header": {"config": target}, "reason": "initial"})
+    window = context_window if context_window is not None else max(1, _folded_price(folder))
+    add("request/context", {**target, "contextWindow": window})
+    return added
 
 
 def prepared_log(
@@ -73,23 +104,14 @@ def prepared_log(
     request/context gives its window (by default the surface's own price, so the log sits above
     an 80% pressure threshold).
     """
-    log = [event.to_json_data() for event in history.events]
-    if mode == "manual":
-        return log
     events = history.events
-    highest, open_turn = _turns(events)
-    time = events[-1].time if events else 0
-
-    def add(kind: str, data: dict[str, Any]) -> None:
-        log.append({"type": kind, "seq": len(log), "time": time + len(log), "data": data})
-
-    if open_turn is None:
-        add("turn/start", {"turn": highest + 1})
-    target = {"provider": HARNESS_PROVIDER, "model": HARNESS_MODEL}
-    add("request/header", {"header": {"config": target}, "reason": "initial"})
-    window = context_window if context_window is not None else max(1, surface_price(events))
-    add("request/context", {**target, "contextWindow": window})
-    return log
+    folder = SurfaceFolder()
+    if mode != "manual" and context_window is None:
+        folder.feed(events)
+    return [
+        *(event.to_json_data() for event in events),
+        *_additions(events, mode, context_window, folder),
+    ]
 
 
 def _appended_of(answer: object) -> list[Any] | None:
@@ -116,16 +138,35 @@ def session_exchange(
     mode: SessionMode,
     *,
     context_window: int | None = None,
+    history_data: Sequence[dict[str, Any]] | None = None,
 ) -> tuple[SessionBefore, SessionAfter] | None:
     """Run one compaction of a prepared history; None when the backend declined.
 
-    Raises SessionBackendError when the backend raised or answered outside the shape.
+    ``history_data`` may pass the history's events already encoded (fresh JSON dicts, in order,
+    that no one edits) to skip encoding them again. Raises SessionBackendError when the backend
+    raised or answered outside the shape.
     """
-    log = prepared_log(history, mode, context_window=context_window)
+    events = history.events
+    # One fold of the history serves the default window and the log before.
+    folder = SurfaceFolder()
+    folder.feed(events)
+    encoded = (
+        list(history_data)
+        if history_data is not None
+        else [event.to_json_data() for event in events]
+    )
+    additions = _additions(events, mode, context_window, folder)
     # The history's events are already validated; only the harness's own additions are parsed.
-    added = parse_events(log[len(history.events) :], "prepared log")
-    before = SessionBefore.of(log, mode, (*history.events, *added))
-    payload: dict[str, Any] = {"log": log, "mode": mode}
+    added = parse_events(additions, "prepared log")
+    # The additions are copied in: the handed log below shares nothing with the log before.
+    before = SessionBefore.of(
+        [*encoded, *map(json_copy, additions)],
+        mode,
+        (*events, *added),
+        detached=True,
+        folder=folder,
+    )
+    payload: dict[str, Any] = {"log": [json_copy(item) for item in before.log_data], "mode": mode}
     try:
         answer = compactor(payload)
     except Exception as error:

@@ -9,7 +9,7 @@ after folded from scratch (the durable truth a replay would see), and the increm
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from pydantic import ValidationError
@@ -98,6 +98,15 @@ class SurfaceFolder:
     def event_at(self, seq: int) -> SessionEvent | None:
         """The folded event with this seq, if any."""
         return self.events[seq] if 0 <= seq < len(self.events) else None
+
+    def copy(self) -> SurfaceFolder:
+        """A detached folder in the same state: feeding it leaves this one as it was."""
+        twin = SurfaceFolder()
+        twin.tracker = self.tracker.copy()
+        twin.events = list(self.events)
+        twin.replacements = list(self.replacements)
+        twin.broken = self.broken
+        return twin
 
     def feed(self, events: Iterable[SessionEvent], *, record: bool = False) -> None:
         """Fold more events; with record, keep the replaces they make (with their edge counts)."""
@@ -197,7 +206,8 @@ class SessionBefore:
     """The log a backend was handed, captured before the call.
 
     ``log_data`` is a detached JSON copy, so a backend that edits the handed log in place cannot
-    change it; ``live_lock`` is the seq of a live unmatched compaction/start, if any.
+    change it; ``live_lock`` is the seq of a live unmatched compaction/start, if any; ``folded``
+    is the fold ``surface`` was read from, which the answer's incremental reading continues.
     """
 
     mode: Mode
@@ -205,6 +215,7 @@ class SessionBefore:
     events: tuple[SessionEvent, ...]
     surface: SurfaceView
     live_lock: int | None
+    folded: SurfaceFolder | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def of(
@@ -212,14 +223,25 @@ class SessionBefore:
         log: Sequence[Mapping[str, Any]],
         mode: Mode,
         events: Sequence[SessionEvent] | None = None,
+        *,
+        detached: bool = False,
+        folder: SurfaceFolder | None = None,
     ) -> SessionBefore:
         """Capture a log about to be handed to a backend.
 
-        ``events`` may pass the log already parsed (the same events, in order) to skip parsing.
+        ``events`` may pass the log already parsed (the same events, in order) to skip parsing;
+        ``detached`` says that ``log`` holds plain JSON dicts no one else will hand out or edit
+        (fresh encodings), so they are kept as they are instead of copied; ``folder`` may pass
+        a fold of a prefix of ``events`` (a fold it owns), continued here with the rest.
         """
-        data = tuple(json_copy(dict(item)) for item in log)
+        data = tuple(
+            (item if isinstance(item, dict) else dict(item)) if detached else json_copy(dict(item))
+            for item in log
+        )
         parsed = tuple(events) if events is not None else parse_events(data, "log")
-        return cls(mode, data, parsed, fold_view(parsed), live_lock(parsed))
+        folded = folder if folder is not None else SurfaceFolder()
+        folded.feed(parsed[len(folded.events) :])
+        return cls(mode, data, parsed, folded.view(), live_lock(parsed), folded)
 
     def event_at(self, seq: int) -> SessionEvent | None:
         """The event with this seq in the log before, if any."""
@@ -252,18 +274,35 @@ class SessionAfter:
     ) -> SessionAfter:
         """Read a backend's answer against the log it was handed."""
         added = parse_events([json_copy(item) for item in appended], "appended")
-        log_data = tuple(json_copy(dict(item)) for item in handed_after)
-        logged = before.events if log_data == before.log_data else parse_events(log_data, "log")
+        # Compared before copying: a log handed back as it was (the usual answer) is the
+        # before's own detached copy; an edited one is copied and parsed again.
+        unchanged = list(handed_after) == list(before.log_data)
+        log_data = (
+            before.log_data if unchanged else tuple(json_copy(dict(item)) for item in handed_after)
+        )
+        logged = before.events if unchanged or log_data == before.log_data else None
+        if logged is None:
+            logged = parse_events(log_data, "log")
         events = (*logged, *added)
-        continued = SurfaceFolder()
-        continued.feed(before.events)
+        if before.folded is not None:
+            continued = before.folded.copy()
+        else:
+            continued = SurfaceFolder()
+            continued.feed(before.events)
         continued.feed(added, record=True)
+        incremental = continued.view()
+        # The fold is a pure function of the events: when the log after is the log before and
+        # the appended events, folding it from scratch gives the incremental surface exactly
+        # (less the recorded replaces), so only an edited log is folded again.
+        surface = (
+            replace(incremental, replacements=()) if logged is before.events else fold_view(events)
+        )
         return cls(
             appended=added,
             log_data=log_data,
             events=events,
-            surface=fold_view(events),
-            incremental=continued.view(),
+            surface=surface,
+            incremental=incremental,
             breach=first_breach(events),
         )
 

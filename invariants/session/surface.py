@@ -78,6 +78,14 @@ class SurfaceTracker:
         self.generation = 0
         self.next_seq = base_seq
 
+    def copy(self) -> SurfaceTracker:
+        """A detached tracker in the same state, to continue without disturbing this one."""
+        twin = SurfaceTracker(self.next_seq)
+        twin.nodes = list(self.nodes)
+        twin.index = dict(self.index)
+        twin.generation = self.generation
+        return twin
+
     def position(self, seq: int) -> int | None:
         """The index of a seq on the surface, or None when it is not there."""
         return self.index.get(seq)
