@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 # A token: letters, digits and the joiners that keep a path, version or id in one piece.
-_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/%#:+-]*[A-Za-z0-9%]|[A-Za-z0-9]")
+_TOKEN = re.compile(r"#?[A-Za-z0-9][A-Za-z0-9._/%#:+-]*[A-Za-z0-9%]|#?[A-Za-z0-9]")
 _JOINERS = frozenset("._/-#:+")
 # Words that carry no fact on their own; what is left of a sentence without them are its
 # content words.
@@ -76,10 +76,22 @@ def negations(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(w for w in content_words(text) if w in NEGATIONS))
 
 
+def _only_numbers(tokens: Sequence[str]) -> bool:
+    # A bare number ("40", "5") turns up anywhere (line numbers, counts): alone it tells little.
+    return all(token.isdigit() for token in tokens)
+
+
 def fact_tokens(text: str) -> tuple[str, ...]:
-    """What must survive of a fact: its distinctive tokens and negations, else its content words."""
+    """What must survive of a fact: its distinctive tokens and negations, else its content words.
+
+    A fact named only by bare numbers keeps its content words too ("under 40 lines").
+    """
     distinctive = distinctive_tokens(text)
-    return (*distinctive, *negations(text)) if distinctive else content_words(text)
+    if not distinctive:
+        return content_words(text)
+    if _only_numbers(distinctive):
+        return (*distinctive, *(w for w in content_words(text) if w not in distinctive))
+    return (*distinctive, *negations(text))
 
 
 def _words_of(corpus: str) -> frozenset[str]:
@@ -106,10 +118,13 @@ class TokenIndex:
 
     def missing(self, fact: str) -> list[str]:
         """The tokens of ``fact`` that do not occur (empty when the fact is held)."""
-        distinctive = distinctive_tokens(fact)
-        words = negations(fact) if distinctive else content_words(fact)
-        missing = [token for token in distinctive if not _occurs(token, self.text)]
-        return missing + [word for word in words if word not in self.words]
+        tokens = fact_tokens(fact)
+        distinctive = set(distinctive_tokens(fact))
+        return [
+            token
+            for token in tokens
+            if not (_occurs(token, self.text) if token in distinctive else token in self.words)
+        ]
 
 
 def _whole(text: str, start: int, end: int) -> bool:
