@@ -37,7 +37,7 @@ def goal_preserved(before: Messages, after: Messages, facts: Facts) -> Finding:
     if facts.reading == "tokens" and not missing:
         return Finding("goal_preserved", True)
     first_out = next((m for m in after if isinstance(m, UserMessage)), None)
-    lost = f" (its tokens {', '.join(map(repr, missing))} appear nowhere)" if missing else ""
+    lost = f" (no output message holds {', '.join(map(repr, missing))})" if missing else ""
     violation = Violation(
         "goal_preserved",
         f"the first user message (input index {index}) does not survive: no output message is "

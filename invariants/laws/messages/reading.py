@@ -84,34 +84,52 @@ def label(message: ChatMessage) -> str:
 class FactLookup:
     """Looks facts up in a message list's searchable text, as ``Facts.reading`` says.
 
-    Verbatim: the fact's exact text occurs. Tokens: it occurs, or every one of its distinctive
-    tokens does (``invariants.tokens``), so that a summary may reword it. Never stricter than
-    verbatim: an exact occurrence always counts.
+    Verbatim: the fact's exact text occurs. Tokens: it occurs, or one message holds every one of
+    its distinctive tokens (``invariants.tokens``), so that a summary may reword it; tokens
+    scattered over several messages do not say the fact. Never stricter than verbatim: an exact
+    occurrence always counts.
     """
 
     def __init__(self, messages: Messages, reading: Reading) -> None:
+        self.messages = messages
         self.text = corpus(messages)
-        self.index = TokenIndex(self.text) if reading == "tokens" else None
+        self.tokens = reading == "tokens"
+        self._whole: TokenIndex | None = None
+        self._each: list[TokenIndex] | None = None
+
+    def _indexes(self) -> list[TokenIndex]:
+        if self._each is None:
+            self._each = [TokenIndex(searchable_text(message)) for message in self.messages]
+        return self._each
+
+    def holding(self, fact: str) -> int | None:
+        """The index of the first message that says ``fact``; None when none does."""
+        at = first_containing(self.messages, fact) if fact in self.text else None
+        if at is not None or not self.tokens:
+            return at
+        if self._whole is None:
+            self._whole = TokenIndex(self.text)
+        # What the whole list does not hold, no message of it holds: most facts stop here.
+        if not self._whole.holds(fact):
+            return None
+        return next((i for i, index in enumerate(self._indexes()) if index.holds(fact)), None)
 
     def holds(self, fact: str) -> bool:
         """Whether the list still says ``fact``."""
-        if fact in self.text:
-            return True
-        return self.index is not None and self.index.holds(fact)
+        return fact in self.text or (self.tokens and self.holding(fact) is not None)
 
     def missing(self, fact: str) -> list[str]:
-        """What of ``fact`` is not said: its missing tokens, or the fact when read verbatim."""
+        """What of ``fact`` is not said: its tokens no single message holds, or the fact itself.
+
+        Read by tokens, the tokens missing from the message that holds most of them.
+        """
         if self.holds(fact):
             return []
-        return self.index.missing(fact) if self.index is not None else [fact]
+        if not self.tokens:
+            return [fact]
+        return min((index.missing(fact) for index in self._indexes()), key=len, default=[fact])
 
 
 def first_holding(messages: Messages, fact: str, reading: Reading) -> int | None:
     """The index of the first message that says ``fact`` (as ``FactLookup`` reads it)."""
-    at = first_containing(messages, fact)
-    if at is not None or reading == "verbatim":
-        return at
-    for index, message in enumerate(messages):
-        if TokenIndex(searchable_text(message)).holds(fact):
-            return index
-    return None
+    return FactLookup(messages, reading).holding(fact)
