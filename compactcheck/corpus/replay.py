@@ -9,6 +9,7 @@ from typing import Literal
 from compactcheck.corpus.entry import corpus_files, load_entry
 from compactcheck.engine.crash import CALL_ANSWERED, call_finding, call_law
 from compactcheck.errors import CompactcheckError
+from compactcheck.models import ModelSlot
 from compactcheck.targets.calls import Calls
 from compactcheck.targets.registry import resolve
 from invariants import UnknownInvariantError, select
@@ -29,8 +30,34 @@ class ReplayResult:
     detail: str
 
 
-def replay_entry(path: Path, *, calls: Calls | None = None) -> ReplayResult:
-    """Re-run one entry's recorded round against its target and re-judge its law."""
+@dataclass(frozen=True)
+class ModelTerms:
+    """How a replay treats the model of an entry recorded with one (``replay --model ...``)."""
+
+    # Another model than the one recorded; None: the recorded one.
+    name: str | None = None
+    # Default: .compactcheck/models beside the entry's corpus folder.
+    cache_dir: Path | None = None
+    max_calls: int | None = None
+    offline: bool = False
+
+    def slot(self, recorded: str | None, path: Path) -> ModelSlot | None:
+        """The slot an entry at ``path`` is replayed with; None for one recorded without."""
+        name = self.name or recorded
+        if name is None:
+            return None
+        cache = self.cache_dir or path.parent.parent / "models"
+        return ModelSlot(name, cache_dir=cache, max_calls=self.max_calls, offline=self.offline)
+
+
+def replay_entry(
+    path: Path, *, calls: Calls | None = None, models: ModelTerms | None = None
+) -> ReplayResult:
+    """Re-run one entry's recorded round against its target and re-judge its law.
+
+    An entry recorded with a model is replayed with it, its answers read from the model cache
+    (``models`` says where, and whether a request not recorded may be sent).
+    """
     data = load_entry(path)
     target_name, view, invariant = data["target"], data["view"], data["invariant"]
 
@@ -46,7 +73,8 @@ def replay_entry(path: Path, *, calls: Calls | None = None) -> ReplayResult:
             if isinstance(recorded, dict) and "format" in recorded
             else CHAT
         )
-        target = resolve(target_name, view=view, calls=calls, format=format)
+        model = (models or ModelTerms()).slot(data.get("model"), path)
+        target = resolve(target_name, view=view, calls=calls, format=format, model=model)
     except (CompactcheckError, UnknownInvariantError) as error:
         return result("errored", str(error))
     try:
@@ -75,6 +103,8 @@ def replay_entry(path: Path, *, calls: Calls | None = None) -> ReplayResult:
     return result("still failing", finding.violations[0].because)
 
 
-def replay(location: Path, *, calls: Calls | None = None) -> list[ReplayResult]:
+def replay(
+    location: Path, *, calls: Calls | None = None, models: ModelTerms | None = None
+) -> list[ReplayResult]:
     """Replay every entry at a path (a file or a corpus folder)."""
-    return [replay_entry(path, calls=calls) for path in corpus_files(location)]
+    return [replay_entry(path, calls=calls, models=models) for path in corpus_files(location)]

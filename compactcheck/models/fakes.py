@@ -58,20 +58,22 @@ def paraphrase_line(line: str) -> str:
     """One line reworded: a new frame and stop words, content words lower-cased, names kept."""
     keep = set(distinctive_tokens(line))
     words: list[str] = []
-    for match in TOKEN.finditer(line):
+    for index, match in enumerate(TOKEN.finditer(line)):
         word = match.group()
         lower = word.lower()
-        if word in keep or lower in NEGATIONS:
-            words.append(word if word in keep else lower)
+        # A capital that only opens the sentence names nothing: lower-cased, it stays nothing
+        # behind the frame that now opens the line.
+        named = word in keep and (index > 0 or bool(distinctive_tokens(word)))
+        if named or lower in NEGATIONS:
+            words.append(word if named else lower)
         elif lower in STOPWORDS:
             swapped = _SWAPS.get(lower, lower)
             if swapped:
                 words.append(swapped)
         else:
             words.append(lower)
-    if not words:
-        return ""
-    return f"{_FRAMES[stable_hash(line) % len(_FRAMES)]} {' '.join(words)}."
+    frame = _FRAMES[stable_hash(line) % len(_FRAMES)]
+    return f"{frame} {' '.join(words)}." if words else f"{frame}."
 
 
 class ParaphraseModel:
@@ -82,8 +84,8 @@ class ParaphraseModel:
     def answer(self, request: ModelRequest) -> str:
         """The request's text, reworded line by line (without the echo's role tags)."""
         texts = [request.system, *(turn.text for turn in request.turns)]
-        lines = (paraphrase_line(line) for text in texts for line in text.splitlines())
-        return "\n".join(line for line in lines if line)
+        lines = (line for text in texts for line in text.splitlines() if line.strip())
+        return "\n".join(paraphrase_line(line) for line in lines)
 
 
 class LossyModel:
