@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from langchain_core.exceptions import ModelError as LangChainModelError
 from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import ConfigDict
 
-from compactcheck.models.model import Model
+from compactcheck.models.model import Model, ModelRefusedError
 from compactcheck.models.request import ModelRequest, Role, Turn
 
 
@@ -47,6 +48,13 @@ def request_of(messages: list[BaseMessage], options: dict[str, Any]) -> ModelReq
     )
 
 
+class RefusedCallError(LangChainModelError):
+    """A refused call in LangChain's terms: not retryable, so that a component's retry policy
+    does not ask (and wait) again for what the cap or offline mode will refuse every time."""
+
+    is_retryable = False
+
+
 class SlotChatModel(BaseChatModel):
     """A LangChain chat model answered by a compactcheck Model."""
 
@@ -67,7 +75,10 @@ class SlotChatModel(BaseChatModel):
         **kwargs: Any,
     ) -> ChatResult:
         answering: Model = self.model
-        text = answering.answer(request_of(messages, kwargs))
+        try:
+            text = answering.answer(request_of(messages, kwargs))
+        except ModelRefusedError as refused:
+            raise RefusedCallError(str(refused)) from refused
         return ChatResult(generations=[ChatGeneration(message=AIMessage(content=text))])
 
 
