@@ -132,7 +132,7 @@ _PROVIDERS: dict[str, tuple[str, str, str]] = {
 }
 
 
-def client_from_environment(provider: str) -> Any:
+def client_from_environment(provider: str, model: str = "MODEL") -> Any:
     """The official client of ``provider``, its key read from the environment.
 
     A missing package or key is a ModelError of one line naming what to install or set.
@@ -142,12 +142,12 @@ def client_from_environment(provider: str) -> Any:
         module = importlib.import_module(package)
     except ModuleNotFoundError:
         raise ModelError(
-            f"--model {provider}:...: needs the {package!r} package, which is not installed; "
+            f"--model {provider}:{model}: needs the {package!r} package, which is not installed; "
             "run pip install -e '.[models]'"
         ) from None
     if not os.environ.get(variable):
         raise ModelError(
-            f"--model {provider}:...: needs an API key in ${variable}; set it, or replay "
+            f"--model {provider}:{model}: needs an API key in ${variable}; set it, or replay "
             "recorded answers with --offline"
         )
     return getattr(module, class_name)(max_retries=2)
@@ -155,7 +155,7 @@ def client_from_environment(provider: str) -> Any:
 
 def real_model(provider: str, model: str, client: Any = None) -> OpenAIModel | AnthropicModel:
     """The model ``provider:model``, on ``client`` or on one built from the environment."""
-    client = client if client is not None else client_from_environment(provider)
+    client = client if client is not None else client_from_environment(provider, model)
     return OpenAIModel(client, model) if provider == "openai" else AnthropicModel(client, model)
 
 

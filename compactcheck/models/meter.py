@@ -64,7 +64,8 @@ class MeteredModel:
                 return found.answer
             problem = found.problem
         if self.offline and self.cache is not None:
-            why = f"offline and not recorded ({problem or self.cache_path(request)})"
+            where = problem or f"in {self.cache.directory}"
+            why = f"offline and not recorded ({where})"
             self._refuse(why)
         if meter.cap is not None and meter.made >= meter.cap:
             self._refuse(f"model call cap of {meter.cap} reached")
@@ -73,10 +74,6 @@ class MeteredModel:
         if self.cache is not None:
             self.cache.put(request, text)
         return text
-
-    def cache_path(self, request: ModelRequest) -> str:
-        """Where the request's answer would be recorded."""
-        return str(self.cache.path(request)) if self.cache is not None else "no cache"
 
     def _refuse(self, reason: str) -> None:
         self.meter.refused += 1

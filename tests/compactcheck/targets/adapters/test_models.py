@@ -142,7 +142,8 @@ def test_a_run_through_the_sdk_is_recorded_then_replayed_with_no_new_call(
     body = recording.requests[0]["body"]
     assert body["model"] == ("gpt-test" if kind == "openai" else "claude-test")
     if kind == "anthropic":
-        assert body["max_tokens"] > 0 and body["messages"][0]["role"] == "user"
+        assert body["max_tokens"] > 0
+        assert body["messages"][0]["role"] == "user"
     assert "goal_preserved" in _witnesses(first)
     recorded = len(list((tmp_path / "models").glob("*.json")))
     assert recorded == made
@@ -165,7 +166,8 @@ def test_a_run_through_the_sdk_is_recorded_then_replayed_with_no_new_call(
     capsys.readouterr()
     assert main(["replay", str(tmp_path / "corpus"), "--offline"]) == 1
     out = capsys.readouterr().out
-    assert out.lower().count("still failing") == 3 and "errored" not in out.lower(), out
+    assert out.lower().count("still failing") == 3, out
+    assert "errored" not in out.lower()
     assert replaying.requests == []
 
 
@@ -206,6 +208,7 @@ def test_offline_with_nothing_recorded_sends_nothing_and_judges_nothing(tmp_path
     finally:
         target.close()
     assert provider.requests == []
-    assert report.model_calls is not None and report.model_calls.made == 0
+    assert report.model_calls is not None
+    assert report.model_calls.made == 0
     assert "pass" not in _verdicts(report).values()
     assert any("offline and not recorded" in error for error in report.errors)
