@@ -212,3 +212,48 @@ def test_offline_with_nothing_recorded_sends_nothing_and_judges_nothing(tmp_path
     assert report.model_calls.made == 0
     assert "pass" not in _verdicts(report).values()
     assert any("offline and not recorded" in error for error in report.errors)
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["langchain:summarization-middleware", "langmem:summarize_messages", "pydantic-ai:summarizing"],
+)
+def test_every_summariser_writes_with_the_model_it_is_handed(name: str, tmp_path: Path) -> None:
+    from compactcheck import api
+    from compactcheck.targets.adapters import EXTRAS
+
+    pytest.importorskip(EXTRAS[name].replace("-", "_"))
+    provider = Provider("openai")
+    report = api.fuzz(
+        name,
+        view="messages",
+        max_examples=4,
+        seed=5,
+        shrink=False,
+        corpus_dir=tmp_path / "corpus",
+        model=provider.model(),
+    )
+    [target] = report.targets
+    assert target.model_calls is not None
+    assert target.model_calls.model == "openai:gpt-test"
+    assert target.model_calls.made == len(provider.requests) > 0
+    assert (tmp_path / "models").is_dir()
+
+
+def test_a_local_fake_is_metered_but_never_recorded(tmp_path: Path) -> None:
+    from compactcheck import api
+
+    report = api.fuzz(
+        TARGET,
+        view="messages",
+        max_examples=3,
+        seed=5,
+        shrink=False,
+        corpus_dir=tmp_path / "corpus",
+        model="paraphrase",
+    )
+    [target] = report.targets
+    assert target.model_calls is not None
+    assert target.model_calls.made > 0
+    assert target.model_calls.replayed == 0
+    assert not (tmp_path / "models").exists()
