@@ -65,7 +65,8 @@ class CorpusEntry(WireModel):
     def to_json_data(self) -> dict[str, Any]:
         """The entry as JSON data, every field included, input and output as recorded."""
         # Python mode, so that input and output reach json.dumps exactly as the run recorded them.
-        return self.model_dump(by_alias=True)
+        # An entry of a target run without a model slot is written as it always was.
+        return self.model_dump(by_alias=True, exclude={"model"} if self.model is None else None)
 
 
 def write_entry(directory: Path, entry: CorpusEntry) -> Path:
