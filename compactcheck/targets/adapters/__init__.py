@@ -186,8 +186,10 @@ def _factory(target: str, module: str, extra: str) -> AdapterFactory:
 
         kind = loaded.ADAPTERS[target]
         # Opened here, so that a missing package or key is one line before any fuzzing.
-        opened = model.open() if model is not None and kind.summarises else None
-        adapter = kind(target, budget, opened)
+        if model is not None and getattr(kind, "summarises", False):
+            adapter = kind(target, budget, model.open())
+        else:
+            adapter = kind(target, budget)
         return AdapterBackend(adapter, timeout=timeout, waivers=WAIVERS.get(target, {}))
 
     return factory
