@@ -13,6 +13,7 @@ from compactcheck.engine.events import Event
 from compactcheck.engine.selection import Selection
 from compactcheck.errors import CompactcheckError
 from compactcheck.judging import Judgement, PairError, ViolationError, check_pair
+from compactcheck.models import Model, ModelSlot, check_name
 from compactcheck.report.model import Report
 from compactcheck.targets.calls import DEFAULT_MEMORY_LIMIT_MB, Calls
 from compactcheck.targets.registry import Target, python_target, resolve
@@ -25,6 +26,14 @@ def _default_corpus(compactor: str | Callable[..., Any]) -> Path:
     if isinstance(compactor, str):
         return location.for_targets([compactor]).corpus
     return location.state_dir([("the compactor", location.callable_file(compactor))]).corpus
+
+
+def _slot(model: str | ModelSlot | Model | None) -> ModelSlot | None:
+    if model is None or isinstance(model, ModelSlot):
+        return model
+    if isinstance(model, str):
+        return ModelSlot(check_name(model))
+    return ModelSlot(model.name, source=model)
 
 
 def fuzz(
@@ -45,6 +54,7 @@ def fuzz(
     corpus_dir: Path | None = None,
     on_event: Callable[[Event], None] | None = None,
     transcripts: str | Path | None = None,
+    model: str | ModelSlot | Model | None = None,
 ) -> Report:
     """Fuzz a compactor and report every law's verdict, as ``compactcheck run`` would.
 
@@ -61,6 +71,9 @@ def fuzz(
     ``transcripts`` (a file or folder of recorded transcripts, ``compactcheck.transcripts``)
     replaces generated histories by pieces of them, each transcript also run whole; the
     messages view only, with facts inferred from each round's input.
+    ``model`` is what a built-in summariser writes with: a name as ``--model`` takes it
+    (``"paraphrase"``, ``"openai:gpt-4o-mini"``), a ``ModelSlot`` (its cache, cap, offline) or a
+    ``Model`` object (an ``OpenAIModel`` on your own client, say), recorded beside the corpus.
     """
     loaded: tuple[Transcript, ...] = ()
     if transcripts is not None:
@@ -80,6 +93,7 @@ def fuzz(
         shrink=shrink,
         seed_given=True,
         transcripts=loaded,
+        model=_slot(model),
     )
     calls = Calls(timeout=timeout, in_process=in_process, memory_limit_mb=memory_limit_mb)
     engine = Engine(config, calls=calls, workers=workers)

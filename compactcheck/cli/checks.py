@@ -8,9 +8,9 @@ from pathlib import Path
 from rich.console import Console
 from rich.text import Text
 
-from compactcheck.cli.options import call_options, calls_of, format_option
+from compactcheck.cli.options import call_options, calls_of, format_option, model_options
 from compactcheck.corpus import location
-from compactcheck.corpus.replay import replay
+from compactcheck.corpus.replay import ModelTerms, replay
 from compactcheck.errors import CompactcheckError, ExitCode
 from compactcheck.golden import DEFAULT_CORPUS, CaseResult, case_files, load_case, run_case
 from compactcheck.harness.smoke import smoke_round
@@ -32,6 +32,7 @@ def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "directory is in)",
     )
     call_options(replay_command)
+    model_options(replay_command, replay=True)
     replay_command.set_defaults(handler=replay_main)
 
     smoke = commands.add_parser("smoke", help="one tiny history through each view of a target")
@@ -56,7 +57,13 @@ def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def replay_main(arguments: argparse.Namespace, console: Console) -> int:
     """Re-run every corpus entry: failed while any still fails, inconclusive if one errored."""
     path = arguments.path or location.for_targets([]).corpus
-    results = replay(path, calls=calls_of(arguments))
+    terms = ModelTerms(
+        name=arguments.model,
+        cache_dir=arguments.model_cache,
+        max_calls=arguments.max_model_calls,
+        offline=arguments.offline,
+    )
+    results = replay(path, calls=calls_of(arguments), models=terms)
     if not results:
         console.print(f"no corpus entries at {path}")
         return ExitCode.OK

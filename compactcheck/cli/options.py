@@ -12,6 +12,8 @@ from compactcheck.engine.shards import Shard
 from compactcheck.errors import CompactcheckError, ExitCode
 from compactcheck.files import installed_version
 from compactcheck.harness import MALFORMED
+from compactcheck.models import ModelError, ModelSlot, check_name
+from compactcheck.models.slot import NAMES_HELP
 from compactcheck.report.io import write_report, write_text
 from compactcheck.report.model import Report
 from compactcheck.report.render import FORMATS
@@ -119,6 +121,73 @@ def format_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _model_name(text: str) -> str:
+    try:
+        return check_name(text)
+    except ModelError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def model_options(parser: argparse.ArgumentParser, *, replay: bool = False) -> None:
+    """Which model the built-in summarisers write with, and how its calls are kept and capped."""
+    parser.add_argument(
+        "--model",
+        type=_model_name,
+        metavar="NAME",
+        help=(
+            "the model that writes the summaries of an entry recorded with one (default: the one "
+            "it records)"
+            if replay
+            else "the model the built-in summarisers (langchain:summarization-middleware, "
+            "langmem:summarize_messages, pydantic-ai:summarizing) write with: "
+            f"{NAMES_HELP} (default: their own echo)"
+        ),
+    )
+    parser.add_argument(
+        "--model-cache",
+        type=Path,
+        metavar="DIR",
+        help="where model answers are recorded and replayed from (default: .compactcheck/models "
+        "beside the corpus)",
+    )
+    parser.add_argument(
+        "--max-model-calls",
+        type=natural,
+        metavar="N",
+        help="the most requests sent to the model per target; past it a request is refused, its "
+        "round skipped and the verdicts inconclusive (recorded answers do not count)",
+    )
+    parser.add_argument(
+        "--offline",
+        action="store_true",
+        help="replay recorded model answers only: a request not recorded is refused, never sent",
+    )
+
+
+def model_slot(arguments: argparse.Namespace, name: str | None = None) -> ModelSlot | None:
+    """The model slot the options name (``name`` when the options name none); None without one."""
+    chosen = arguments.model or name
+    if chosen is None:
+        given = [
+            option
+            for option, value in (
+                ("--model-cache", arguments.model_cache),
+                ("--max-model-calls", arguments.max_model_calls),
+                ("--offline", arguments.offline or None),
+            )
+            if value is not None
+        ]
+        if given:
+            raise ModelError(f"{', '.join(given)}: needs a model to apply to; name it with --model")
+        return None
+    return ModelSlot(
+        chosen,
+        cache_dir=arguments.model_cache,
+        max_calls=arguments.max_model_calls,
+        offline=arguments.offline,
+    )
+
+
 def call_options(parser: argparse.ArgumentParser) -> None:
     """How a target's calls are made: --timeout, --in-process, --memory-limit."""
     parser.add_argument(
@@ -220,6 +289,7 @@ def fuzzing_options(
         action="store_true",
         help="replay what the shared database holds without writing to it",
     )
+    model_options(parser)
 
 
 def outputs(parser: argparse.ArgumentParser, json_default: Path | None = None) -> None:
@@ -299,4 +369,5 @@ def run_config(arguments: argparse.Namespace, profile: Profile) -> RunConfig:
         format=arguments.format,
         transcripts=transcripts,
         reading="verbatim" if arguments.verbatim else "tokens",
+        model=model_slot(arguments),
     )

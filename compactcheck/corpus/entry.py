@@ -55,11 +55,18 @@ class CorpusEntry(WireModel):
     facts: dict[str, Any] = Field(description="the facts the law judged the round by")
     input: Any = Field(description="what the target was handed in that round (view-shaped JSON)")
     output: Any = Field(default=None, description="what the target answered, null if nothing")
+    model: str | None = Field(
+        default=None,
+        description="the model that wrote the target's summaries (--model), e.g. "
+        "openai:gpt-4o-mini; replay asks it again, or reads its recorded answers with --offline; "
+        "null: the target's own echo",
+    )
 
     def to_json_data(self) -> dict[str, Any]:
         """The entry as JSON data, every field included, input and output as recorded."""
         # Python mode, so that input and output reach json.dumps exactly as the run recorded them.
-        return self.model_dump(by_alias=True)
+        # An entry of a target run without a model slot is written as it always was.
+        return self.model_dump(by_alias=True, exclude={"model"} if self.model is None else None)
 
 
 def write_entry(directory: Path, entry: CorpusEntry) -> Path:

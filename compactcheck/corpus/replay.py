@@ -11,6 +11,7 @@ from typing import Any, Literal
 from compactcheck.corpus.entry import corpus_files, load_entry
 from compactcheck.engine.crash import CALL_ANSWERED, call_finding, call_law
 from compactcheck.errors import CompactcheckError
+from compactcheck.models import ModelSlot
 from compactcheck.targets.ahead import answered_ahead
 from compactcheck.targets.calls import Calls
 from compactcheck.targets.registry import Target, resolve
@@ -33,6 +34,26 @@ class ReplayResult:
 
 
 @dataclass(frozen=True)
+class ModelTerms:
+    """How a replay treats the model of an entry recorded with one (``replay --model ...``)."""
+
+    # Another model than the one recorded; None: the recorded one.
+    name: str | None = None
+    # Default: .compactcheck/models beside the entry's corpus folder.
+    cache_dir: Path | None = None
+    max_calls: int | None = None
+    offline: bool = False
+
+    def slot(self, recorded: str | None, path: Path) -> ModelSlot | None:
+        """The slot an entry at ``path`` is replayed with; None for one recorded without."""
+        name = self.name or recorded
+        if name is None:
+            return None
+        cache = self.cache_dir or path.parent.parent / "models"
+        return ModelSlot(name, cache_dir=cache, max_calls=self.max_calls, offline=self.offline)
+
+
+@dataclass(frozen=True)
 class _Recorded:
     """One loaded entry, the law it names and the target it is replayed against."""
 
@@ -42,6 +63,7 @@ class _Recorded:
     target: str
     view: View
     format: Format
+    model: ModelSlot | None
 
     def result(self, verdict: ReplayVerdict, detail: str) -> ReplayResult:
         return ReplayResult(
@@ -49,35 +71,53 @@ class _Recorded:
         )
 
 
-def replay_entry(path: Path, *, calls: Calls | None = None) -> ReplayResult:
-    """Re-run one entry's recorded round against its target and re-judge its law."""
-    [result] = replay_entries([path], calls=calls)
+def replay_entry(
+    path: Path, *, calls: Calls | None = None, models: ModelTerms | None = None
+) -> ReplayResult:
+    """Re-run one entry's recorded round against its target and re-judge its law.
+
+    An entry recorded with a model is replayed with it, its answers read from the model cache
+    (``models`` says where, and whether a request not recorded may be sent).
+    """
+    [result] = replay_entries([path], calls=calls, models=models)
     return result
 
 
-def replay(location: Path, *, calls: Calls | None = None) -> list[ReplayResult]:
+def replay(
+    location: Path, *, calls: Calls | None = None, models: ModelTerms | None = None
+) -> list[ReplayResult]:
     """Replay every entry at a path (a file or a corpus folder)."""
-    return replay_entries(corpus_files(location), calls=calls)
+    return replay_entries(corpus_files(location), calls=calls, models=models)
 
 
-def replay_entries(paths: Sequence[Path], *, calls: Calls | None = None) -> list[ReplayResult]:
-    """Replay entries, in order. The entries of one target share one start of it, and their
-    requests go to it pipelined (answers ahead): they do not depend on one another."""
+def replay_entries(
+    paths: Sequence[Path], *, calls: Calls | None = None, models: ModelTerms | None = None
+) -> list[ReplayResult]:
+    """Replay entries, in order. The entries of one target (and model) share one start of it,
+    and their requests go to it pipelined (answers ahead): they do not depend on one another."""
     results: dict[Path, ReplayResult] = {}
-    groups: dict[tuple[str, View, Format], list[_Recorded]] = {}
+    groups: dict[tuple[str, View, Format, str, str], list[_Recorded]] = {}
     for path in paths:
         data = load_entry(path)
         try:
-            recorded = _recorded(path, data)
+            recorded = _recorded(path, data, models or ModelTerms())
         except (CompactcheckError, UnknownInvariantError) as error:
             results[path] = ReplayResult(
                 path, data["target"], data["view"], data["invariant"], "errored", str(error)
             )
             continue
-        groups.setdefault((recorded.target, recorded.view, recorded.format), []).append(recorded)
-    for (name, view, format), entries in groups.items():
+        slot = recorded.model
+        key = (
+            recorded.target,
+            recorded.view,
+            recorded.format,
+            slot.name if slot is not None else "",
+            str(slot.cache_dir) if slot is not None else "",
+        )
+        groups.setdefault(key, []).append(recorded)
+    for (name, view, format, _, _), entries in groups.items():
         try:
-            target = resolve(name, view=view, calls=calls, format=format)
+            target = resolve(name, view=view, calls=calls, format=format, model=entries[0].model)
         except (CompactcheckError, UnknownInvariantError) as error:
             results.update((entry.path, entry.result("errored", str(error))) for entry in entries)
             continue
@@ -98,7 +138,7 @@ def replay_entries(paths: Sequence[Path], *, calls: Calls | None = None) -> list
     return [results[path] for path in paths]
 
 
-def _recorded(path: Path, data: dict[str, Any]) -> _Recorded:
+def _recorded(path: Path, data: dict[str, Any], models: ModelTerms) -> _Recorded:
     view, invariant = data["view"], data["invariant"]
     [law] = [call_law(view)] if invariant == CALL_ANSWERED else select(view, [invariant])
     recorded = data.get("input")
@@ -108,7 +148,8 @@ def _recorded(path: Path, data: dict[str, Any]) -> _Recorded:
         if isinstance(recorded, dict) and "format" in recorded
         else CHAT
     )
-    return _Recorded(path, data, law, data["target"], view, format)
+    model = models.slot(data.get("model"), path)
+    return _Recorded(path, data, law, data["target"], view, format, model)
 
 
 def _replayed(target: Target, entry: _Recorded) -> ReplayResult:

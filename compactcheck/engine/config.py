@@ -12,6 +12,7 @@ from hypothesis.database import ExampleDatabase
 
 from compactcheck.corpus.entry import DEFAULT_CORPUS_DIR
 from compactcheck.engine.shards import Shard
+from compactcheck.models import ModelSlot
 from compactcheck.scale.database import profile_database
 from invariants import Budget
 from invariants.facts import Reading
@@ -77,6 +78,15 @@ class RunConfig:
     # Recorded transcripts (compactcheck.transcripts) the messages view draws pieces of, instead
     # of generated scenarios; each is also run whole, as an explicit example.
     transcripts: tuple[Transcript, ...] = ()
+    # The model the built-in summarisers write with (--model); None: their own echo, as before.
+    model: ModelSlot | None = None
+
+    def __post_init__(self) -> None:
+        # The model cache sits beside the corpus the run was given, fixed here so that a
+        # shard's own corpus folder (for_piece) does not move it.
+        if self.model is not None and self.model.cache_dir is None:
+            placed = replace(self.model, cache_dir=self.model.cache_for(self.corpus_dir))
+            object.__setattr__(self, "model", placed)
 
     def hypothesis_database(self) -> ExampleDatabase | None:
         """The example database of the profile: local in dev, local plus Redis in campaign."""

@@ -98,6 +98,7 @@ class Engine:
                     calls=self.calls,
                     budget=self.config.budget,
                     format=self.config.format,
+                    model=self.config.model,
                 )
                 targets.append(target)
             self.check(targets, view)

@@ -83,6 +83,7 @@ def run_job(job: Job, recording: Recording) -> list[Event]:
         calls=job.calls,
         budget=job.config.budget,
         format=job.config.format,
+        model=job.config.model,
     )
     try:
         return list(TargetRun(target, job.view, job.config, recording).steps(job.index))

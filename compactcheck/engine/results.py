@@ -15,6 +15,7 @@ from compactcheck.report.model import (
     COVERAGE_PREFIX,
     Counterexample,
     InvariantResult,
+    ModelCalls,
     TargetReport,
 )
 from invariants import Invariant
@@ -34,7 +35,29 @@ def law_result(run: TargetRun, law: Invariant) -> InvariantResult:
     if reason is not None and result.verdict == "violation":
         update["verdict"] = "waived"
         update["because"] = f"waived ({reason}): {result.because}"
+    model = model_calls(run)
+    if model is not None and model.refused and result.verdict == "pass":
+        # Rounds the model would not answer were not judged: what passed may not have.
+        update["verdict"] = "unknown"
+        update["because"] = f"inconclusive ({model.model}: {model.reason}): {result.because}"
     return result.model_copy(update=update)
+
+
+def model_calls(run: TargetRun) -> ModelCalls | None:
+    """What the target's model slot did, or None when it was run without one."""
+    model = run.target.model
+    if model is None:
+        return None
+    meter = model.meter
+    return ModelCalls(
+        model=model.name,
+        made=meter.made,
+        replayed=meter.replayed,
+        cap=meter.cap,
+        refused=meter.refused,
+        offline=model.offline,
+        reason=meter.reason,
+    )
 
 
 def _law_result(run: TargetRun, law: Invariant) -> InvariantResult:
@@ -104,6 +127,9 @@ def target_report(run: TargetRun, started: float) -> TargetReport:
         )
     calls = {status: tally.statuses[status] for status in CALL_STATUSES if tally.statuses[status]}
     errors.extend(run.refused_waivers)
+    model = model_calls(run)
+    if model is not None and model.refused:
+        errors.append(model.statement())
     results = [law_result(run, law) for law in run.judging]
     return TargetReport(
         target=run.target.name,
@@ -116,6 +142,7 @@ def target_report(run: TargetRun, started: float) -> TargetReport:
         failures=top_failures(tally.failures),
         format=run.format if run.view == "messages" else "",
         fidelity=run.fidelity.report(),
+        model_calls=model,
         stderr=run.target.stderr_tail()[-4000:],
         seconds=round(time.monotonic() - started, 3),
         isolation=run.target.isolation,

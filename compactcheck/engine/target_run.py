@@ -247,6 +247,7 @@ class TargetRun:
             because=finding.violations[0].because,
             output=outcome.output,
             shrunk=shrunk,
+            model=self.target.model.name if self.target.model is not None else None,
         )
 
     def record(self, law: Invariant, outcome: RoundOutcome, finding: Finding, shrunk: bool) -> Path:

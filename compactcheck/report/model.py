@@ -150,6 +150,44 @@ class Fidelity(_ReportModel):
     )
 
 
+class ModelCalls(_ReportModel):
+    """What a summariser's model slot (--model) did: calls made, replayed and refused."""
+
+    model: str = Field(description="what answered, e.g. paraphrase or openai:gpt-4o-mini")
+    made: int = Field(default=0, description="requests sent to the model (and recorded)")
+    replayed: int = Field(default=0, description="requests answered from the model cache")
+    cap: int | None = Field(default=None, description="the declared cap of calls, if any")
+    refused: int = Field(
+        default=0,
+        description="requests refused (cap reached, or offline and not recorded); their rounds "
+        "were skipped, and no law can pass on such a run",
+    )
+    offline: bool = Field(default=False, description="replay only: nothing was sent")
+    reason: str = Field(default="", description="why the last request was refused")
+
+    def counts(self) -> str:
+        """The slot's calls, e.g. "model openai:gpt-4o: 12 made, 30 replayed, cap 20"."""
+        return (
+            f"model {self.model}: {self.made} made, {self.replayed} replayed"
+            + (f", {self.refused} refused" if self.refused else "")
+            + (f", cap {self.cap}" if self.cap is not None else "")
+            + (", offline" if self.offline else "")
+        )
+
+    def statement(self) -> str:
+        """The slot's calls in one line; a run with refusals says its verdicts are inconclusive."""
+        counted = f"{self.made} made, {self.replayed} replayed" + (
+            f", cap {self.cap}" if self.cap is not None else ""
+        )
+        if not self.refused:
+            return self.counts()
+        return (
+            f"model {self.model}: {self.reason}; {self.refused} request(s) refused and their "
+            f"rounds skipped, so the verdicts are inconclusive ({counted}); raise "
+            "--max-model-calls, or run again: recorded answers are replayed for free"
+        )
+
+
 class TargetReport(_ReportModel):
     """Every invariant of one view on one target."""
 
@@ -191,6 +229,11 @@ class TargetReport(_ReportModel):
         default=None,
         description="shares of facts kept per round, and compression, measured on the compactions "
         "the laws judged while exploring; absent when nothing was compacted",
+    )
+    model_calls: ModelCalls | None = Field(
+        default=None,
+        description="the summariser's model slot (--model): calls made, replayed from the "
+        "cache, refused; absent when the target was run without one",
     )
     seconds: float = 0.0
     isolation: str = Field(

@@ -30,6 +30,7 @@ from compactcheck.report.model import (
     VACUITY_PREFIX,
     Counterexample,
     InvariantResult,
+    ModelCalls,
     Report,
     TargetReport,
     Verdict,
@@ -107,6 +108,24 @@ def _merged(results: Sequence[InvariantResult]) -> InvariantResult:
     return InvariantResult(**common, **counts, verdict=first.verdict, because=first.because)
 
 
+def merge_model_calls(reports: Iterable[TargetReport]) -> ModelCalls | None:
+    """The model slots of shards as one: their counts summed, each shard's cap added."""
+    slots = [report.model_calls for report in reports if report.model_calls is not None]
+    if not slots:
+        return None
+    caps = [slot.cap for slot in slots]
+    refused = [slot for slot in slots if slot.refused]
+    return ModelCalls(
+        model=slots[0].model,
+        made=sum(slot.made for slot in slots),
+        replayed=sum(slot.replayed for slot in slots),
+        cap=None if None in caps else sum(cap or 0 for cap in caps),
+        refused=sum(slot.refused for slot in slots),
+        offline=all(slot.offline for slot in slots),
+        reason=refused[0].reason if refused else "",
+    )
+
+
 def merge_calls(reports: Iterable[TargetReport]) -> dict[str, int]:
     """The call counts of several reports of one target and view, added up."""
     calls: Counter[str] = Counter()
@@ -147,6 +166,7 @@ def merge_target_reports(reports: Sequence[TargetReport]) -> TargetReport:
     for report in reports:
         failures.update(report.failures)
     return TargetReport(
+        model_calls=merge_model_calls(reports),
         target=first.target,
         view=first.view,
         implementation=implementation,

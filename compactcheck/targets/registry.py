@@ -18,6 +18,7 @@ from compactcheck.harness import (
     backend_session_compactor,
     backend_snapshot_frame,
 )
+from compactcheck.models import MeteredModel, ModelSlot
 from compactcheck.report.model import Implementation
 from compactcheck.targets.adapters import ADAPTERS, DESCRIPTIONS
 from compactcheck.targets.backend import Backend
@@ -69,6 +70,8 @@ class Target:
     isolation: Isolation = "in-process"
     # The wire format its messages view is driven in (the run's, or the one it speaks).
     format: Format = CHAT
+    # The model its summaries are written by (--model), metered; None: no slot (its own echo).
+    model: MeteredModel | None = None
 
     @property
     def views(self) -> tuple[View, ...]:
@@ -236,7 +239,7 @@ def _command_target(text: str, timeout: float, budget: Budget | None, format: Fo
 
 
 def _adapter_target(
-    text: str, timeout: float, budget: Budget | None, format: Format
+    text: str, timeout: float, budget: Budget | None, format: Format, model: ModelSlot | None
 ) -> Target | None:
     """A third-party compactor named like ``langchain:trim_messages`` (see targets.adapters).
 
@@ -246,10 +249,12 @@ def _adapter_target(
     factory = ADAPTERS.get(text)
     if factory is None:
         return None
-    backend = factory(timeout=timeout, budget=budget)
+    backend = factory(timeout=timeout, budget=budget, model=model)
     spoken = backend.implementation.formats
     chosen = check_format(spoken[0]) if format == CHAT and CHAT not in spoken else format
-    return _backend_target(text, backend, budget, "built-in", chosen)
+    target = _backend_target(text, backend, budget, "built-in", chosen)
+    target.model = getattr(getattr(backend, "adapter", None), "model", None)
+    return target
 
 
 def resolve(
@@ -259,6 +264,7 @@ def resolve(
     calls: Calls | None = None,
     budget: Budget | None = None,
     format: Format = CHAT,
+    model: ModelSlot | None = None,
 ) -> Target:
     """The target a connectable string names; TargetError when it names nothing.
 
@@ -267,7 +273,8 @@ def resolve(
 
     ``budget`` is handed to the messages driver (and to our own reference compactor), so that
     the budget law can judge what the caller declared. ``format`` is the wire format of the
-    messages view; a target that does not speak it is a TargetError.
+    messages view; a target that does not speak it is a TargetError. ``model`` is the slot a
+    built-in summariser writes its summaries with (the others ignore it).
     """
     if text == "reference":
         return _builtin(
@@ -310,7 +317,7 @@ def resolve(
     calls = calls or Calls()
     if text.startswith("py:"):
         return _python_target(text, view, calls, budget, format)
-    adapter = _adapter_target(text, calls.timeout, budget, format)
+    adapter = _adapter_target(text, calls.timeout, budget, format, model)
     if adapter is not None:
         return adapter
     if text.startswith("cmd:"):

@@ -84,6 +84,7 @@ def calls_line(target: TargetReport) -> str | None:
     ]
     if not counted:
         return None
+    model = f"; {target.model_calls.counts()}" if target.model_calls is not None else ""
     where = f" (in a {target.isolation})" if target.isolation.endswith(" process") else ""
     failed = "; ".join(f"{count} x {kind}" for kind, count in target.failures.items())
     inferred = (
@@ -102,6 +103,7 @@ def calls_line(target: TargetReport) -> str | None:
     return (
         f"{what}{where}: {', '.join(counted)}"
         + (f"; failed calls: {failed}" if failed else "")
+        + model
         + inferred
         + (f"; {level}" if level else "")
         + declared

@@ -9,13 +9,18 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from compactcheck.errors import CompactcheckError
 from compactcheck.targets.backend import Backend
 from invariants import Budget, View
 
+if TYPE_CHECKING:
+    from compactcheck.models import ModelSlot
+
 AdapterFactory = Callable[..., Backend]
-"""Called as ``factory(timeout=seconds, budget=Budget | None)``; returns a ready backend."""
+"""Called as ``factory(timeout=seconds, budget=Budget | None, model=ModelSlot | None)``; returns
+a ready backend (a summariser's model opened from the slot, the others ignore it)."""
 
 
 class MissingExtraError(CompactcheckError):
@@ -165,7 +170,9 @@ WAIVERS: dict[str, dict[str, str]] = {
 
 
 def _factory(target: str, module: str, extra: str) -> AdapterFactory:
-    def factory(*, timeout: float, budget: Budget | None = None) -> Backend:
+    def factory(
+        *, timeout: float, budget: Budget | None = None, model: ModelSlot | None = None
+    ) -> Backend:
         try:
             loaded = importlib.import_module(f"compactcheck.targets.adapters.{module}")
         except ModuleNotFoundError as error:
@@ -177,7 +184,12 @@ def _factory(target: str, module: str, extra: str) -> AdapterFactory:
             ) from None
         from compactcheck.targets.adapters.adapter import AdapterBackend
 
-        adapter = loaded.ADAPTERS[target](target, budget)
+        kind = loaded.ADAPTERS[target]
+        # Opened here, so that a missing package or key is one line before any fuzzing.
+        if model is not None and getattr(kind, "summarises", False):
+            adapter = kind(target, budget, model.open())
+        else:
+            adapter = kind(target, budget)
         return AdapterBackend(adapter, timeout=timeout, waivers=WAIVERS.get(target, {}))
 
     return factory

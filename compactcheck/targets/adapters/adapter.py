@@ -11,7 +11,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from functools import partial
 from importlib.metadata import PackageNotFoundError, version
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from pydantic import JsonValue
 
@@ -21,6 +21,9 @@ from invariants import Budget, View, parse_messages
 from invariants.facts import Counter
 from invariants.formats import CHAT, Format
 from invariants.laws.messages import message_size
+
+if TYPE_CHECKING:
+    from compactcheck.models import MeteredModel
 
 Messages = list[dict[str, Any]]
 """OpenAI chat dicts, as the messages view carries them."""
@@ -61,9 +64,16 @@ class Adapter(ABC, Generic[History]):
     format: ClassVar[Format]
     """The wire format it is handed and answers in."""
 
-    def __init__(self, name: str, budget: Budget | None = None) -> None:
+    summarises: ClassVar[bool] = False
+    """Whether the component summarises with a model (and so takes the run's ``--model``)."""
+
+    def __init__(
+        self, name: str, budget: Budget | None = None, model: MeteredModel | None = None
+    ) -> None:
         self.name = name
         self.budget = budget
+        # The run's model slot; None: the adapter's own echo, exactly as before slots existed.
+        self.model = model
         # Hypothesis's draws for this compaction's settings (see ParameterDraw).
         self.knobs: tuple[int, ...] = ()
 
@@ -128,7 +138,14 @@ class AdapterBackend(CallableBackend):
         self.adapter.knobs = (
             tuple(k for k in knobs if isinstance(k, int)) if isinstance(knobs, list) else ()
         )
+        model = self.adapter.model
+        if model is not None:
+            model.refusal = ""
         answer = super().compact(view, payload)
+        if model is not None and model.refusal:
+            # Whatever the component made of the refusal (raised, or swallowed into a summary
+            # it never wrote), the round was not compacted as it would be: not judged.
+            return Answer.skip(f"{model.name}: {model.refusal}")
         if answer.kind != "result" or answer.result is None:
             return answer
         inner = answer.result[_envelope(self.adapter.format)]

@@ -5,8 +5,10 @@
 history (no answer: the history stays as it was). The summariser is a function that echoes every
 message it is handed (``echo_text``), so the summary holds all that the middleware chose to
 summarise; the ``model`` argument, used only for its profile, is a local fake that is never
-called. As in a LangChain agent, whose system prompt lives outside the state, a leading system
-message is held back from the middleware and put back in front of its answer.
+called. Given the run's model (``--model``), the middleware is handed it as its ``model`` and
+builds its own summary prompt, as it does in an agent. As in a LangChain agent, whose system
+prompt lives outside the state, a leading system message is held back from the middleware and put
+back in front of its answer.
 
 Parameter ranges, drawn per history (see ``compactcheck.targets.adapters.parameters``):
 
@@ -28,6 +30,7 @@ from langchain_core.language_models.fake_chat_models import FakeListChatModel
 from langchain_core.messages import BaseMessage, RemoveMessage
 from langchain_core.messages.utils import count_tokens_approximately
 
+from compactcheck.models.langchain_chat import as_chat_model
 from compactcheck.targets.adapters.adapter import Messages, MessagesAdapter, Parameters
 from compactcheck.targets.adapters.convert_langchain import from_langchain, to_langchain
 from compactcheck.targets.adapters.echo_model import echo_text
@@ -39,9 +42,10 @@ def _echo_summary(messages: Sequence[BaseMessage]) -> str:
 
 
 class Summarization(MessagesAdapter):
-    """``SummarizationMiddleware.before_model`` with an echo summariser."""
+    """``SummarizationMiddleware.before_model`` with an echo summariser, or the run's model."""
 
     package = "langchain"
+    summarises = True
 
     def parameters(self, messages: Messages) -> Parameters:
         """Trigger and retention for this history."""
@@ -59,13 +63,19 @@ class Summarization(MessagesAdapter):
     def apply(self, messages: Messages, parameters: Parameters) -> Messages:
         """Run ``before_model`` and apply its state update."""
         system, body = _without_system(messages)
-        middleware = SummarizationMiddleware(
-            model=FakeListChatModel(responses=["(the profile model is never called)"]),
-            trigger=(cast(Any, parameters["trigger_unit"]), cast(int, parameters["trigger_at"])),
-            keep=(cast(Any, parameters["keep_unit"]), cast(int, parameters["keep"])),
-            token_counter=count_tokens_approximately,
-            summarizer=_echo_summary,
-        )
+        settings: dict[str, Any] = {
+            "trigger": (cast(Any, parameters["trigger_unit"]), cast(int, parameters["trigger_at"])),
+            "keep": (cast(Any, parameters["keep_unit"]), cast(int, parameters["keep"])),
+            "token_counter": count_tokens_approximately,
+        }
+        if self.model is None:
+            middleware = SummarizationMiddleware(
+                model=FakeListChatModel(responses=["(the profile model is never called)"]),
+                summarizer=_echo_summary,
+                **settings,
+            )
+        else:
+            middleware = SummarizationMiddleware(model=as_chat_model(self.model), **settings)
         state = {"messages": to_langchain(body)}
         update = middleware.before_model(cast(Any, state), cast(Any, None))
         if update is None:

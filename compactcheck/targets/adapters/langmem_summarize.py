@@ -1,9 +1,10 @@
 """langmem's ``summarize_messages`` as the target ``langmem:summarize_messages``.
 
-The model is ``EchoChatModel`` (it repeats its whole prompt), so the summary holds everything the
-component chose to summarise. The adapter is stateless: each call starts without a
-``RunningSummary``, as a fresh agent would; a summary from an earlier round is an ordinary
-message of the next round's input.
+The model is ``EchoChatModel`` (it repeats its whole prompt), or the run's model (``--model``)
+as a LangChain chat model, langmem building its own prompts either way; with the echo the
+summary holds everything the component chose to summarise. The adapter is stateless: each call
+starts without a ``RunningSummary``, as a fresh agent would; a summary from an earlier round is
+an ordinary message of the next round's input.
 
 Parameter ranges, drawn per history (see ``compactcheck.targets.adapters.parameters``), sizes in
 LangChain's approximate tokens (``count_tokens_approximately``, offline):
@@ -23,6 +24,7 @@ from langchain_core.messages import BaseMessage
 from langchain_core.messages.utils import count_tokens_approximately
 from langmem.short_term import summarize_messages  # type: ignore[import-untyped]
 
+from compactcheck.models.langchain_chat import as_chat_model
 from compactcheck.targets.adapters.adapter import (
     Messages,
     MessagesAdapter,
@@ -42,6 +44,7 @@ class SummarizeMessages(MessagesAdapter):
     """``summarize_messages`` with an echo model and settings drawn from the history."""
 
     package = "langmem"
+    summarises = True
 
     def _counter(self) -> Counter:
         if self.budget is None:
@@ -77,7 +80,7 @@ class SummarizeMessages(MessagesAdapter):
         result = summarize_messages(
             to_langchain(messages),
             running_summary=None,
-            model=EchoChatModel(),
+            model=EchoChatModel() if self.model is None else as_chat_model(self.model),
             max_tokens=cast(int, parameters["max_tokens"]),
             max_tokens_before_summary=cast(int, before) if before is not None else None,
             max_summary_tokens=cast(int, parameters["max_summary_tokens"]),

@@ -6,7 +6,8 @@ The adapter calls the capability's own ``compact(messages, ctx)``, the step that
 pydantic-ai itself drops orphan tool returns before a model call, so only the compactor's direct
 output shows what the compactor did. The run context carries a local ``FunctionModel`` that echoes
 every part it was shown (instructions, prompts, tool calls with ids and arguments, tool returns),
-so the summary holds everything the capability chose to summarise.
+so the summary holds everything the capability chose to summarise; given the run's model
+(``--model``), the capability is handed that one as a ``FunctionModel`` and prompts it itself.
 
 Parameter ranges, drawn per history (see ``compactcheck.targets.adapters.parameters``):
 
@@ -37,6 +38,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RunUsage
 from pydantic_ai_harness.compaction import SlidingWindowCompaction, SummarizingCompaction
 
+from compactcheck.models.pydantic_ai_function import as_function_model
 from compactcheck.targets.adapters.adapter import Messages, MessagesAdapter, Parameters, chat_size
 from compactcheck.targets.adapters.convert_pydantic_ai import from_pydantic_ai, to_pydantic_ai
 from compactcheck.targets.adapters.parameters import ParameterDraw
@@ -78,7 +80,7 @@ class _Harness(MessagesAdapter):
 
     def apply(self, messages: Messages, parameters: Parameters) -> Messages:
         """The capability's compaction of the history."""
-        model = FunctionModel(echo_parts)
+        model = FunctionModel(echo_parts) if self.model is None else as_function_model(self.model)
         capability = self._capability(parameters, model)
         context = RunContext(deps=None, model=model, usage=RunUsage())
         history = to_pydantic_ai(messages)
@@ -103,6 +105,8 @@ class SlidingWindow(_Harness):
 
 class Summarizing(_Harness):
     """``SummarizingCompaction`` with an echo model: old messages become one summary."""
+
+    summarises = True
 
     def parameters(self, messages: Messages) -> Parameters:
         """Retention and the incremental flag for this history."""

@@ -1,0 +1,37 @@
+"""The model slot: the model a summarising adapter is handed, recorded, replayed and capped.
+
+A ``ModelRequest`` is provider-neutral and its canonical JSON is its cache key; a ``Model``
+answers one with text. ``ModelSlot`` names the model of a run (``echo``, ``paraphrase``,
+``lossy``, ``openai:MODEL``, ``anthropic:MODEL``, ``py:path.py:attr``) and ``open`` puts it
+behind a ``ModelCache`` and a ``Meter`` (``MeteredModel``). The LangChain and pydantic-ai
+bridges (``langchain_chat``, ``pydantic_ai_function``) import their framework, so they are not
+imported here.
+"""
+
+from compactcheck.models.cache import DEFAULT_CACHE_DIR, ModelCache
+from compactcheck.models.clients import AnthropicModel, LangChainModel, OpenAIModel
+from compactcheck.models.fakes import EchoModel, LossyModel, ParaphraseModel
+from compactcheck.models.meter import Meter, MeteredModel
+from compactcheck.models.model import Model, ModelError, ModelRefusedError
+from compactcheck.models.request import ModelRequest, Turn
+from compactcheck.models.slot import ModelSlot, check_name
+
+__all__ = [
+    "DEFAULT_CACHE_DIR",
+    "AnthropicModel",
+    "EchoModel",
+    "LangChainModel",
+    "LossyModel",
+    "Meter",
+    "MeteredModel",
+    "Model",
+    "ModelCache",
+    "ModelError",
+    "ModelRefusedError",
+    "ModelRequest",
+    "ModelSlot",
+    "OpenAIModel",
+    "ParaphraseModel",
+    "Turn",
+    "check_name",
+]
