@@ -13,8 +13,9 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-# A token: letters, digits and the joiners that keep a path, version or id in one piece.
-_TOKEN = re.compile(r"#?[A-Za-z0-9][A-Za-z0-9._/%#:+-]*[A-Za-z0-9%]|#?[A-Za-z0-9]")
+# A token: letters, digits and the joiners that keep a path, version or id in one piece (the
+# paraphrasing fake model splits text with the same pattern).
+TOKEN = re.compile(r"#?[A-Za-z0-9][A-Za-z0-9._/%#:+-]*[A-Za-z0-9%]|#?[A-Za-z0-9]")
 _JOINERS = frozenset("._/-#:+")
 # Words that carry no fact on their own; what is left of a sentence without them are its
 # content words.
@@ -46,7 +47,7 @@ def _distinctive(word: str, first: bool) -> bool:  # first: the word opens a sen
 def distinctive_tokens(text: str) -> tuple[str, ...]:
     """The tokens of ``text`` that name something, in order, each once; () when none does."""
     found: dict[str, None] = {}
-    for match in _TOKEN.finditer(text):
+    for match in TOKEN.finditer(text):
         word = match.group()
         if _distinctive(word, _starts_sentence(text, match.start())):
             found[word] = None
@@ -63,7 +64,7 @@ def _starts_sentence(text: str, at: int) -> bool:
 def content_words(text: str) -> tuple[str, ...]:
     """The words of ``text`` that are not stop words, lower-cased, in order, each once."""
     found: dict[str, None] = {}
-    for match in _TOKEN.finditer(text):
+    for match in TOKEN.finditer(text):
         word = match.group().lower()
         if word not in STOPWORDS and (len(word) > 2 or word in NEGATIONS):
             found[word] = None
@@ -95,7 +96,7 @@ def fact_tokens(text: str) -> tuple[str, ...]:
 
 
 def _words_of(corpus: str) -> frozenset[str]:
-    return frozenset(match.group().lower() for match in _TOKEN.finditer(corpus))
+    return frozenset(match.group().lower() for match in TOKEN.finditer(corpus))
 
 
 class TokenIndex:

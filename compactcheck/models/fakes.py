@@ -11,10 +11,7 @@ from __future__ import annotations
 import hashlib
 
 from compactcheck.models.request import ModelRequest
-from invariants.tokens import _TOKEN, NEGATIONS, STOPWORDS, distinctive_tokens
-
-TOKEN = _TOKEN
-"""The one definition of a token, shared with the laws that read the answers."""
+from invariants.tokens import NEGATIONS, STOPWORDS, TOKEN, distinctive_tokens
 
 # Rewordings of stop words by stop words (or nothing), so that no content word is invented.
 _SWAPS: dict[str, str] = {

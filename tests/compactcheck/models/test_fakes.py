@@ -7,8 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from compactcheck.models import EchoModel, LossyModel, ModelRequest, ParaphraseModel, Turn
-from compactcheck.models.fakes import TOKEN
-from invariants.tokens import STOPWORDS, TokenIndex, distinctive_tokens
+from invariants.tokens import STOPWORDS, TOKEN, TokenIndex, distinctive_tokens
 
 WORDS = st.sampled_from(
     [
