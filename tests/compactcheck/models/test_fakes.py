@@ -69,9 +69,11 @@ def test_lossy_drops_exactly_the_tokens_it_says(request: ModelRequest) -> None:
     answer = model.answer(request)
     dropped = model.dropped(request)
     told = distinctive_tokens(request.text())
-    assert distinctive_tokens(answer) == tuple(t for t in told if t not in dropped)
-    index = TokenIndex(answer)
-    assert not any(index.holds(token) for token in dropped)
+    # Compared as the tokens written: a name may open the line once what stood before it went,
+    # and is then no longer read as distinctive there, but it is still in the answer.
+    written = [match.group() for match in TOKEN.finditer(answer)]
+    assert [t for t in dict.fromkeys(written) if t in told] == [t for t in told if t not in dropped]
+    assert not set(written) & set(dropped)
     assert set(dropped) == {token for token in told if LossyModel.drops(token)}
 
 
