@@ -130,6 +130,12 @@ def target_report(run: TargetRun, started: float) -> TargetReport:
     model = model_calls(run)
     if model is not None and model.refused:
         errors.append(model.statement())
+    if run.config.model is not None and run.target.model is None:
+        errors.append(
+            f"--model {run.config.model.name}: {run.target.name} writes no summary with a model, "
+            "so the option changed nothing here (the README's section on summarisers with a "
+            "real model names the adapters that take one)"
+        )
     results = [law_result(run, law) for law in run.judging]
     return TargetReport(
         target=run.target.name,

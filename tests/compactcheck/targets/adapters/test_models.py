@@ -23,6 +23,7 @@ from compactcheck.models import Model, ModelSlot
 from compactcheck.models.clients import AnthropicModel, OpenAIModel
 from compactcheck.report.model import Report, TargetReport
 from compactcheck.report.render import FORMATS
+from compactcheck.targets.registry import resolve
 
 openai = pytest.importorskip("openai")
 anthropic = pytest.importorskip("anthropic")
@@ -257,3 +258,24 @@ def test_a_local_fake_is_metered_but_never_recorded(tmp_path: Path) -> None:
     assert target.model_calls.made > 0
     assert target.model_calls.replayed == 0
     assert not (tmp_path / "models").exists()
+
+
+def test_a_model_given_to_a_target_that_takes_none_is_said(tmp_path: Path) -> None:
+    target = resolve("reference-messages")
+    config = RunConfig(
+        seed=0,
+        max_examples=5,
+        profile="ci",
+        corpus_dir=tmp_path,
+        seed_given=True,
+        shrink=False,
+        model=ModelSlot("paraphrase"),
+    )
+    try:
+        report = run_target(target, "messages", config)
+    finally:
+        target.close()
+    assert any(
+        error.startswith("--model paraphrase: reference-messages writes no summary with a model")
+        for error in report.errors
+    ), report.errors
