@@ -142,14 +142,19 @@ def _whole(text: str, start: int, end: int) -> bool:
     return not (joined(start - 1, -1) or joined(end, 1))
 
 
-def _occurs(token: str, text: str) -> bool:
-    """Whether ``token`` occurs in ``text`` as a whole token (not inside a longer one)."""
+def _at(token: str, text: str) -> int:
+    """Where ``token`` first occurs in ``text`` as a whole token (not inside a longer one); -1."""
     start = text.find(token)
     while start >= 0:
         if _whole(text, start, start + len(token)):
-            return True
+            return start
         start = text.find(token, start + 1)
-    return False
+    return -1
+
+
+def _occurs(token: str, text: str) -> bool:
+    """Whether ``token`` occurs in ``text`` as a whole token."""
+    return _at(token, text) >= 0
 
 
 def discriminating(fact: str, others: Sequence[str]) -> tuple[str, ...]:
@@ -168,13 +173,7 @@ def _find(token: str, line: str, lowered: str) -> int:
 
     A token without capitals (a content word, a version, a path) is looked up in any case.
     """
-    text = line if any(ch.isupper() for ch in token) else lowered
-    start = text.find(token)
-    while start >= 0:
-        if _whole(text, start, start + len(token)):
-            return start
-        start = text.find(token, start + 1)
-    return -1
+    return _at(token, line if any(ch.isupper() for ch in token) else lowered)
 
 
 def position(tokens: Sequence[str], line: str) -> int | None:

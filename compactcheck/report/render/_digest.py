@@ -246,16 +246,17 @@ def fidelity_rows(target: TargetReport) -> list[FidelityRow]:
     return rows
 
 
-def fidelity_gaps(target: TargetReport) -> list[str]:
+def fidelity_gaps(target: TargetReport) -> dict[str, str]:
     """Where the target keeps less than the reference on the same inputs, widest gap first.
 
-    For example "changed files kept 58% (100%)": this target's mean, then the reference's.
+    By kind, a line such as "changed files kept 58% (100%)": this target's mean, then the
+    reference's.
     """
     fidelity = target.fidelity
     if fidelity is None or fidelity.reference is None:
-        return []
+        return {}
     ours, theirs = fidelity.target.overall.measures, fidelity.reference.overall.measures
-    gaps: list[tuple[float, str]] = []
+    gaps: list[tuple[float, str, str]] = []
     for kind, label in FIDELITY_LABELS.items():
         if kind == "compression" or kind not in ours or kind not in theirs:
             continue
@@ -265,8 +266,9 @@ def fidelity_gaps(target: TargetReport) -> list[str]:
             gaps.append(
                 (
                     -abs(gap),
+                    kind,
                     f"{label} {measure_text(kind, ours[kind])} "
                     f"({measure_text(kind, theirs[kind])})",
                 )
             )
-    return [text for _, text in sorted(gaps)]
+    return {kind: text for _, kind, text in sorted(gaps)}

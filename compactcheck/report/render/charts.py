@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
+from xml.sax.saxutils import quoteattr
 
 from compactcheck.report.model import FidelitySide, TargetReport
 from compactcheck.report.render._digest import FIDELITY_LABELS
@@ -60,8 +61,7 @@ def _svg(figure: Any, label: str) -> str:
     svg = text[text.index("<svg") :]
     # matplotlib writes width and height in points; a viewBox is kept, so CSS can scale it.
     svg = re.sub(r'<svg ([^>]*?)width="[^"]*" height="[^"]*"', r"<svg \1", svg, count=1)
-    escaped = label.replace("&", "&amp;").replace("<", "&lt;").replace('"', "&quot;")
-    return svg.replace("<svg ", f'<svg role="img" aria-label="{escaped}" ', 1)
+    return svg.replace("<svg ", f'<svg role="img" aria-label={quoteattr(label)} ', 1)
 
 
 def _share(side: FidelitySide, kind: str) -> tuple[list[int], list[float]]:

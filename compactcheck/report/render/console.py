@@ -229,7 +229,7 @@ def _fidelity(report: Report, console: Console) -> None:
         console.print(_safe(note, "dim"))
         gaps = fidelity_gaps(target)
         if gaps:
-            console.print(_safe("worse than the reference: " + "; ".join(gaps), "yellow"))
+            console.print(_safe("worse than the reference: " + "; ".join(gaps.values()), "yellow"))
 
 
 def render_console(report: Report, *, width: int = 100) -> str:

@@ -77,7 +77,6 @@ def measured(report: Report) -> list[Measured]:
         if fidelity is None or not rows:
             continue
         gaps = fidelity_gaps(target)
-        worse = {row.kind for row in rows if any(gap.startswith(row.label) for gap in gaps)}
         chart = survival_chart(target)
         found.append(
             Measured(
@@ -88,8 +87,8 @@ def measured(report: Report) -> list[Measured]:
                 reference=fidelity.reference is not None,
                 rounds=[r.round for r in fidelity.target.rounds],
                 rows=rows,
-                worse=worse,
-                gaps=gaps,
+                worse=set(gaps),
+                gaps=list(gaps.values()),
                 # Drawn by matplotlib from our numbers; it escapes every text it writes.
                 chart=Markup(chart) if chart is not None else None,
             )

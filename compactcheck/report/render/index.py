@@ -99,9 +99,9 @@ def fidelity_lines(reports: Sequence[Report]) -> list[FidelityLine]:
             (
                 measure_text(kind, ours.get(kind)),
                 measure_text(kind, theirs.get(kind)) if fidelity.reference else "",
-                any(gap.startswith(label) for gap in gaps),
+                kind in gaps,
             )
-            for kind, label in FIDELITY_LABELS.items()
+            for kind in FIDELITY_LABELS
         ]
         compactions = fidelity.target.overall.compactions
         lines.append(FidelityLine(number, target.target, cells, compactions))

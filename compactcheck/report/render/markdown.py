@@ -107,7 +107,10 @@ def fidelity_section(report: Report, heading: str = "##") -> list[str]:
         ]
         gaps = fidelity_gaps(target)
         if gaps:
-            out += ["Worse than the reference: " + "; ".join(text(g) for g in gaps) + ".", ""]
+            out += [
+                "Worse than the reference: " + "; ".join(text(g) for g in gaps.values()) + ".",
+                "",
+            ]
     return out
 
 

@@ -9,7 +9,7 @@ from itertools import accumulate
 
 from invariants.facts import Facts
 from invariants.law import invariant
-from invariants.laws.messages.reading import FactLookup, Messages, first_holding, label
+from invariants.laws.messages.reading import FactLookup, Messages, label
 from invariants.messages import ChatMessage, SystemMessage, UserMessage, content_text
 from invariants.tokens import discriminating, position
 from invariants.verdict import Finding, Violation, value_diff, witness
@@ -49,13 +49,16 @@ def goal_preserved(before: Messages, after: Messages, facts: Facts) -> Finding:
 
 
 def _lost(
-    before: Messages, after: Messages, facts: Facts, texts: Iterable[str]
+    before: Messages, held: FactLookup, after: Messages, facts: Facts, texts: Iterable[str]
 ) -> Iterator[tuple[str, int | None, ChatMessage | None]]:
-    """Each fact that the output no longer says, with the first input message saying it."""
+    """Each fact that the output no longer says, with the first input message saying it.
+
+    ``held`` is the lookup of ``before`` the caller already built.
+    """
     out = FactLookup(after, facts.reading)
     for text in texts:
         if not out.holds(text):
-            at = first_holding(before, text, facts.reading)
+            at = held.holding(text)
             yield text, at, before[at] if at is not None else None
 
 
@@ -189,7 +192,7 @@ def constraints_preserved(before: Messages, after: Messages, facts: Facts) -> Fi
             )
     held = FactLookup(before, facts.reading)
     current = [text for text in facts.constraints if held.holds(text)]
-    for text, at, source in _lost(before, after, facts, current):
+    for text, at, source in _lost(before, held, after, facts, current):
         found.append(
             Violation(
                 "constraints_preserved",
@@ -236,7 +239,7 @@ def facts_preserved(before: Messages, after: Messages, facts: Facts) -> Finding:
             "in the output",
             witness(source),
         )
-        for ident, at, source in _lost(before, after, facts, present)
+        for ident, at, source in _lost(before, held, after, facts, present)
     ]
     return Finding("facts_preserved", bool(present), tuple(found))
 

@@ -128,8 +128,3 @@ class FactLookup:
         if not self.tokens:
             return [fact]
         return min((index.missing(fact) for index in self._indexes()), key=len, default=[fact])
-
-
-def first_holding(messages: Messages, fact: str, reading: Reading) -> int | None:
-    """The index of the first message that says ``fact`` (as ``FactLookup`` reads it)."""
-    return FactLookup(messages, reading).holding(fact)
