@@ -9,7 +9,7 @@ from pydantic import JsonValue
 
 from compactcheck.engine.crash import CALL_ANSWERED
 from compactcheck.engine.verdicts import quiet_verdict, top_failures
-from compactcheck.report.levels import level_reached
+from compactcheck.report.levels import level_reached, overlaid
 from compactcheck.report.model import (
     CALL_STATUSES,
     COVERAGE_PREFIX,
@@ -26,21 +26,10 @@ if TYPE_CHECKING:
     from compactcheck.engine.target_run import TargetRun
 
 
-def law_result(run: TargetRun, law: Invariant) -> InvariantResult:
-    """The verdict of one law (a violation of a law the target waived is "waived")."""
-    result = _law_result(run, law)
-    level = level_of(law.id, bool(law.formats))
-    reason = run.waivers.get(law.id)
-    update: dict[str, Any] = {"level": level, "waived": reason}
-    if reason is not None and result.verdict == "violation":
-        update["verdict"] = "waived"
-        update["because"] = f"waived ({reason}): {result.because}"
-    model = model_calls(run)
-    if model is not None and model.refused and result.verdict == "pass":
-        # Rounds the model would not answer were not judged: what passed may not have.
-        update["verdict"] = "unknown"
-        update["because"] = f"inconclusive ({model.model}: {model.reason}): {result.because}"
-    return result.model_copy(update=update)
+def law_result(run: TargetRun, law: Invariant, model: ModelCalls | None) -> InvariantResult:
+    """The verdict of one law, with the target's waiver and its model's refusals over it."""
+    result = _law_result(run, law).model_copy(update={"level": level_of(law.id, bool(law.formats))})
+    return overlaid(result, run.waivers.get(law.id), model)
 
 
 def model_calls(run: TargetRun) -> ModelCalls | None:
@@ -136,7 +125,7 @@ def target_report(run: TargetRun, started: float) -> TargetReport:
             "so the option changed nothing here (the README's section on summarisers with a "
             "real model names the adapters that take one)"
         )
-    results = [law_result(run, law) for law in run.judging]
+    results = [law_result(run, law, model) for law in run.judging]
     return TargetReport(
         target=run.target.name,
         view=run.view,

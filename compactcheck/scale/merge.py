@@ -24,7 +24,7 @@ from compactcheck.engine.verdicts import (
     vacuity_line,
 )
 from compactcheck.errors import CompactcheckError
-from compactcheck.report.levels import level_reached
+from compactcheck.report.levels import level_reached, overlaid
 from compactcheck.report.model import (
     COVERAGE_PREFIX,
     VACUITY_PREFIX,
@@ -57,15 +57,15 @@ def _smallest(examples: Iterable[Counterexample]) -> Counterexample:
     )
 
 
-def merge_results(results: Sequence[InvariantResult]) -> InvariantResult:
-    """One law's results from several shards of the same target and view, as one result."""
-    merged = _merged(results)
-    first = results[0]
-    update: dict[str, Any] = {"level": first.level, "waived": first.waived}
-    if first.waived is not None and merged.verdict == "violation":
-        update["verdict"] = "waived"
-        update["because"] = f"waived ({first.waived}): {merged.because}"
-    return merged.model_copy(update=update)
+def merge_results(
+    results: Sequence[InvariantResult], model: ModelCalls | None = None
+) -> InvariantResult:
+    """One law's results from several shards of the same target and view, as one result.
+
+    ``model`` is the shards' model calls added up: a refusal in any shard leaves no pass.
+    """
+    merged = _merged(results).model_copy(update={"level": results[0].level})
+    return overlaid(merged, results[0].waived, model)
 
 
 def _merged(results: Sequence[InvariantResult]) -> InvariantResult:
@@ -165,12 +165,13 @@ def merge_target_reports(reports: Sequence[TargetReport]) -> TargetReport:
     failures: Counter[str] = Counter()
     for report in reports:
         failures.update(report.failures)
+    model = merge_model_calls(reports)
     return TargetReport(
-        model_calls=merge_model_calls(reports),
+        model_calls=model,
         target=first.target,
         view=first.view,
         implementation=implementation,
-        results=(results := [merge_results(by_law[law]) for law in order]),
+        results=(results := [merge_results(by_law[law], model) for law in order]),
         level=level_reached(results),
         errors=errors,
         calls=calls,

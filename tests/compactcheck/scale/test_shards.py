@@ -18,7 +18,7 @@ from compactcheck.engine.recording import ByLaw
 from compactcheck.engine.shards import Shard, ShardError
 from compactcheck.errors import CompactcheckError
 from compactcheck.report.io import load_report, write_report
-from compactcheck.report.model import Report, TargetReport
+from compactcheck.report.model import InvariantResult, ModelCalls, Report, TargetReport
 from compactcheck.scale.merge import MergeError, merge_corpora, merge_reports, merge_target_reports
 from compactcheck.scale.pool import submit, worker_pool
 from compactcheck.targets.calls import Calls
@@ -311,3 +311,34 @@ def test_merged_target_reports_keep_where_the_target_ran_and_add_up_its_failures
     assert merged.isolation == "worker process"
     assert merged.failures == {"hang": 4, "SystemExit(3) raised": 3}
     assert merged.calls["errored"] == 7
+
+
+def test_a_model_refusal_in_one_shard_leaves_no_pass_in_the_merge() -> None:
+    passed = InvariantResult(
+        invariant="goal_preserved",
+        statement="the goal survives",
+        verdict="pass",
+        examples=10,
+        exercised=8,
+        compactions=9,
+        level=2,
+    )
+
+    def shard(refused: int) -> TargetReport:
+        calls = ModelCalls(model="paraphrase", made=5, refused=refused, reason="cap of 5 reached")
+        return TargetReport(
+            target="langmem:summarize_messages",
+            view="messages",
+            results=[passed],
+            model_calls=calls,
+        )
+
+    merged = merge_target_reports([shard(0), shard(3)])
+    [result] = merged.results
+    assert result.verdict == "unknown"
+    assert result.because is not None
+    assert result.because.startswith("inconclusive (paraphrase: cap of 5 reached)")
+    assert merged.model_calls is not None
+    assert merged.model_calls.refused == 3
+    [clean] = merge_target_reports([shard(0), shard(0)]).results
+    assert clean.verdict == "pass"
