@@ -164,9 +164,9 @@ def model_options(parser: argparse.ArgumentParser, *, replay: bool = False) -> N
     )
 
 
-def model_slot(arguments: argparse.Namespace, name: str | None = None) -> ModelSlot | None:
-    """The model slot the options name (``name`` when the options name none); None without one."""
-    chosen = arguments.model or name
+def model_slot(arguments: argparse.Namespace) -> ModelSlot | None:
+    """The model slot the options name; None without one."""
+    chosen = arguments.model
     if chosen is None:
         given = [
             option

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import Any, Literal
@@ -49,8 +49,11 @@ class ModelTerms:
         name = self.name or recorded
         if name is None:
             return None
-        cache = self.cache_dir or path.parent.parent / "models"
-        return ModelSlot(name, cache_dir=cache, max_calls=self.max_calls, offline=self.offline)
+        slot = ModelSlot(
+            name, cache_dir=self.cache_dir, max_calls=self.max_calls, offline=self.offline
+        )
+        # An entry's corpus is its folder: the cache sits beside it, as the run that wrote it had.
+        return replace(slot, cache_dir=slot.cache_for(path.parent))
 
 
 @dataclass(frozen=True)

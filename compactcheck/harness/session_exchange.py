@@ -60,20 +60,20 @@ def _folded_price(folder: SurfaceFolder) -> int:
     return sum(node_price(folder.events[seq]) for seq in folder.tracker.nodes)
 
 
-def surface_price(events: Sequence[SessionEvent]) -> int:
-    """The heuristic price of the surface a log folds to."""
-    folder = SurfaceFolder()
-    folder.feed(events)
-    return _folded_price(folder)
-
-
 def _additions(
     events: Sequence[SessionEvent],
     mode: SessionMode,
     context_window: int | None,
     folder: SurfaceFolder,
 ) -> list[dict[str, Any]]:
-    """The events the harness writes after the history for a mode (``folder``: its fold)."""
+    """The events the harness writes after the history for a mode (``folder``: its fold).
+
+    Manual compaction gets the history as it is. Automatic modes run inside an open turn with a
+    routed target, as the agent's pre-step and request-error hooks do: when the history ends
+    between turns the next turn is opened, then a request/header names the target and a
+    request/context gives its window (by default the surface's own price, so the log sits above
+    an 80% pressure threshold).
+    """
     if mode == "manual":
         return []
     added: list[dict[str, Any]] = []
@@ -91,27 +91,6 @@ def _additions(
     window = context_window if context_window is not None else max(1, _folded_price(folder))
     add("request/context", {**target, "contextWindow": window})
     return added
-
-
-def prepared_log(
-    history: SessionLog, mode: SessionMode, *, context_window: int | None = None
-) -> list[dict[str, Any]]:
-    """The log handed to a backend for a mode.
-
-    Manual compaction gets the history as it is. Automatic modes run inside an open turn with a
-    routed target, as the agent's pre-step and request-error hooks do: when the history ends
-    between turns the next turn is opened, then a request/header names the target and a
-    request/context gives its window (by default the surface's own price, so the log sits above
-    an 80% pressure threshold).
-    """
-    events = history.events
-    folder = SurfaceFolder()
-    if mode != "manual" and context_window is None:
-        folder.feed(events)
-    return [
-        *(event.to_json_data() for event in events),
-        *_additions(events, mode, context_window, folder),
-    ]
 
 
 def _appended_of(answer: object) -> list[Any] | None:

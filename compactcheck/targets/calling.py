@@ -79,3 +79,8 @@ def result_of(
     if not isinstance(output, dict):
         return None, f"expected a dict with 'appended', found {type(output).__name__}"
     return output, ""
+
+
+def waivers_of(function: object) -> dict[str, str]:
+    """The laws a compactor declares it does not promise (``compactcheck_waivers``), by reason."""
+    return dict(getattr(function, "compactcheck_waivers", None) or {})

@@ -23,8 +23,8 @@ from compactcheck.errors import CompactcheckError
 from compactcheck.targets.protocol import StopRequest
 
 _CHUNK = 64 * 1024
-# How long a wait for an answer goes without looking for a Ctrl-C.
-_SLICE = 0.2
+# How long a wait for an answer goes without looking for a Ctrl-C (every waiting loop).
+SLICE = 0.2
 
 
 class HarnessStartError(CompactcheckError):
@@ -228,7 +228,7 @@ class HarnessProcess:
                     raise DeadlineError
                 # In slices, so that a Ctrl-C heard meanwhile is acted on promptly.
                 interrupts.check()
-                for key, _ in selector.select(min(remaining, _SLICE)):
+                for key, _ in selector.select(min(remaining, SLICE)):
                     if key.fd == self._stdin:
                         try:
                             written = os.write(self._stdin, pending)

@@ -10,11 +10,15 @@ from typing import Any
 from compactcheck.engine import interrupts
 from compactcheck.report.model import Implementation
 from compactcheck.targets.backend import Answer
-from compactcheck.targets.calling import FORMAT_NAMES, argument_of, described, result_of
+from compactcheck.targets.calling import (
+    FORMAT_NAMES,
+    argument_of,
+    described,
+    result_of,
+    waivers_of,
+)
+from compactcheck.targets.harness_process import SLICE
 from invariants import View
-
-# How long a wait for an answer goes without looking for a Ctrl-C.
-_SLICE = 0.2
 
 
 class _TimedOutError(Exception):
@@ -81,7 +85,7 @@ class CallableBackend:
             views=list(views),
             formats=list(FORMAT_NAMES),
             # What the compactor declares it does not promise (``compactcheck_waivers``).
-            waivers=dict(getattr(function, "compactcheck_waivers", None) or {}),
+            waivers=waivers_of(function),
         )
         self.last_input: Any = None
 
@@ -102,7 +106,7 @@ class CallableBackend:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise _TimedOutError
-            call.done.wait(min(left, _SLICE))
+            call.done.wait(min(left, SLICE))
         if call.error is not None:
             raise call.error
         return call.value

@@ -32,6 +32,7 @@ from compactcheck.targets.calling import (
     argument_of,
     described,
     result_of,
+    waivers_of,
 )
 from compactcheck.targets.loading import (
     LoadError,
@@ -113,7 +114,7 @@ class _Compactor:
                 "views": list(callable_views(attribute, view)),
                 # A plain callable takes whichever format the run names (--format).
                 "formats": list(FORMAT_NAMES),
-                "waivers": dict(getattr(attribute, "compactcheck_waivers", None) or {}),
+                "waivers": waivers_of(attribute),
             }
 
     def answer(self, request: dict[str, Any], pristine: dict[str, Any]) -> dict[str, Any]:

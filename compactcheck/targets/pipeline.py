@@ -21,13 +21,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from compactcheck.engine import interrupts
-from compactcheck.targets.harness_process import DeadlineError, HarnessProcess, OversizeError
+from compactcheck.targets.harness_process import (
+    SLICE,
+    DeadlineError,
+    HarnessProcess,
+    OversizeError,
+)
 
 # How many requests a harness is handed before its first answer: enough to hide a round trip
 # behind the compactor's work, few enough that a crash leaves little to re-send.
 DEFAULT_WINDOW = 16
-# How long a wait for an answer goes without looking for a Ctrl-C.
-_SLICE = 0.2
 
 
 @dataclass
@@ -112,7 +115,7 @@ class Window:
                         raise OversizeError(resynced=False)
                     raise DeadlineError
                 interrupts.check()
-                wait = min(remaining, _SLICE) if self.flight else _SLICE
+                wait = min(remaining, SLICE) if self.flight else SLICE
                 for key, _ in selector.select(wait):
                     if key.fd == process.stdin_fd:
                         self._write(queue)

@@ -46,7 +46,7 @@ from compactcheck.targets.protocol import (
     parse_line,
     validate_answer,
 )
-from invariants import View
+from invariants import View, json_copy
 
 DEFAULT_TIMEOUT = 10.0
 DEFAULT_MAX_RESTARTS = 3
@@ -152,7 +152,7 @@ class CommandBackend:
     def compact(self, view: View, payload: dict[str, Any]) -> Answer:
         """Answer one compact request; every harness fault becomes an errored Answer."""
         if self._noted is not None:
-            self._noted.append((view, json.loads(json.dumps(payload))))
+            self._noted.append((view, json_copy(payload)))
             return Answer.error(_NOTED)
         if self._ahead:
             served = self._served(view, payload)

@@ -94,12 +94,8 @@ def calls_line(target: TargetReport) -> str | None:
     )
     what = "pairs" if target.isolation == "recorded" else "calls"
     level = level_text(target.level, target.results)
-    waived = [r for r in target.results if r.waived is not None]
-    declared = (
-        "; waived by the target: " + "; ".join(f"{r.invariant} ({r.waived})" for r in waived)
-        if waived
-        else ""
-    )
+    waived = waived_text(target)
+    declared = f"; waived by the target: {waived}" if waived else ""
     return (
         f"{what}{where}: {', '.join(counted)}"
         + (f"; failed calls: {failed}" if failed else "")
@@ -108,6 +104,11 @@ def calls_line(target: TargetReport) -> str | None:
         + (f"; {level}" if level else "")
         + declared
     )
+
+
+def waived_text(target: TargetReport) -> str:
+    """The laws a target waived with their reasons ("facts_preserved (a sliding window ...)")."""
+    return "; ".join(f"{r.invariant} ({r.waived})" for r in target.results if r.waived is not None)
 
 
 def input_problems_line(example: Counterexample) -> str | None:

@@ -203,9 +203,9 @@ def _after_table(report: Report, console: Console) -> None:
 
 def _fidelity(report: Report, console: Console) -> None:
     """Each target's fidelity table: shares kept, beside the reference on the same inputs."""
-    measured = [target for target in report.targets if fidelity_rows(target)]
-    titles = [f"fidelity of {target.target} [{where(target)}]" for target in measured]
-    for title, target in zip(shortened(titles, console.width - 4), measured, strict=True):
+    measured = [(target, rows) for target in report.targets if (rows := fidelity_rows(target))]
+    titles = [f"fidelity of {target.target} [{where(target)}]" for target, _ in measured]
+    for title, (target, rows) in zip(shortened(titles, console.width - 4), measured, strict=True):
         fidelity = target.fidelity
         assert fidelity is not None
         table = Table(title=_safe(title), title_justify="left")
@@ -216,7 +216,7 @@ def _fidelity(report: Report, console: Console) -> None:
         if fidelity.reference is not None:
             table.add_column("ref.", justify="right", no_wrap=True)
         table.add_column("by round", no_wrap=True)
-        for row in fidelity_rows(target):
+        for row in rows:
             cells = [row.label, row.mean, row.range, str(row.n)]
             if fidelity.reference is not None:
                 cells.append(row.reference)

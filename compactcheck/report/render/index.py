@@ -16,7 +16,12 @@ from pydantic import JsonValue
 from compactcheck.report.compare import summary
 from compactcheck.report.levels import level_text
 from compactcheck.report.model import Counterexample, InvariantResult, Report, TargetReport
-from compactcheck.report.render._digest import FIDELITY_LABELS, fidelity_gaps, measure_text
+from compactcheck.report.render._digest import (
+    FIDELITY_LABELS,
+    fidelity_gaps,
+    measure_text,
+    waived_text,
+)
 from compactcheck.report.render._layout import render_page
 from compactcheck.report.render.charts import tradeoff_chart
 from compactcheck.report.render.conversation import Picture, picture
@@ -60,9 +65,7 @@ def level_rows(reports: Sequence[Report]) -> list[tuple[str, str, str]]:
     rows = []
     for report in reports:
         for target in report.targets:
-            waived = "; ".join(
-                f"{r.invariant} ({r.waived})" for r in target.results if r.waived is not None
-            )
+            waived = waived_text(target)
             rows.append(
                 (target.target, level_text(target.level, target.results) or "-", waived or "none")
             )
