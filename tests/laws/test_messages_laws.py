@@ -6,11 +6,15 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from invariants.catalogue import UnknownInvariantError, catalogue, select
 from invariants.facts import Budget, Facts
 from invariants.laws.messages import message_size
-from invariants.messages import parse_messages
+from invariants.laws.messages.content import Mention, token_mentions
+from invariants.messages import UserMessage, content_text, parse_messages
+from invariants.tokens import discriminating, position
 from invariants.verdict import Finding
 
 Message = dict[str, Any]
@@ -560,3 +564,41 @@ def test_order_still_flags_a_kept_message_moved_when_no_copy_is_extra() -> None:
 def test_an_unknown_view_is_an_error_not_an_empty_selection() -> None:
     with pytest.raises(UnknownInvariantError, match="unknown view 'message'"):
         select("message")  # type: ignore[call-overload]
+
+
+def _mentions_line_by_line(messages: Any, texts: list[str]) -> dict[str, Any]:
+    """token_mentions' reading done the plain way: every line of every message, every text."""
+    keys = {t: discriminating(t, [o for o in texts if o != t]) for t in texts}
+    last: dict[str, Any] = {}
+    for index, message in enumerate(messages):
+        for line in content_text(message.content).splitlines():
+            hits = sorted(
+                (at, t) for t in texts if keys[t] and (at := position(keys[t], line)) is not None
+            )
+            for rank, (_, t) in enumerate(hits):
+                last[t] = Mention(index, rank == 0)
+    return last
+
+
+_PIECES = st.sampled_from(
+    ["Use", "Python", "python", "3.11", "3.12", "never", "push", "to", "main", "Main", " ",
+     "\n", "\r\n", ".", "x", "İ", "(replaces", "Keep", "coverage", "90%", "login.py", ".bak"]
+)  # fmt: skip
+_CONSTRAINTS = st.sampled_from(
+    ["Use Python 3.11", "Use Python 3.12", "Never push to main", "Keep coverage above 90%",
+     "Do not touch login.py"]
+)  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.lists(st.one_of(_PIECES, _CONSTRAINTS), max_size=24), max_size=5),
+    st.lists(_CONSTRAINTS, max_size=4, unique=True),
+)
+def test_token_mentions_reads_as_a_line_by_line_walk(
+    pieces: list[list[str]], texts: list[str]
+) -> None:
+    # The law finds the lines to read by searching whole messages; a plain walk of every line
+    # must read the same mentions.
+    messages = [UserMessage(content="".join(parts)) for parts in pieces]
+    assert token_mentions(messages, texts) == _mentions_line_by_line(messages, texts)

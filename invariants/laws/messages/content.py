@@ -128,22 +128,45 @@ def token_mentions(messages: Messages, texts: Sequence[str]) -> dict[str, Mentio
     read as the values they replace.
     """
     last: dict[str, Mention] = {}
-    keys = {
-        text: discriminating(text, [other for other in texts if other != text]) for text in texts
-    }
-    for index, message in enumerate(messages):
-        whole = content_text(message.content)
-        lowered = whole.lower()
-        # Only the messages holding a constraint's first token are read line by line.
-        near = [t for t in texts if keys[t] and keys[t][0].lower() in lowered]
-        if not near:
-            continue
-        for line in whole.splitlines():
-            hits = sorted(
-                (at, text) for text in near if (at := position(keys[text], line)) is not None
-            )
-            for rank, (_, text) in enumerate(hits):
-                last[text] = Mention(index, rank == 0)
+    probes = [
+        (text, key, key[0].lower())
+        for text in texts
+        if (key := discriminating(text, [other for other in texts if other != text]))
+    ]
+    if not probes:
+        return last
+    # Only the lines holding a constraint's first token (in any case) are read: they are found
+    # by one search of all the messages per constraint, not by walking messages and lines.
+    wholes = [content_text(message.content) for message in messages]
+    lows = [whole.lower() for whole in wholes]
+    joined = "\x00".join(lows)
+    ends = list(accumulate(len(low) + 1 for low in lows))
+    line_starts: dict[int, list[int]] = {}
+    candidates: dict[tuple[int, int], list[tuple[str, tuple[str, ...]]]] = {}
+    for text, key, first in probes:
+        at = joined.find(first)
+        while at >= 0:
+            index = bisect_right(ends, at)
+            opening = ends[index] - len(lows[index]) - 1
+            starts = line_starts.get(index)
+            if starts is None:
+                lines = lows[index].splitlines(keepends=True)
+                starts = line_starts[index] = [0, *accumulate(map(len, lines))]
+            number = bisect_right(starts, at - opening) - 1
+            candidates.setdefault((index, number), []).append((text, key))
+            at = joined.find(first, opening + starts[number + 1])
+    split: dict[int, list[str]] = {}
+    for index, number in sorted(candidates):
+        if index not in split:
+            split[index] = wholes[index].splitlines()
+        line = split[index][number]
+        hits = sorted(
+            (found, text)
+            for text, key in candidates[index, number]
+            if (found := position(key, line)) is not None
+        )
+        for rank, (_, text) in enumerate(hits):
+            last[text] = Mention(index, rank == 0)
     return last
 
 
