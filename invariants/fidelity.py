@@ -134,7 +134,7 @@ def messages_fidelity(
     A superseded constraint counts as reasserted where ``constraints_preserved`` would flag it:
     the output's last mention asserts it as current, though the input's did not.
     """
-    held_in, held_out = FactLookup(before, facts.reading), FactLookup(after, facts.reading)
+    held_in, held_out = FactLookup.of(before, facts.reading), FactLookup.of(after, facts.reading)
     stale = [text for text in dict.fromkeys(facts.superseded_constraints) if held_in.holds(text)]
     everything = [*facts.constraints, *stale]
     mentions = token_mentions if facts.reading == "tokens" else constraint_mentions

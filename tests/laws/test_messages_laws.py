@@ -13,6 +13,7 @@ from invariants.catalogue import UnknownInvariantError, catalogue, select
 from invariants.facts import Budget, Facts
 from invariants.laws.messages import message_size
 from invariants.laws.messages.content import Mention, token_mentions
+from invariants.laws.messages.reading import FactLookup
 from invariants.messages import UserMessage, content_text, parse_messages
 from invariants.tokens import discriminating, position
 from invariants.verdict import Finding
@@ -602,3 +603,15 @@ def test_token_mentions_reads_as_a_line_by_line_walk(
     # must read the same mentions.
     messages = [UserMessage(content="".join(parts)) for parts in pieces]
     assert token_mentions(messages, texts) == _mentions_line_by_line(messages, texts)
+
+
+def test_a_fact_lookup_is_reused_only_for_the_very_same_tuple() -> None:
+    said = (UserMessage(content="Fix AUTH-142 in login.py"),)
+    assert FactLookup.of(said, "tokens") is FactLookup.of(said, "tokens")
+    assert FactLookup.of(said, "tokens") is not FactLookup.of(said, "verbatim")
+    # An equal tuple built anew is read anew, and a list, which can change, is never reused.
+    assert FactLookup.of(tuple(list(said)), "tokens") is not FactLookup.of(said, "tokens")
+    edited = list(said)
+    assert FactLookup.of(edited, "tokens").holds("login.py")
+    edited[0] = UserMessage(content="Fix AUTH-142")
+    assert not FactLookup.of(edited, "tokens").holds("login.py")

@@ -33,7 +33,7 @@ def goal_preserved(before: Messages, after: Messages, facts: Facts) -> Finding:
     # Read by tokens, the goal is the planted one where the message states it (the rest of the
     # message is how the user put it), else the whole message.
     goal = facts.goal if facts.goal and facts.goal in text else text
-    missing = FactLookup(after, facts.reading).missing(goal) if facts.reading == "tokens" else []
+    missing = FactLookup.of(after, facts.reading).missing(goal) if facts.reading == "tokens" else []
     if facts.reading == "tokens" and not missing:
         return Finding("goal_preserved", True)
     first_out = next((m for m in after if isinstance(m, UserMessage)), None)
@@ -55,7 +55,7 @@ def _lost(
 
     ``held`` is the lookup of ``before`` the caller already built.
     """
-    out = FactLookup(after, facts.reading)
+    out = FactLookup.of(after, facts.reading)
     for text in texts:
         if not out.holds(text):
             at = held.holding(text)
@@ -213,7 +213,7 @@ def constraints_preserved(before: Messages, after: Messages, facts: Facts) -> Fi
                     witness(system),
                 )
             )
-    held = FactLookup(before, facts.reading)
+    held = FactLookup.of(before, facts.reading)
     current = [text for text in facts.constraints if held.holds(text)]
     for text, at, source in _lost(before, held, after, facts, current):
         found.append(
@@ -253,7 +253,7 @@ def constraints_preserved(before: Messages, after: Messages, facts: Facts) -> Fi
 )
 def facts_preserved(before: Messages, after: Messages, facts: Facts) -> Finding:
     """Changed file paths, pending step ids and other must-keep identifiers survive."""
-    held = FactLookup(before, facts.reading)
+    held = FactLookup.of(before, facts.reading)
     present = [ident for ident in dict.fromkeys(facts.must_keep) if ident and held.holds(ident)]
     found = [
         Violation(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
 from invariants.facts import Reading
 from invariants.law import Invariant
@@ -90,8 +91,31 @@ class FactLookup:
     occurrence always counts.
     """
 
+    # The lookups of the last few lists: the laws and the fidelity measures of one compaction
+    # read the same two lists, and a list's corpus is the larger part of a lookup's cost.
+    _recent: ClassVar[list[FactLookup]] = []
+
+    @classmethod
+    def of(cls, messages: Messages, reading: Reading) -> FactLookup:
+        """The lookup of ``messages``, built once for a tuple (which cannot change) and reused.
+
+        Only a tuple is reused, and only while it is the very same object: a list could be
+        edited between two calls, and an equal tuple is not known to be equal without the
+        comparison the reuse is there to save.
+        """
+        if type(messages) is not tuple:
+            return cls(messages, reading)
+        for found in cls._recent:
+            if found.messages is messages and found.reading == reading:
+                return found
+        found = cls(messages, reading)
+        cls._recent.insert(0, found)
+        del cls._recent[4:]
+        return found
+
     def __init__(self, messages: Messages, reading: Reading) -> None:
         self.messages = messages
+        self.reading = reading
         self.text = corpus(messages)
         self.tokens = reading == "tokens"
         self._whole: TokenIndex | None = None
