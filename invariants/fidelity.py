@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 from invariants.compaction import SnapshotAfter, SnapshotBefore
 from invariants.facts import Counter, Facts
-from invariants.laws.messages.content import constraint_mentions, token_mentions
+from invariants.laws.messages.content import reassertions
 from invariants.laws.messages.reading import FactLookup
 from invariants.laws.messages.size import message_size
 from invariants.messages import ChatMessage
@@ -135,18 +135,10 @@ def messages_fidelity(
     the output's last mention asserts it as current, though the input's did not.
     """
     held_in, held_out = FactLookup.of(before, facts.reading), FactLookup.of(after, facts.reading)
-    stale = [text for text in dict.fromkeys(facts.superseded_constraints) if held_in.holds(text)]
-    everything = [*facts.constraints, *stale]
-    mentions = token_mentions if facts.reading == "tokens" else constraint_mentions
-    read_before = mentions(before, everything)
-    read_after = mentions(after, everything)
-    wrongly = 0
-    for text in stale:
-        now, then = read_after.get(text), read_before.get(text)
-        if now is not None and now.current and not (then is not None and then.current):
-            wrongly += 1
+    read = reassertions(before, after, facts)
     sizes = (message_size(before, counter), message_size(after, counter), counter)
-    return _measured(round, facts, held_in, held_out, Survival(wrongly, len(stale)), sizes)
+    reasserted = Survival(len(read.asserted), len(read.stale))
+    return _measured(round, facts, held_in, held_out, reasserted, sizes)
 
 
 def _text(value: Any) -> str:

@@ -170,6 +170,48 @@ def token_mentions(messages: Messages, texts: Sequence[str]) -> dict[str, Mentio
     return last
 
 
+@dataclass(frozen=True)
+class Reassertions:
+    """The superseded constraints an input still held, and those its output asserts anew."""
+
+    stale: tuple[str, ...]
+    # Each superseded constraint the output's last mention asserts as current though the
+    # input's did not: its text, that mention, and the input's last mention of it (or None).
+    asserted: tuple[tuple[str, Mention, Mention | None], ...]
+
+
+# The readings of the last few compactions: the law and the fidelity measure of one compaction
+# read the same pair of lists with the same facts.
+_READ: list[tuple[Messages, Messages, Facts, Reassertions]] = []
+
+
+def reassertions(before: Messages, after: Messages, facts: Facts) -> Reassertions:
+    """Which superseded constraints ``after`` reasserts, read as ``constraints_preserved`` reads.
+
+    Every constraint the input holds is read together (each told from the others by its tokens,
+    unless the reading is verbatim); the result is reused for the very same tuples and facts.
+    """
+    for held_before, held_after, held_facts, found in _READ:
+        if held_before is before and held_after is after and held_facts is facts:
+            return found
+    held = FactLookup.of(before, facts.reading)
+    current = [text for text in facts.constraints if held.holds(text)]
+    stale = tuple(t for t in dict.fromkeys(facts.superseded_constraints) if held.holds(t))
+    mentions = token_mentions if facts.reading == "tokens" else constraint_mentions
+    read_before = mentions(before, [*current, *stale]) if stale else {}
+    read_after = mentions(after, [*current, *stale]) if stale else {}
+    asserted = []
+    for text in stale:
+        now, then = read_after.get(text), read_before.get(text)
+        if now is not None and now.current and not (then is not None and then.current):
+            asserted.append((text, now, then))
+    found = Reassertions(stale, tuple(asserted))
+    if type(before) is tuple and type(after) is tuple:
+        _READ.insert(0, (before, after, facts, found))
+        del _READ[4:]
+    return found
+
+
 @invariant(
     "messages",
     "constraints_preserved",
@@ -223,15 +265,9 @@ def constraints_preserved(before: Messages, after: Messages, facts: Facts) -> Fi
                 witness(source),
             )
         )
-    stale = [text for text in facts.superseded_constraints if held.holds(text)]
-    everything = [*current, *stale]
-    mentions = token_mentions if facts.reading == "tokens" else constraint_mentions
-    read_before = mentions(before, everything)
-    read_after = mentions(after, everything)
-    for text in stale:
-        now, then = read_after.get(text), read_before.get(text)
-        if now is None or not now.current or (then is not None and then.current):
-            continue
+    read = reassertions(before, after, facts)
+    stale = read.stale
+    for text, now, then in read.asserted:
         replaced_at = f" (input index {then.index})" if then is not None else ""
         found.append(
             Violation(
