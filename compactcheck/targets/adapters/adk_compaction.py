@@ -18,7 +18,8 @@ These three functions are private to ADK; the adapter pins google-adk 2.13.0 (go
 
 Offline: compaction summaries come from ADK's own ``LlmEventSummarizer`` over ``EchoLlm``, a
 local ``BaseLlm`` that answers with the conversation ADK's prompt holds (the text after its
-instruction), word for word; so whatever a summary lacks, ADK did not show it (ADK itself cuts
+instruction), word for word, or over the run's model (``--model``, as ``ModelLlm``: metered and
+recorded); with the echo, whatever a summary lacks, ADK did not show it (ADK itself cuts
 tool arguments and responses to 2,000 characters in that prompt). Experimental-feature warnings
 are suppressed through ADK's own switch, ``ADK_SUPPRESS_EXPERIMENTAL_FEATURE_WARNINGS``.
 
@@ -60,6 +61,8 @@ from google.adk.sessions.in_memory_session_service import InMemorySessionService
 from google.adk.sessions.session import Session
 from google.genai import types
 
+from compactcheck.models.meter import MeteredModel
+from compactcheck.models.request import ModelRequest, Turn
 from compactcheck.targets.adapters.adapter import Adapter, Parameters, Request, RequestAdapter
 from compactcheck.targets.adapters.convert_adk import from_genai, to_events, to_genai
 from compactcheck.targets.adapters.parameters import ParameterDraw
@@ -95,6 +98,40 @@ class EchoLlm(BaseLlm):
         last = llm_request.contents[-1] if llm_request.contents else None
         prompt = "".join(part.text or "" for part in (last.parts or [])) if last else ""
         said = prompt.removeprefix(_INSTRUCTION)
+        yield LlmResponse(content=types.Content(role="model", parts=[types.Part(text=said)]))
+
+
+class ModelLlm(BaseLlm):
+    """An ADK model answered by the run's model (``--model``): ADK's summary prompt becomes a
+    model request (the request's system instruction its system text, each content a turn), so
+    that the call is metered, recorded and replayed like any other. A refused call raises, and
+    the adapter makes the round inconclusive."""
+
+    model: str = "compactcheck-model"
+    slot: Any = None
+    """The MeteredModel that answers (typed loosely: pydantic cannot check it)."""
+
+    @property
+    def capabilities(self) -> LlmCapabilities:
+        """Declared outright, so that ADK does not fall back to guessing from the name."""
+        return LlmCapabilities(output_schema_and_tools=False)
+
+    async def generate_content_async(
+        self, llm_request: LlmRequest, stream: bool = False
+    ) -> AsyncGenerator[LlmResponse, None]:
+        """One answer: the run's model's, to ADK's prompt."""
+        del stream
+        instruction = llm_request.config.system_instruction if llm_request.config else None
+        system = instruction if isinstance(instruction, str) else ""
+        turns = tuple(
+            Turn(
+                role="assistant" if content.role == "model" else "user",
+                text="".join(part.text or "" for part in (content.parts or [])),
+            )
+            for content in llm_request.contents
+        )
+        answering: MeteredModel = self.slot
+        said = answering.answer(ModelRequest(system=system, turns=turns))
         yield LlmResponse(content=types.Content(role="model", parts=[types.Part(text=said)]))
 
 
@@ -146,6 +183,11 @@ async def next_request_contents(
 class _Adk(RequestAdapter):
     package = "google-adk"
     format = "gemini"
+    summarises = True
+
+    def _summarizer(self) -> LlmEventSummarizer:
+        llm = EchoLlm() if self.model is None else ModelLlm(slot=self.model)
+        return LlmEventSummarizer(llm=llm)
 
     def _config(self, parameters: Parameters) -> EventsCompactionConfig:
         raise NotImplementedError
@@ -155,10 +197,6 @@ class _Adk(RequestAdapter):
         contents = to_genai(history.get("contents", []))
         compacted = asyncio.run(next_request_contents(contents, self._config(parameters)))
         return {**history, "contents": from_genai(compacted)}
-
-
-def _summarizer() -> LlmEventSummarizer:
-    return LlmEventSummarizer(llm=EchoLlm())
 
 
 class SlidingWindow(_Adk):
@@ -173,7 +211,7 @@ class SlidingWindow(_Adk):
 
     def _config(self, parameters: Parameters) -> EventsCompactionConfig:
         return EventsCompactionConfig(
-            summarizer=_summarizer(),
+            summarizer=self._summarizer(),
             compaction_interval=cast(int, parameters["compaction_interval"]),
             overlap_size=cast(int, parameters["overlap_size"]),
         )
@@ -196,7 +234,7 @@ class TokenThreshold(_Adk):
 
     def _config(self, parameters: Parameters) -> EventsCompactionConfig:
         return EventsCompactionConfig(
-            summarizer=_summarizer(),
+            summarizer=self._summarizer(),
             token_threshold=cast(int, parameters["token_threshold"]),
             event_retention_size=cast(int, parameters["event_retention_size"]),
         )

@@ -12,7 +12,10 @@ Offline throughout: sizes are Haystack's own ``ApproximateTokenCounter`` (render
 the budget law's own arithmetic under a declared ``--budget``; the summariser is a local fake
 generator (``ExtractiveSummarizer``) that repeats the conversation it is handed, everything but
 the bodies of long tool results, so that its summary is shorter than what it replaces, as
-Haystack requires (a summary that does not shrink the conversation is refused); the offload store
+Haystack requires (a summary that does not shrink the conversation is refused), unless the run
+names a model (``--model``): Haystack's prompt then goes to that model (``ModelSummarizer``),
+metered and recorded; a fake that repeats its prompt (echo, paraphrase) never shrinks the
+conversation, so Haystack refuses every such summary and no round is compacted; the offload store
 is Haystack's ``FileSystemToolResultStore`` in a temporary folder that each call removes.
 
 Parameter ranges, drawn per history (see ``compactcheck.targets.adapters.parameters``):
@@ -56,6 +59,8 @@ from haystack.token_counters import ApproximateTokenCounter, TokenCounter
 from haystack.tools import ToolsType
 from haystack.utils.experimental import ExperimentalWarning
 
+from compactcheck.models.meter import MeteredModel
+from compactcheck.models.request import ModelRequest, Role, Turn
 from compactcheck.targets.adapters.adapter import (
     Messages,
     MessagesAdapter,
@@ -108,6 +113,33 @@ class ExtractiveSummarizer:
         opening, closing = "<conversation_to_summarize>\n", "\n</conversation_to_summarize>"
         transcript = prompt.removeprefix(opening).removesuffix(closing)
         return {"replies": [ChatMessage.from_assistant(extractive_summary(transcript))]}
+
+
+class ModelSummarizer:
+    """Haystack's chat generator protocol answered by the run's model (``--model``).
+
+    Haystack builds its own summary prompt; the prompt's messages become a model request (the
+    system messages its system text, every other message a turn), so that the call is metered,
+    recorded and replayed like any other. A refused call raises: Haystack stops at its last
+    summary, and the adapter makes the round inconclusive.
+    """
+
+    def __init__(self, model: MeteredModel) -> None:
+        self.model = model
+
+    def run(self, messages: list[ChatMessage]) -> dict[str, Any]:
+        """One reply: the model's answer to Haystack's prompt."""
+        system = "\n".join(m.text or "" for m in messages if m.role.value == "system")
+        turns = tuple(
+            Turn(role=_ROLES.get(m.role.value, "user"), text=m.text or "")
+            for m in messages
+            if m.role.value != "system"
+        )
+        text = self.model.answer(ModelRequest(system=system, turns=turns))
+        return {"replies": [ChatMessage.from_assistant(text)]}
+
+
+_ROLES: dict[str, Role] = {"assistant": "assistant", "tool": "tool"}
 
 
 class BudgetCounter(TokenCounter):
@@ -213,7 +245,9 @@ class SlidingWindow(_Haystack):
 
 
 class Summarization(_Haystack):
-    """``SummarizationCompactor`` with the extractive local summariser."""
+    """``SummarizationCompactor`` with the extractive local summariser, or the run's model."""
+
+    summarises = True
 
     def _settings(self, draw: ParameterDraw) -> None:
         draw.choice("min_keep_steps", (1, 0, 2))
@@ -223,7 +257,9 @@ class Summarization(_Haystack):
     def _compactor(self, parameters: Parameters, folder: Path) -> Compactor:
         del folder
         return SummarizationCompactor(
-            chat_generator=ExtractiveSummarizer(),
+            chat_generator=(
+                ExtractiveSummarizer() if self.model is None else ModelSummarizer(self.model)
+            ),
             min_keep_steps=cast(int, parameters["min_keep_steps"]),
             approximate_summary_tokens=cast(int, parameters["approximate_summary_tokens"]),
             raise_on_failure=bool(parameters["raise_on_failure"]),
