@@ -28,9 +28,11 @@ from benchmarks.generation import VIEWS as GENERATED
 from benchmarks.generation import generation_only, rate
 from benchmarks.guard_overhead import guard_overhead
 from benchmarks.messages_judgement import (
+    Pair,
     best_ms,
     control,
     exponent,
+    fresh,
     judge,
     pair,
     parse_and_judge,
@@ -50,6 +52,7 @@ from compactcheck.targets.inprocess import CallableBackend
 from compactcheck.targets.registry import all_mutants, resolve
 from compactcheck.targets.subprocess_backend import CommandBackend
 from invariants import AgentEvent, Decision, View, catalogue, dump_messages
+from invariants.law import Invariant
 from strategies import message_histories, scenarios
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -201,6 +204,10 @@ class _Judged:
     per_law: dict[str, float]
 
 
+def _judged_alone(law: Invariant[Any, Any], judged: Pair) -> None:
+    law.check(fresh(judged.before), fresh(judged.after), judged.facts)
+
+
 def _judged(size: int, by_law: bool) -> _Judged:
     judged = pair(size)
     judge(judged)
@@ -210,7 +217,7 @@ def _judged(size: int, by_law: bool) -> _Judged:
         "control": best_ms(lambda: control(judged)),
     }
     per_law = {
-        law.id: best_ms(partial(law.check, judged.before, judged.after, judged.facts))
+        law.id: best_ms(partial(_judged_alone, law, judged))
         for law in (catalogue("messages") if by_law else [])
     }
     return _Judged(judged.chars / 1e6, len(judged.after), ms, per_law)
