@@ -68,20 +68,9 @@ class _NotPlainJsonError(Exception):
     """Raised by the fast copy at the first value it does not take as plain JSON."""
 
 
-def _plain_copy(value: Any) -> Any:
-    """A copy of plain lossless JSON (exact types only), or _NotPlainJsonError.
-
-    The fast path of every event's validation: no path strings are built unless something is
-    wrong, and the checked value is copied in the same walk.
-    """
-    kind = type(value)
-    if kind is dict:
-        return _plain_dict(value)
-    if kind is list:
-        return _plain_list(value)
-    return _plain_scalar(value, kind)
-
-
+# The fast path of every event's validation (exact types only, _NotPlainJsonError otherwise):
+# no path strings are built unless something is wrong, and the checked value is copied in the
+# same walk.
 def _plain_scalar(value: Any, kind: type) -> Any:
     if kind is str or kind is bool or value is None:
         return value
@@ -136,8 +125,13 @@ def _plain_list(value: list[Any]) -> list[Any]:
 
 def lossless_copy(value: Any) -> Any:
     """A detached copy of lossless JSON data, or ValueError naming the first problem."""
+    kind = type(value)
     try:
-        return _plain_copy(value)
+        if kind is dict:
+            return _plain_dict(value)
+        if kind is list:
+            return _plain_list(value)
+        return _plain_scalar(value, kind)
     except (_NotPlainJsonError, RecursionError):
         # Subclasses of str, dict or list, a value JSON cannot carry, or a cycle: the slow walk
         # says which and where.

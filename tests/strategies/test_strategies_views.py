@@ -7,7 +7,8 @@ from dataclasses import replace
 from hypothesis import given, settings
 
 from invariants import AgentState, CompactorInput
-from invariants.session import check_log
+from invariants.session import SessionEvent, check_log
+from invariants.session.envelope import lossless_json_problem
 from reference_engine.snapshot import (
     ReferenceCompactor,
     SnapshotDesign,
@@ -98,6 +99,10 @@ def test_every_message_list_is_one_a_provider_accepts(
 def test_every_session_log_passes_the_log_checker(projected: Projected[SessionHistory]) -> None:
     history = projected.view
     assert check_log(history.events) is None
+    # The view builds its events without validating them: each must be what validation makes.
+    for event in history.events:
+        assert SessionEvent.from_json_data(event.to_json_data()) == event
+        assert lossless_json_problem(event.data) is None
     scenario = projected.scenario
     kinds = [event.type for event in history.events]
     assert kinds.count("turn/start") == len(scenario.turns)
