@@ -3,14 +3,68 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from typing import Any
 
 import rfc8785
 
 
 def canonical_json(value: Any) -> bytes:
-    """The RFC 8785 canonical encoding of JSON-shaped data."""
+    """The RFC 8785 canonical encoding of JSON-shaped data.
+
+    Data of exact JSON types without floats, with safe integers and ASCII keys (snapshots,
+    events, states) is written by the standard library's C encoder, whose output is the
+    canonical one there: keys sorted by code point sort as UTF-16 units do, and both escape
+    exactly the control characters, quote and backslash, alike. Anything else (floats, whose
+    forms differ; other keys; other types; lone surrogates) is written by ``rfc8785``.
+    """
+    try:
+        if _plain(value):
+            return json.dumps(
+                value, sort_keys=True, separators=(",", ":"), ensure_ascii=False
+            ).encode("utf-8")
+    except (RecursionError, UnicodeEncodeError):
+        pass
     return bytes(rfc8785.dumps(value))
+
+
+_MAX_SAFE = 2**53 - 1
+
+
+def _plain(value: Any) -> bool:
+    """Whether ``json.dumps`` writes a value as RFC 8785 does (see ``canonical_json``)."""
+    kind = type(value)
+    if kind is dict:
+        for key, item in value.items():
+            if type(key) is not str or not key.isascii():
+                return False
+            kind = type(item)
+            if kind is str or kind is bool or item is None:
+                continue
+            if kind is int:
+                if -_MAX_SAFE <= item <= _MAX_SAFE:
+                    continue
+                return False
+            if (kind is dict or kind is list) and _plain(item):
+                continue
+            return False
+        return True
+    if kind is list:
+        for item in value:
+            kind = type(item)
+            if kind is str or kind is bool or item is None:
+                continue
+            if kind is int:
+                if -_MAX_SAFE <= item <= _MAX_SAFE:
+                    continue
+                return False
+            if (kind is dict or kind is list) and _plain(item):
+                continue
+            return False
+        return True
+    if kind is int:
+        return -_MAX_SAFE <= value <= _MAX_SAFE
+    return kind is str or kind is bool or value is None
 
 
 def sha256_hex(value: Any) -> str:
