@@ -20,14 +20,13 @@ def canonical_json(value: Any) -> bytes:
     """
     try:
         if _plain(value):
-            return json.dumps(
-                value, sort_keys=True, separators=(",", ":"), ensure_ascii=False
-            ).encode("utf-8")
+            return _ENCODER.encode(value).encode("utf-8")
     except (RecursionError, UnicodeEncodeError):
         pass
     return bytes(rfc8785.dumps(value))
 
 
+_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 _MAX_SAFE = 2**53 - 1
 
 

@@ -60,12 +60,14 @@ class AgentEvent(WireModel):
 
     @model_validator(mode="after")
     def _payload_has_required_keys(self) -> Self:
-        missing = [key for key in REQUIRED_PAYLOAD[self.type] if key not in self.payload]
-        if missing:
-            raise ValueError(
-                f"event {self.event_id!r} of type {self.type!r} lacks payload key(s) "
-                f"{', '.join(missing)}"
-            )
+        payload = self.payload
+        for key in REQUIRED_PAYLOAD[self.type]:
+            if key not in payload:
+                missing = [key for key in REQUIRED_PAYLOAD[self.type] if key not in payload]
+                raise ValueError(
+                    f"event {self.event_id!r} of type {self.type!r} lacks payload key(s) "
+                    f"{', '.join(missing)}"
+                )
         return self
 
     def text(self, key: str) -> str:

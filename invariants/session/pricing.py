@@ -18,9 +18,13 @@ def _quarter(text: str) -> int:
     return -(-js_length(text) // 4)
 
 
+# One encoder: ``json.dumps`` with options builds a new one per call.
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
+
 def js_json(value: Any) -> str:
     """JSON text as JSON.stringify writes it (no spaces, non-ASCII kept)."""
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return _ENCODER.encode(value)
 
 
 def estimate_block(block: Any) -> int:
