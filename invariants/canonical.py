@@ -62,7 +62,7 @@ def _plain(value: Any) -> bool:
             return False
         return True
     if kind is int:
-        return -_MAX_SAFE <= value <= _MAX_SAFE
+        return bool(-_MAX_SAFE <= value <= _MAX_SAFE)
     return kind is str or kind is bool or value is None
 
 
