@@ -152,13 +152,7 @@ class TokenMeter:
         """A frozen reading: exact per-node prices and pressure anchored to provider usage."""
         self.measure_calls += 1
         state = self._fold(session)
-        # The fold is current: each node's price is read from it (as price_of does, without
-        # folding again per node).
-        prices = state.prices
-        nodes = tuple(
-            PricedNode(seq, prices[seq] if seq in prices else self.price_of(session, seq))
-            for seq in session.surface_nodes
-        )
+        nodes = tuple(PricedNode(seq, self.price_of(session, seq)) for seq in session.surface_nodes)
         surface_tokens = sum(node.tokens for node in nodes)
         anchor = state.anchor
         if anchor is not None and anchor.header == state.header:
