@@ -3,14 +3,67 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from typing import Any
 
 import rfc8785
 
 
 def canonical_json(value: Any) -> bytes:
-    """The RFC 8785 canonical encoding of JSON-shaped data."""
+    """The RFC 8785 canonical encoding of JSON-shaped data.
+
+    Data of exact JSON types without floats, with safe integers and ASCII keys (snapshots,
+    events, states) is written by the standard library's C encoder, whose output is the
+    canonical one there: keys sorted by code point sort as UTF-16 units do, and both escape
+    exactly the control characters, quote and backslash, alike. Anything else (floats, whose
+    forms differ; other keys; other types; lone surrogates) is written by ``rfc8785``.
+    """
+    try:
+        if _plain(value):
+            return _ENCODER.encode(value).encode("utf-8")
+    except (RecursionError, UnicodeEncodeError):
+        pass
     return bytes(rfc8785.dumps(value))
+
+
+_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+_MAX_SAFE = 2**53 - 1
+
+
+def _plain(value: Any) -> bool:
+    """Whether ``json.dumps`` writes a value as RFC 8785 does (see ``canonical_json``)."""
+    kind = type(value)
+    if kind is dict:
+        for key, item in value.items():
+            if type(key) is not str or not key.isascii():
+                return False
+            kind = type(item)
+            if kind is str or kind is bool or item is None:
+                continue
+            if kind is int:
+                if -_MAX_SAFE <= item <= _MAX_SAFE:
+                    continue
+                return False
+            if (kind is dict or kind is list) and _plain(item):
+                continue
+            return False
+        return True
+    if kind is list:
+        for item in value:
+            kind = type(item)
+            if kind is str or kind is bool or item is None:
+                continue
+            if kind is int:
+                if -_MAX_SAFE <= item <= _MAX_SAFE:
+                    continue
+                return False
+            if (kind is dict or kind is list) and _plain(item):
+                continue
+            return False
+        return True
+    if kind is int:
+        return bool(-_MAX_SAFE <= value <= _MAX_SAFE)
+    return kind is str or kind is bool or value is None
 
 
 def sha256_hex(value: Any) -> str:
@@ -61,13 +114,29 @@ def json_copy(value: Any) -> Any:
     ``isinstance`` chain."""
     kind = type(value)
     if kind is dict:
-        return {key: json_copy(item) for key, item in value.items()}
+        return _copy_dict(value)
     if kind is list:
-        return [json_copy(item) for item in value]
-    if kind is str or kind is int or kind is float or kind is bool or value is None:
+        return _copy_list(value)
+    if kind in _SHARED:
         return value
     if isinstance(value, dict):
-        return {key: json_copy(item) for key, item in value.items()}
+        return _copy_dict(value)
     if isinstance(value, list):
-        return [json_copy(item) for item in value]
+        return _copy_list(value)
     return value
+
+
+# Exact scalar types, shared in line by the containers' walks (a call per leaf was most of a
+# copy's time); anything else goes through json_copy.
+_SHARED = frozenset({str, int, float, bool, type(None)})
+
+
+def _copy_dict(value: dict[Any, Any]) -> dict[Any, Any]:
+    copied = {}
+    for key, item in value.items():
+        copied[key] = item if type(item) in _SHARED else json_copy(item)
+    return copied
+
+
+def _copy_list(value: list[Any]) -> list[Any]:
+    return [item if type(item) in _SHARED else json_copy(item) for item in value]

@@ -62,14 +62,14 @@ class SessionRecorder(Recorder[SessionHistory]):
         surface_op: Any = None,
         sources: list[int] | None = None,
     ) -> SessionEvent:
-        """Append one event with the next seq; a surface append also grows the surface."""
+        """Append one event with the next seq; a surface append also grows the surface.
+
+        Every value passed is fresh plain JSON built for this event alone (strings, integers,
+        lists and dicts), so the event is built without a validating copy; the tests of the view
+        validate every event it writes.
+        """
         seq = len(self.events)
-        raw: dict[str, Any] = {"type": kind, "seq": seq, "time": _START_TIME + seq, "data": data}
-        if surface_op is not None:
-            raw["surfaceOp"] = surface_op
-        if sources is not None:
-            raw["sourceEventSeqs"] = sources
-        event = SessionEvent.from_json_data(raw)
+        event = SessionEvent.trusted(kind, seq, _START_TIME + seq, data, surface_op, sources)
         self.events.append(event)
         if surface_op == "append":
             self.nodes.append(seq)

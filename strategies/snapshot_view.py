@@ -17,6 +17,7 @@ from invariants import (
     SkillState,
     sha256_hex,
 )
+from invariants.events import EventType
 from strategies.projected import Recorder, ViewHistories
 from strategies.scenario_model import Scenario
 from strategies.turns import Action, ToolBatch, ToolCallSpec, Turn
@@ -68,12 +69,15 @@ class SnapshotRecorder(Recorder[SnapshotHistory]):
         """The sequence of the last event, 0 before the first."""
         return self.events[-1].sequence if self.events else 0
 
-    def emit(self, kind: str, payload: dict[str, Any]) -> AgentEvent:
-        """Append one event with the next sequence."""
+    def emit(self, kind: EventType, payload: dict[str, Any]) -> AgentEvent:
+        """Append one event with the next sequence.
+
+        Every payload is a fresh dict built for this event alone, with the keys its type
+        requires, so the event is built without validation; the tests of the view validate every
+        event it writes (and a harness validates each again when it hands it over).
+        """
         sequence = self.last_sequence + 1
-        event = AgentEvent.from_json_data(
-            {"eventId": f"ev-{sequence}", "sequence": sequence, "type": kind, "payload": payload}
-        )
+        event = AgentEvent.trusted(f"ev-{sequence}", sequence, kind, payload)
         self.events.append(event)
         return event
 

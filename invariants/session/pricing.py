@@ -18,26 +18,38 @@ def _quarter(text: str) -> int:
     return -(-js_length(text) // 4)
 
 
+# One encoder: ``json.dumps`` with options builds a new one per call.
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
+
 def js_json(value: Any) -> str:
     """JSON text as JSON.stringify writes it (no spaces, non-ASCII kept)."""
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return _ENCODER.encode(value)
 
 
 def estimate_block(block: Any) -> int:
     """The price of one raw content block."""
     kind = block.get("type") if isinstance(block, dict) else None
-    if kind in ("text", "reasoning") and isinstance(block.get("text"), str):
-        return _quarter(block["text"]) + 4
-    if kind == "tool-call" and isinstance(block.get("name"), str):
+    if kind in ("text", "reasoning"):
+        text = block.get("text")
+        if type(text) is str and text.isascii():
+            # Most blocks: ASCII text, priced without a call per length.
+            return -(-len(text) // 4) + 4
+        if isinstance(text, str):
+            return _quarter(text) + 4
+    elif kind == "tool-call" and isinstance(block.get("name"), str):
         return _quarter(block["name"]) + _quarter(str(block.get("arguments", ""))) + 4
-    if kind == "tool-result" and isinstance(block.get("content"), list):
+    elif kind == "tool-result" and isinstance(block.get("content"), list):
         return estimate_blocks(block["content"]) + 4
     return 4 + _quarter(js_json(block))
 
 
 def estimate_blocks(blocks: Sequence[Any]) -> int:
     """The price of a list of raw content blocks."""
-    return sum(estimate_block(block) for block in blocks)
+    total = 0
+    for block in blocks:
+        total += estimate_block(block)
+    return total
 
 
 def estimate_message(message: Any) -> int:

@@ -161,8 +161,17 @@ def project(
     )
 
 
+# One encoder for every source: ``json.dumps`` with options builds a new one per call.
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
+
 def _compact_json(data: object) -> str:
-    return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    return _ENCODER.encode(data)
+
+
+def _event_chars(event: AgentEvent) -> int:
+    """The length of an event's context source content (``event_source``), without the source."""
+    return len(_compact_json(event.to_json_data()))
 
 
 def event_source(event: AgentEvent) -> ContextSource:
@@ -195,7 +204,8 @@ def tail_orphans(raw_tail: Sequence[AgentEvent]) -> list[str]:
 
 def assembled_chars(context: CompactedContext) -> int:
     """Characters of every context source: the size the progress rule compares."""
-    return sum(len(source.content) for source in context_sources(context))
+    snapshot = len(_compact_json(context.snapshot.to_json_data()))
+    return snapshot + sum(_event_chars(event) for event in context.raw_tail)
 
 
 def context_chars(
@@ -208,12 +218,11 @@ def context_chars(
     """Characters of the context the model would see now, before this compaction."""
     snapshots = state.compaction.snapshots
     if not snapshots:
-        return sum(len(event_source(event).content) for event in events)
+        return sum(_event_chars(event) for event in events)
     previous = snapshots[-1]
     folded_through = previous.source_event_range.to
     earlier = [event for event in events if event.sequence <= folded_through]
     context = project(previous, earlier, raw_tail_size, design, max_raw_tail)
-    size = sum(len(source.content) for source in context_sources(context))
-    return size + sum(
-        len(event_source(event).content) for event in events if event.sequence > folded_through
+    return assembled_chars(context) + sum(
+        _event_chars(event) for event in events if event.sequence > folded_through
     )

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
+import rfc8785
 from hypothesis import given
 from hypothesis import strategies as st
 
 from invariants import canonical_json, canonically_equal, sha256_hex
+from invariants.canonical import json_copy
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers(-(2**53) + 1, 2**53 - 1) | st.text(max_size=8),
@@ -52,3 +55,61 @@ def test_equality_is_decided_as_the_canonical_encodings_decide_it(
     # The fast paths must agree with encoding both, also where Python equates true and 1, or
     # 1.0 and 1.
     assert canonically_equal(left, right) == (canonical_json(left) == canonical_json(right))
+
+
+# Everything the encoder's fast path and its fallback tell apart: floats, integers at and past
+# the safe range, non-ASCII and astral keys (UTF-16 order), control characters, lone
+# surrogates, subclasses and tuples.
+EDGE_LEAVES = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.sampled_from([2**53 - 1, -(2**53) + 1, 2**53, -(2**53), 1e16, 1e-7, -0.0, 1.0])
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=6)
+    | st.sampled_from(['\x00\x1f\x7f"\\\b\f\n\r\t', "\ud800", _Text("t"), "\U0001f600", "\ufb01"])
+)
+EDGE_KEYS = st.sampled_from(["a", "B", "é", "\ufb01", "\U0001f600", "\x01", _Text("k")]) | st.text(
+    max_size=3
+)
+EDGES = st.recursive(
+    EDGE_LEAVES,
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.lists(inner, max_size=2).map(tuple)
+        | st.dictionaries(EDGE_KEYS, inner, max_size=4)
+    ),
+    max_leaves=10,
+)
+PLAIN_EDGES = st.recursive(
+    EDGE_LEAVES,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(EDGE_KEYS, inner, max_size=4),
+    max_leaves=10,
+)
+
+
+@given(EDGES)
+def test_the_encoder_writes_what_rfc8785_writes(value: object) -> None:
+    try:
+        expected = bytes(rfc8785.dumps(value))  # type: ignore[arg-type]
+    except (rfc8785.CanonicalizationError, ValueError) as error:
+        with pytest.raises(type(error)):
+            canonical_json(value)
+        return
+    assert canonical_json(value) == expected
+
+
+@given(PLAIN_EDGES)
+def test_a_json_copy_is_equal_and_shares_no_container(value: object) -> None:
+    copied = json_copy(value)
+    assert copied == value
+    originals = {id(node) for node in _containers(value)}
+    assert not any(id(node) in originals for node in _containers(copied))
+
+
+def _containers(value: object) -> list[object]:
+    if isinstance(value, dict):
+        return [value, *(node for item in value.values() for node in _containers(item))]
+    if isinstance(value, list):
+        return [value, *(node for item in value for node in _containers(item))]
+    return []

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -16,6 +18,7 @@ from invariants import (
     SourceEventRange,
     parse_messages,
 )
+from invariants.events import EventType
 
 
 def test_state_round_trips_through_camel_case_json() -> None:
@@ -116,3 +119,23 @@ def test_state_json_round_trip_is_lossless(files: list[str], statuses: list[str]
     }
     state = AgentState.from_json_data(data)
     assert AgentState.from_json_data(state.to_json_data()) == state
+
+
+@given(
+    st.sampled_from(["user_input", "tool_result"]),
+    st.integers(1, 10),
+    st.dictionaries(st.sampled_from(["text", "callId", "output", "isError"]), st.text(max_size=3)),
+)
+def test_a_trusted_agent_event_is_what_model_construct_builds(
+    kind: EventType, sequence: int, payload: dict[str, Any]
+) -> None:
+    trusted = AgentEvent.trusted(f"ev-{sequence}", sequence, kind, payload)
+    constructed = AgentEvent.model_construct(
+        event_id=f"ev-{sequence}", sequence=sequence, type=kind, payload=payload
+    )
+    assert trusted == constructed
+    assert trusted.__dict__ == constructed.__dict__
+    assert trusted.model_fields_set == constructed.model_fields_set
+    assert trusted.__pydantic_extra__ == constructed.__pydantic_extra__
+    assert trusted.__pydantic_private__ == constructed.__pydantic_private__
+    assert trusted.to_json_data() == constructed.to_json_data()

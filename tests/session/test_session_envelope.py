@@ -8,7 +8,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from invariants.session.envelope import MAX_SAFE_INTEGER, lossless_copy, lossless_json_problem
+from invariants.session.envelope import (
+    MAX_SAFE_INTEGER,
+    SessionEvent,
+    lossless_copy,
+    lossless_json_problem,
+)
 
 
 class _Text(str):
@@ -58,3 +63,32 @@ def test_the_copy_shares_no_list_or_dict_with_the_original() -> None:
     copied = lossless_copy(value)
     copied["a"][0]["b"] = 2
     assert value == {"a": [{"b": 1}]}
+
+
+@given(
+    st.sampled_from(["user/message", "tool/call"]),
+    st.integers(0, 10),
+    st.sampled_from([None, "append", {"op": "replace", "start": 0, "end": 1}]),
+    st.sampled_from([None, [0, 1]]),
+)
+def test_a_trusted_event_is_what_model_construct_builds(
+    kind: str, seq: int, surface_op: Any, sources: Any
+) -> None:
+    data = {"turn": 1, "text": "x"}
+    trusted = SessionEvent.trusted(kind, seq, seq, data, surface_op, sources)
+    constructed = SessionEvent.model_construct(
+        type=kind,
+        seq=seq,
+        time=seq,
+        data=data,
+        ignorable=None,
+        surface_op=surface_op,
+        source_event_seqs=sources,
+    )
+    assert trusted == constructed
+    assert trusted.__dict__ == constructed.__dict__
+    assert trusted.model_fields_set == constructed.model_fields_set
+    assert trusted.__pydantic_extra__ == constructed.__pydantic_extra__
+    assert trusted.__pydantic_private__ == constructed.__pydantic_private__
+    assert trusted.to_json_data() == constructed.to_json_data()
+    assert SessionEvent.from_json_data(trusted.to_json_data()) == trusted

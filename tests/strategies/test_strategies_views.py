@@ -6,8 +6,9 @@ from dataclasses import replace
 
 from hypothesis import given, settings
 
-from invariants import AgentState, CompactorInput
-from invariants.session import check_log
+from invariants import AgentEvent, AgentState, CompactorInput
+from invariants.session import SessionEvent, check_log
+from invariants.session.envelope import lossless_json_problem
 from reference_engine.snapshot import (
     ReferenceCompactor,
     SnapshotDesign,
@@ -29,6 +30,9 @@ from tests.strategies.provider_oracle import event_rejections, provider_rejectio
 def test_snapshot_projection_is_valid_input(projected: Projected[SnapshotHistory]) -> None:
     history = projected.view
     check_history(history.events)
+    # The view builds its events without validating them: each must be what validation makes.
+    for event in history.events:
+        assert AgentEvent.from_json_data(event.to_json_data()) == event
     assert event_rejections(history.events, pending=history.pending_tool_calls) == []
     assert AgentState.from_json_data(history.state.to_json_data()) == history.state
     handed = compactor_input(history.state, history.events, SnapshotDesign.CORRECTED)
@@ -98,6 +102,10 @@ def test_every_message_list_is_one_a_provider_accepts(
 def test_every_session_log_passes_the_log_checker(projected: Projected[SessionHistory]) -> None:
     history = projected.view
     assert check_log(history.events) is None
+    # The view builds its events without validating them: each must be what validation makes.
+    for event in history.events:
+        assert SessionEvent.from_json_data(event.to_json_data()) == event
+        assert lossless_json_problem(event.data) is None
     scenario = projected.scenario
     kinds = [event.type for event in history.events]
     assert kinds.count("turn/start") == len(scenario.turns)
