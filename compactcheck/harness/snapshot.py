@@ -15,6 +15,7 @@ from compactcheck.harness.cases import Case
 from compactcheck.harness.outcome import BackendFaultError, RoundOutcome, Status
 from compactcheck.targets.backend import Answer, Backend
 from invariants import AgentEvent, AgentState, CompactorInput, Facts, SnapshotDraft, View
+from invariants.canonical import json_copy
 from reference_engine.shared_semantics import SnapshotFrame, is_safe_boundary
 from strategies import project_snapshot
 
@@ -68,10 +69,13 @@ class SnapshotDriver:
         recorded = {"state": state.to_json_data(), "events": [e.to_json_data() for e in events]}
         if not is_safe_boundary(state.status, pending, 0):
             return RoundOutcome(index, "unsafe", facts, input=recorded), None
-        # Fresh objects for the compactor, built from the recorded JSON (several times faster
-        # than deep copies of the models): whatever it does to them touches nothing shared.
-        working_state = AgentState.from_json_data(recorded["state"])
-        working_events = tuple(AgentEvent.from_json_data(e) for e in recorded["events"])
+        # Fresh objects for the compactor, built from a copy of the recorded JSON (several times
+        # faster than deep copies of the models): validating keeps nested payload values as they
+        # are, so without the copy a compactor editing a payload's list in place would edit the
+        # recorded input (and the corpus entry written from it) too.
+        handed = json_copy(recorded)
+        working_state = AgentState.from_json_data(handed["state"])
+        working_events = tuple(AgentEvent.from_json_data(e) for e in handed["events"])
         try:
             done = self.frame.compact(working_state, working_events)
         except BackendFaultError as fault:

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import json
+from dataclasses import dataclass
+
 from hypothesis import Phase, find, given, settings
 from hypothesis import strategies as st
 
 from compactcheck.harness import Case, SnapshotDriver, cases
 from compactcheck.harness.cases import KNOBS
+from invariants import CompactorInput, SnapshotDraft
+from invariants.catalogue import catalogue
 from invariants.compaction import SnapshotAfter, SnapshotBefore
-from reference_engine.snapshot import SnapshotPipeline
+from reference_engine.snapshot import ReferenceCompactor, SnapshotPipeline
 
 
 @settings(max_examples=100, deadline=None)
@@ -60,3 +65,36 @@ def test_some_case_compacts_in_two_rounds() -> None:
     )
     case = find(cases(3, "snapshot"), compacts_twice, settings=quick)
     assert len(case.cuts) >= 2
+
+
+@dataclass(frozen=True)
+class _NestedEditor:
+    """Appends a call id to every batch's ``callIds`` it was handed, in place, then compacts."""
+
+    def compact(self, compactor_input: CompactorInput) -> SnapshotDraft:
+        for event in compactor_input.events:
+            ids = event.payload.get("callIds")
+            if isinstance(ids, list):
+                ids.append("call_forged")
+        return ReferenceCompactor().compact(compactor_input)
+
+
+def test_a_compactor_editing_nested_payload_in_place_leaves_the_recorded_input_alone() -> None:
+    def batches_compacted(case: Case) -> bool:
+        outcomes = SnapshotDriver(SnapshotPipeline()).run(case)
+        return any(
+            o.status == "compacted" and "tool_batch_started" in json.dumps(o.input)
+            for o in outcomes
+        )
+
+    quick = settings(
+        database=None, derandomize=True, max_examples=300, deadline=None, phases=[Phase.generate]
+    )
+    case = find(cases(1, "snapshot"), batches_compacted, settings=quick)
+    [outcome] = SnapshotDriver(SnapshotPipeline(compactor=_NestedEditor())).run(case)
+    # The edit is caught, and what was recorded is what the compactor was handed.
+    assert outcome.status == "compacted"
+    assert "call_forged" not in json.dumps(outcome.input)
+    [law] = [law for law in catalogue("snapshot") if law.id == "state_untouched"]
+    assert outcome.facts is not None
+    assert not law.check(outcome.before, outcome.after, outcome.facts).holds
