@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from invariants import (
@@ -109,8 +110,13 @@ class MessageRecorder(Recorder[MessageHistory]):
             self.messages.append(AssistantMessage(content=narration(action)))
 
     @staticmethod
+    @lru_cache(maxsize=4096)
     def batch(batch: ToolBatch) -> AssistantMessage:
-        """An assistant message carrying the batch's calls."""
+        """An assistant message carrying the batch's calls.
+
+        Kept for batches seen before (both are immutable): each round of a case projects the
+        run from its start again, and building the validated message is most of a batch's cost.
+        """
         return AssistantMessage(
             tool_calls=tuple(
                 ToolCall(
