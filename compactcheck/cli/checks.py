@@ -61,6 +61,7 @@ def replay_main(arguments: argparse.Namespace, console: Console) -> int:
         name=arguments.model,
         cache_dir=arguments.model_cache,
         max_calls=arguments.max_model_calls,
+        max_tokens=arguments.max_model_tokens,
         offline=arguments.offline,
     )
     results = replay(path, calls=calls_of(arguments), models=terms)

@@ -42,7 +42,15 @@ class ModelTerms:
     # Default: .compactcheck/models beside the entry's corpus folder.
     cache_dir: Path | None = None
     max_calls: int | None = None
+    max_tokens: int | None = None
     offline: bool = False
+    # The file the replay counts its calls and tokens in, one for every entry replayed.
+    ledger: Path | None = None
+
+    def __post_init__(self) -> None:
+        if self.ledger is None:
+            shared = ModelSlot("", max_calls=self.max_calls, max_tokens=self.max_tokens).shared()
+            object.__setattr__(self, "ledger", shared.ledger)
 
     def slot(self, recorded: str | None, path: Path) -> ModelSlot | None:
         """The slot an entry at ``path`` is replayed with; None for one recorded without."""
@@ -50,7 +58,12 @@ class ModelTerms:
         if name is None:
             return None
         slot = ModelSlot(
-            name, cache_dir=self.cache_dir, max_calls=self.max_calls, offline=self.offline
+            name,
+            cache_dir=self.cache_dir,
+            max_calls=self.max_calls,
+            max_tokens=self.max_tokens,
+            ledger=self.ledger,
+            offline=self.offline,
         )
         # An entry's corpus is its folder: the cache sits beside it, as the run that wrote it had.
         return replace(slot, cache_dir=slot.cache_for(path.parent))

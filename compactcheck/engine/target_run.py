@@ -482,9 +482,14 @@ class TargetRun:
             "facts": failure.outcome.facts.model_dump(mode="json") if failure.outcome.facts else {},
         }
         broke = unanswered = 0
-        # The three re-runs are independent: their requests go to a harness pipelined.
+        # The three re-runs are independent: their requests go to a harness pipelined. A
+        # model is asked again, not replayed, where the run may still send.
         rerun = partial(self.driver.replay, entry)
-        with answered_ahead(self.target.backend, [rerun] * 3):
+        model = self.target.model
+        with (
+            model.afresh() if model is not None else contextlib.nullcontext(),
+            answered_ahead(self.target.backend, [rerun] * 3),
+        ):
             outcomes = [rerun() for _ in range(3)]
         for outcome in outcomes:
             finding = _finding(outcome, law)
