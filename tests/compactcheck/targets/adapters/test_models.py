@@ -236,7 +236,8 @@ def test_a_token_cap_counts_the_reported_usage_and_makes_the_run_inconclusive(
     assert calls.refused > 0
     assert "pass" not in _verdicts(report).values()
     [line] = [e for e in report.errors if "model token cap of 40 reached" in e]
-    assert "inconclusive" in line and "raise --max-model-tokens" in line
+    assert "inconclusive" in line
+    assert "raise --max-model-tokens" in line
     assert "\n" not in line
     assert "45 tokens, token cap 40" in calls.counts()
 
