@@ -186,10 +186,9 @@ def test_the_call_cap_holds_for_the_whole_run_across_worker_processes(
         "--no-shrink",
     )
     capsys.readouterr()
-    sent = _sent(tmp_path)
-    # Two worker processes sent calls, five in all: one cap, not five each.
-    assert len(set(sent)) == 2, sent
-    assert len(sent) == 5
+    # Each of the two shards asks for more than five calls: five were sent in all, from
+    # whichever worker asked first, not five from each.
+    assert len(_sent(tmp_path)) == 5
     calls = target["model_calls"]
     assert (calls["made"], calls["cap"]) == (5, 5)
     assert calls["reason"] == "model call cap of 5 reached"
