@@ -154,18 +154,36 @@ def replay_entries(
     return [results[path] for path in paths]
 
 
+def recorded_rounds(
+    corpus_dir: Path, target: str, view: View, format: Format, model: str
+) -> list[dict[str, Any]]:
+    """The corpus entries of one target, view and format, those recorded with ``model`` first
+    (their answers are in the model cache), to run ahead of anything generated."""
+    entries: list[dict[str, Any]] = []
+    for path in corpus_files(corpus_dir) if corpus_dir.is_dir() else []:
+        try:
+            data = load_entry(path)
+        except CompactcheckError:
+            continue
+        if data.get("target") == target and data.get("view") == view:
+            entries.append(data)
+    fitting = [data for data in entries if _format_of(data) == format]
+    return sorted(fitting, key=lambda data: data.get("model") != model)
+
+
+def _format_of(data: dict[str, Any]) -> Format:
+    """The wire format of an entry's round (a messages round in a provider format says which)."""
+    recorded = data.get("input")
+    if isinstance(recorded, dict) and "format" in recorded:
+        return check_format(str(recorded["format"]))
+    return CHAT
+
+
 def _recorded(path: Path, data: dict[str, Any], models: ModelTerms) -> _Recorded:
     view, invariant = data["view"], data["invariant"]
     [law] = [call_law(view)] if invariant == CALL_ANSWERED else select(view, [invariant])
-    recorded = data.get("input")
-    # A messages round in a provider format says which (its input is that format's request).
-    format = (
-        check_format(str(recorded["format"]))
-        if isinstance(recorded, dict) and "format" in recorded
-        else CHAT
-    )
     model = models.slot(data.get("model"), path)
-    return _Recorded(path, data, law, data["target"], view, format, model)
+    return _Recorded(path, data, law, data["target"], view, _format_of(data), model)
 
 
 def _replayed(target: Target, entry: _Recorded) -> ReplayResult:

@@ -122,6 +122,12 @@ class RunConfig:
         return replace(self.for_shard(shard), corpus_dir=corpus, database_dir=database_dir)
 
     @property
+    def home_corpus_dir(self) -> Path:
+        """The corpus folder the run was given, also for a shard keeping its own (for_piece)."""
+        folder = self.corpus_dir.parent
+        return folder.parent if folder.name == SHARD_CORPORA else self.corpus_dir
+
+    @property
     def whole_run_seed(self) -> int:
         """The seed of the whole run (a shard's config holds its own in ``seed``)."""
         return self.seed if self.run_seed is None else self.run_seed

@@ -223,3 +223,36 @@ def test_re_runs_ask_a_live_model_again_and_offline_judge_recorded_answers(
     assert replayed["goal_preserved"]["reproduced"] == "deterministic"
     assert offline["model_calls"]["reruns"] == "recorded"
     assert "flakiness judged on recorded answers" in " ".join(out.split())
+
+
+def test_with_a_model_the_corpus_is_judged_first_from_recorded_answers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("langchain.agents.middleware.summarization")
+    monkeypatch.chdir(tmp_path)
+    moody = ("--model", f"py:{tmp_path / 'moody.py'}:model")
+    _, first = _model_run(tmp_path, *moody)
+    witnesses = {
+        r["invariant"]: r["counterexample"] for r in first["results"] if r["counterexample"]
+    }
+    entries = {law: found["corpus_file"] for law, found in witnesses.items()}
+    assert "goal_preserved" in entries
+    sent = len(_sent(tmp_path))
+
+    # Another seed and not one call to spend: only the corpus, replayed from the cache, can
+    # find anything, and it finds every recorded failure again, as its shrunk witness.
+    code, again = _model_run(tmp_path, *moody, "--seed", "5", "--max-model-calls", "0")
+    capsys.readouterr()
+    assert len(_sent(tmp_path)) == sent
+    calls = again["model_calls"]
+    assert calls["made"] == 0
+    assert calls["replayed"] >= len(entries)
+    assert calls["refused"] > 0
+    assert code == ExitCode.FAILED
+    found = {r["invariant"]: r["counterexample"] for r in again["results"] if r["counterexample"]}
+    assert {law: found[law]["corpus_file"] for law in entries} == entries
+    assert {law: found[law]["witness"] for law in entries} == {
+        law: witnesses[law]["witness"] for law in entries
+    }
+    for path in entries.values():
+        assert json.loads(Path(path).read_text())["shrunk"] is True
