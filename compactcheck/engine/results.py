@@ -24,6 +24,7 @@ from invariants.levels import level_of
 
 if TYPE_CHECKING:
     from compactcheck.engine.target_run import TargetRun
+    from compactcheck.models import MeteredModel
 
 
 def law_result(run: TargetRun, law: Invariant) -> InvariantResult:
@@ -34,8 +35,11 @@ def law_result(run: TargetRun, law: Invariant) -> InvariantResult:
 def model_calls(run: TargetRun) -> ModelCalls | None:
     """What the target's model slot did, or None when it was run without one."""
     model = run.target.model
-    if model is None:
-        return None
+    return None if model is None else slot_calls(model)
+
+
+def slot_calls(model: MeteredModel) -> ModelCalls:
+    """What one metered model did, as the report says it."""
     meter, ledger = model.meter, model.ledger
     return ModelCalls.counted_in(
         str(ledger.path or ""),

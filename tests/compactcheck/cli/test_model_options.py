@@ -256,3 +256,19 @@ def test_with_a_model_the_corpus_is_judged_first_from_recorded_answers(
     }
     for path in entries.values():
         assert json.loads(Path(path).read_text())["shrunk"] is True
+
+
+def test_smoke_takes_a_model_and_says_what_it_spent(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("langchain.agents.middleware.summarization")
+    monkeypatch.chdir(tmp_path)
+    assert main(["smoke", MIDDLEWARE, "--model", "paraphrase"]) == ExitCode.OK
+    out = " ".join(capsys.readouterr().out.split())
+    assert "messages: compacted" in out
+    assert "model paraphrase: 1 made, 0 replayed" in out
+    assert "tokens (estimated: characters/4)" in out
+    # No call left: the round is skipped, and smoke says why.
+    assert main(["smoke", MIDDLEWARE, "--model", "paraphrase", "--max-model-calls", "0"]) == 1
+    out = " ".join(capsys.readouterr().out.split())
+    assert "messages: skipped (paraphrase: model call cap of 0 reached)" in out
