@@ -41,8 +41,7 @@ def model_calls(run: TargetRun) -> ModelCalls | None:
 def slot_calls(model: MeteredModel) -> ModelCalls:
     """What one metered model did, as the report says it."""
     meter, ledger = model.meter, model.ledger
-    return ModelCalls.counted_in(
-        str(ledger.path or ""),
+    return ModelCalls(
         model=model.name,
         made=meter.made,
         replayed=meter.replayed,
@@ -54,6 +53,7 @@ def slot_calls(model: MeteredModel) -> ModelCalls:
         offline=model.offline,
         reason=meter.reason,
         reruns=meter.reruns,
+        ledger=ledger.path.stem if ledger.path is not None else "",
     )
 
 

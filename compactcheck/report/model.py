@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, PrivateAttr, field_validator
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator
 
 from compactcheck.errors import ExitCode
 
@@ -186,21 +186,11 @@ class ModelCalls(_ReportModel):
         "replayed as recorded: offline, or no call left, so flakiness was judged on recorded "
         "answers); '' when no violation was re-run",
     )
-    # The ledger file the caps were counted in: shards of one run share it (and so their caps
-    # are one); not written to JSON, so reports merged from other runs add their caps up.
-    _ledger: str = PrivateAttr(default="")
-
-    @classmethod
-    def counted_in(cls, ledger: str, **fields: Any) -> ModelCalls:
-        """The counts of a slot whose caps were counted in the ledger file ``ledger``."""
-        calls = cls(**fields)
-        calls._ledger = ledger
-        return calls
-
-    @property
-    def ledger(self) -> str:
-        """The ledger file the caps were counted in ('' when unknown or per process)."""
-        return self._ledger
+    ledger: str = Field(
+        default="",
+        description="the id of the ledger the caps were counted in: reports that share it "
+        "(shards and workers of one run) shared one cap; '' when there was no cap",
+    )
 
     def _spend(self, *, refused: bool) -> str:
         tokens = f"{self.tokens} tokens" + (

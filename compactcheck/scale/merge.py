@@ -114,12 +114,11 @@ def merge_model_calls(reports: Iterable[TargetReport]) -> ModelCalls | None:
     slots = [report.model_calls for report in reports if report.model_calls is not None]
     if not slots:
         return None
-    # One slot per ledger file; a slot whose ledger is unknown had a cap of its own.
+    # One slot per ledger; a slot without one had no cap, or one of its own.
     ledgers = list({slot.ledger or str(index): slot for index, slot in enumerate(slots)}.values())
     refused = [slot for slot in slots if slot.refused]
     reruns = {slot.reruns for slot in slots}
-    return ModelCalls.counted_in(
-        ledgers[0].ledger if len(ledgers) == 1 else "",
+    return ModelCalls(
         model=slots[0].model,
         made=sum(slot.made for slot in slots),
         replayed=sum(slot.replayed for slot in slots),
@@ -131,6 +130,7 @@ def merge_model_calls(reports: Iterable[TargetReport]) -> ModelCalls | None:
         offline=all(slot.offline for slot in slots),
         reason=refused[0].reason if refused else "",
         reruns="recorded" if "recorded" in reruns else "live" if "live" in reruns else "",
+        ledger=ledgers[0].ledger if len(ledgers) == 1 else "",
     )
 
 

@@ -125,3 +125,39 @@ def test_an_unknown_model_is_a_usage_error(tmp_path: Path) -> None:
     done = pytest_in(tmp_path, "--compactcheck-model", "gpt-4", "test_model.py")
     assert done.returncode == 4
     assert "--compactcheck-model: --model 'gpt-4': unknown model" in done.stderr
+
+
+def test_the_model_caps_hold_for_the_session_across_xdist_workers(tmp_path: Path) -> None:
+    pytest.importorskip("xdist", reason="pytest-xdist is not installed (dev extra)")
+    pytest.importorskip("langchain.agents.middleware.summarization")
+    from tests.compactcheck.cli.test_model_options import MOODY
+
+    (tmp_path / "test_model.py").write_text(MODEL_TESTS)
+    (tmp_path / "moody.py").write_text(MOODY)
+    report = tmp_path / "report.json"
+    done = pytest_in(
+        tmp_path,
+        "-n",
+        "2",
+        "--compactcheck-shards",
+        "2",
+        "--compactcheck-max-examples",
+        "6",
+        "--compactcheck-invariants",
+        "tool_pairing",
+        "--compactcheck-model",
+        f"py:{tmp_path / 'moody.py'}:model",
+        "--compactcheck-max-model-calls",
+        "5",
+        "--compactcheck-json",
+        str(report),
+        "test_model.py",
+    )
+    # Which tests pass and which are skipped (unjudged) depends on which worker asked first.
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    # Each shard asks for more than five calls: five were sent by the two workers together.
+    assert len((tmp_path / "calls.log").read_text().split()) == 5
+    [target] = load(report).targets
+    assert target.model_calls is not None
+    assert target.model_calls.cap == 5
+    assert target.model_calls.reason == "model call cap of 5 reached"
