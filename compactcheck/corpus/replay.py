@@ -12,6 +12,7 @@ from compactcheck.corpus.entry import corpus_files, load_entry
 from compactcheck.engine.crash import CALL_ANSWERED, call_finding, call_law
 from compactcheck.errors import CompactcheckError
 from compactcheck.models import ModelSlot
+from compactcheck.models.ledger import run_ledger
 from compactcheck.targets.ahead import answered_ahead
 from compactcheck.targets.calls import Calls
 from compactcheck.targets.registry import Target, resolve
@@ -48,9 +49,8 @@ class ModelTerms:
     ledger: Path | None = None
 
     def __post_init__(self) -> None:
-        if self.ledger is None:
-            shared = ModelSlot("", max_calls=self.max_calls, max_tokens=self.max_tokens).shared()
-            object.__setattr__(self, "ledger", shared.ledger)
+        if self.ledger is None and (self.max_calls, self.max_tokens) != (None, None):
+            object.__setattr__(self, "ledger", run_ledger())
 
     def slot(self, recorded: str | None, path: Path) -> ModelSlot | None:
         """The slot an entry at ``path`` is replayed with; None for one recorded without."""

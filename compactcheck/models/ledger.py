@@ -15,9 +15,17 @@ import contextlib
 import fcntl
 import json
 import os
+import tempfile
+import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+
+
+def run_ledger() -> Path:
+    """A fresh ledger file for one run (created on first use), in the temporary folder: not
+    beside the model cache, which is committed."""
+    return Path(tempfile.gettempdir()) / "compactcheck-ledgers" / f"{uuid.uuid4().hex}.json"
 
 
 @dataclass(frozen=True)

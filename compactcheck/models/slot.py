@@ -8,8 +8,6 @@ and the run may send it.
 
 from __future__ import annotations
 
-import tempfile
-import uuid
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -17,7 +15,7 @@ from typing import Any
 from compactcheck.models.cache import DEFAULT_CACHE_DIR, ModelCache
 from compactcheck.models.clients import PROVIDERS, LangChainModel, real_model
 from compactcheck.models.fakes import FAKE_TYPES, FAKES
-from compactcheck.models.ledger import Ledger
+from compactcheck.models.ledger import Ledger, run_ledger
 from compactcheck.models.meter import Meter, MeteredModel
 from compactcheck.models.model import Model, ModelError, Reply, reply_of
 from compactcheck.models.request import ModelRequest
@@ -103,8 +101,7 @@ class ModelSlot:
         its targets and worker processes; unchanged without a cap, or with a ledger already."""
         if self.ledger is not None or (self.max_calls is None and self.max_tokens is None):
             return self
-        folder = Path(tempfile.gettempdir()) / "compactcheck-ledgers"
-        return replace(self, ledger=folder / f"{uuid.uuid4().hex}.json")
+        return replace(self, ledger=run_ledger())
 
     def model(self) -> Model:
         """The model the name (or source) stands for; real clients are built on first use."""

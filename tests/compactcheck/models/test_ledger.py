@@ -56,3 +56,18 @@ def test_a_slot_shares_one_ledger_only_when_it_has_a_cap() -> None:
     assert capped.ledger is not None
     assert capped.shared() == capped
     assert ModelSlot("echo", max_calls=1).shared().ledger != capped.ledger
+
+
+def test_a_replay_counts_every_entry_in_one_ledger(tmp_path: Path) -> None:
+    from compactcheck.corpus.replay import ModelTerms
+
+    assert ModelTerms().ledger is None
+    terms = ModelTerms(max_tokens=5)
+    first = terms.slot("openai:x", tmp_path / "a" / "one.json")
+    second = terms.slot(None, tmp_path / "b" / "two.json")
+    assert first is not None
+    assert second is None
+    other = terms.slot("anthropic:y", tmp_path / "b" / "two.json")
+    assert other is not None
+    assert first.ledger == other.ledger == terms.ledger is not None
+    assert other.max_tokens == 5
