@@ -228,9 +228,7 @@ class TargetRun:
 
     def _shrinkable(self, law: Invariant) -> bool:
         failure = self.failures.get(law.id)
-        if failure is None or not self.config.shrink:
-            return False
-        if law.id in self.shrunk_already:
+        if failure is None or not self.config.shrink or law.id in self.shrunk_already:
             return False
         # A target none of whose calls answered has no crash to shrink: they all crash.
         hopeless = law.id == CALL_ANSWERED and self.tally.answered == 0

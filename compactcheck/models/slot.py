@@ -74,7 +74,7 @@ class _Deferred:
 @dataclass(frozen=True)
 class ModelSlot:
     """Which model answers a run's summarisers, where its answers are kept, and how many calls
-    it may make."""
+    and tokens it may spend."""
 
     name: str
     # Where answers are recorded; by default .compactcheck/models beside the corpus.
