@@ -15,6 +15,10 @@ or by naming the target in the code, the way Schemathesis parametrises a schema:
     def test_my_compactor(compactcheck_law):
         compactcheck_law.check()
 
+``--compactcheck-model NAME`` (or the ini value ``compactcheck_model``) names the model the
+built-in summarisers write with, as ``run --model`` does, with its cache, caps and offline mode;
+the caps hold for the whole session, across xdist workers.
+
 Under pytest-xdist (``pytest -n auto``) test ids are stable (target, view, invariant and, with
 ``--compactcheck-shards K``, the shard), so every worker collects the same tests. Each worker
 fuzzes the (target, view, shard) triples its tests need once and ships the reports to the
@@ -43,6 +47,8 @@ from compactcheck.engine.target_run import TargetRun
 from compactcheck.errors import CompactcheckError, one_line
 from compactcheck.harness import Case
 from compactcheck.harness.cases import cases
+from compactcheck.models import ModelSlot, check_name
+from compactcheck.models.slot import NAMES_HELP
 from compactcheck.report.model import InvariantResult, TargetReport
 from compactcheck.scale.database import REDIS_URL_VARIABLE, profile_database, redis_url
 from compactcheck.scale.merge import merge_target_groups, point_into
@@ -52,6 +58,8 @@ from invariants import VIEWS, View
 from invariants.formats import CHAT, FORMATS, check_format
 
 _WORKER_KEY = "compactcheck_reports"
+# The model slot's ledger file, handed by the xdist controller to each worker.
+_LEDGER_KEY = "compactcheck_model_ledger"
 
 
 @dataclass
@@ -66,6 +74,8 @@ class _Session:
     # Targets opened for Hypothesis tests of one case at a time (``check_case``), closed at the
     # end of the session.
     runs: dict[tuple[str, str, RunConfig], TargetRun] = field(default_factory=dict)
+    # The model the summarisers write with (--compactcheck-model), one ledger for the session.
+    model: ModelSlot | None = None
 
 
 _SESSION = pytest.StashKey[_Session]()
@@ -133,6 +143,41 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="cut each target's budget into K shards, one test id (and seed) each, for -n auto",
     )
     group.addoption(
+        "--compactcheck-model",
+        default=None,
+        metavar="NAME",
+        help=f"the model the built-in summarisers write with, as run --model: {NAMES_HELP} "
+        "(default: the ini value compactcheck_model, else their own echo)",
+    )
+    group.addoption(
+        "--compactcheck-model-cache",
+        default=None,
+        metavar="DIR",
+        help="where model answers are recorded and replayed from (default: .compactcheck/models)",
+    )
+    group.addoption(
+        "--compactcheck-max-model-calls",
+        type=int,
+        default=None,
+        metavar="N",
+        help="the most requests sent to the model in the session (as run --max-model-calls)",
+    )
+    group.addoption(
+        "--compactcheck-max-model-tokens",
+        type=int,
+        default=None,
+        metavar="N",
+        help="the most tokens the requests sent may take in the session",
+    )
+    group.addoption(
+        "--compactcheck-offline",
+        action="store_true",
+        help="replay recorded model answers only: a request not recorded is refused, never sent",
+    )
+    parser.addini(
+        "compactcheck_model", "the model of --compactcheck-model when the option is not given"
+    )
+    group.addoption(
         "--compactcheck-json",
         default=None,
         metavar="PATH",
@@ -146,7 +191,7 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers",
         "compactcheck(target, view=None, format=None): fuzz TARGET and give one test per invariant",
     )
-    config.stash[_SESSION] = _Session()
+    config.stash[_SESSION] = _Session(model=_model_slot(config))
     _selection(config).check()
     _campaign_database(config)
 
@@ -168,6 +213,34 @@ def _campaign_database(config: pytest.Config) -> None:
     # derandomizes every test, and HypoFuzz refuses derandomized tests (it would collect none).
     settings.register_profile("compactcheck-campaign", database=database, derandomize=False)
     settings.load_profile("compactcheck-campaign")
+
+
+def _model_slot(config: pytest.Config) -> ModelSlot | None:
+    """The session's model slot, its ledger the controller's under xdist; None without a model."""
+    name = config.getoption("--compactcheck-model") or config.getini("compactcheck_model")
+    cache = config.getoption("--compactcheck-model-cache")
+    if not name:
+        return None
+    try:
+        slot = ModelSlot(
+            check_name(str(name)),
+            cache_dir=Path(cache) if cache else None,
+            max_calls=config.getoption("--compactcheck-max-model-calls"),
+            max_tokens=config.getoption("--compactcheck-max-model-tokens"),
+            offline=config.getoption("--compactcheck-offline"),
+        )
+    except CompactcheckError as error:
+        raise pytest.UsageError(f"--compactcheck-model: {one_line(error)}") from None
+    handed = getattr(config, "workerinput", {}).get(_LEDGER_KEY)
+    return replace(slot, ledger=Path(handed)) if handed else slot.shared()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """On the xdist controller: every worker counts its model calls in the session's ledger."""
+    model = node.config.stash[_SESSION].model
+    if model is not None and model.ledger is not None:
+        node.workerinput[_LEDGER_KEY] = str(model.ledger)
 
 
 def _selection(config: pytest.Config, views: list[View] | None = None) -> Selection:
@@ -198,6 +271,7 @@ def _run_config(config: pytest.Config) -> RunConfig:
         include=_csv(include) if include else None,
         corpus_dir=Path(config.rootpath) / DEFAULT_CORPUS_DIR,
         format=config.getoption("--compactcheck-format"),
+        model=config.stash[_SESSION].model,
     )
 
 
@@ -241,7 +315,11 @@ class LawCase:
         report = self.session.reports.get(key)
         if report is None:
             target = resolve(
-                self.target, view=self.view, calls=self.calls, format=self.config.format
+                self.target,
+                view=self.view,
+                calls=self.calls,
+                format=self.config.format,
+                model=self.config.model,
             )
             try:
                 report = run_target(target, self.view, self.config)
@@ -265,7 +343,11 @@ class LawCase:
         run = self.session.runs.get(key)
         if run is None:
             target = resolve(
-                self.target, view=self.view, calls=self.calls, format=self.config.format
+                self.target,
+                view=self.view,
+                calls=self.calls,
+                format=self.config.format,
+                model=self.config.model,
             )
             run = self.session.runs[key] = TargetRun(target, self.view, self.config)
         law = next(law for law in run.judging if law.id == self.invariant)
@@ -329,7 +411,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     for name, view, wanted in targets:
         try:
             format = check_format(wanted)
-            target = resolve(name, view=view, calls=calls, format=format)
+            target = resolve(name, view=view, calls=calls, format=format, model=run_config.model)
         except CompactcheckError as error:
             raise pytest.UsageError(one_line(error)) from None
         try:

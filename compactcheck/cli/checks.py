@@ -8,9 +8,16 @@ from pathlib import Path
 from rich.console import Console
 from rich.text import Text
 
-from compactcheck.cli.options import call_options, calls_of, format_option, model_options
+from compactcheck.cli.options import (
+    call_options,
+    calls_of,
+    format_option,
+    model_options,
+    model_slot,
+)
 from compactcheck.corpus import location
 from compactcheck.corpus.replay import ModelTerms, replay
+from compactcheck.engine.results import slot_calls
 from compactcheck.errors import CompactcheckError, ExitCode
 from compactcheck.golden import DEFAULT_CORPUS, CaseResult, case_files, load_case, run_case
 from compactcheck.harness.smoke import smoke_round
@@ -38,6 +45,7 @@ def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     smoke = commands.add_parser("smoke", help="one tiny history through each view of a target")
     smoke.add_argument("target")
     call_options(smoke)
+    model_options(smoke)
     format_option(smoke)
     smoke.set_defaults(handler=smoke_main)
 
@@ -61,6 +69,7 @@ def replay_main(arguments: argparse.Namespace, console: Console) -> int:
         name=arguments.model,
         cache_dir=arguments.model_cache,
         max_calls=arguments.max_model_calls,
+        max_tokens=arguments.max_model_tokens,
         offline=arguments.offline,
     )
     results = replay(path, calls=calls_of(arguments), models=terms)
@@ -76,7 +85,12 @@ def replay_main(arguments: argparse.Namespace, console: Console) -> int:
 
 def smoke_main(arguments: argparse.Namespace, console: Console) -> int:
     """One tiny history through each view: does the target answer at all?"""
-    target = resolve(arguments.target, calls=calls_of(arguments), format=arguments.format)
+    target = resolve(
+        arguments.target,
+        calls=calls_of(arguments),
+        format=arguments.format,
+        model=model_slot(arguments),
+    )
     failed = False
     try:
         for view in target.views:
@@ -90,6 +104,8 @@ def smoke_main(arguments: argparse.Namespace, console: Console) -> int:
                     style="green" if ok else "red",
                 )
             )
+        if target.model is not None:
+            console.print(Text(slot_calls(target.model).counts()))
     finally:
         target.close()
     return ExitCode.FAILED if failed else ExitCode.OK

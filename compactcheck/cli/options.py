@@ -154,8 +154,17 @@ def model_options(parser: argparse.ArgumentParser, *, replay: bool = False) -> N
         "--max-model-calls",
         type=natural,
         metavar="N",
-        help="the most requests sent to the model per target; past it a request is refused, its "
-        "round skipped and the verdicts inconclusive (recorded answers do not count)",
+        help="the most requests sent to the model in the whole run (every target and worker); "
+        "past it a request is refused, its round skipped and the verdicts inconclusive "
+        "(recorded answers do not count)",
+    )
+    parser.add_argument(
+        "--max-model-tokens",
+        type=natural,
+        metavar="N",
+        help="the most tokens (input and output, as the provider reports them; characters/4 "
+        "for a local fake) the requests sent may take in the whole run; once reached, a request "
+        "is refused as past --max-model-calls",
     )
     parser.add_argument(
         "--offline",
@@ -173,6 +182,7 @@ def model_slot(arguments: argparse.Namespace) -> ModelSlot | None:
             for option, value in (
                 ("--model-cache", arguments.model_cache),
                 ("--max-model-calls", arguments.max_model_calls),
+                ("--max-model-tokens", arguments.max_model_tokens),
                 ("--offline", arguments.offline or None),
             )
             if value is not None
@@ -184,6 +194,7 @@ def model_slot(arguments: argparse.Namespace) -> ModelSlot | None:
         chosen,
         cache_dir=arguments.model_cache,
         max_calls=arguments.max_model_calls,
+        max_tokens=arguments.max_model_tokens,
         offline=arguments.offline,
     )
 

@@ -12,6 +12,7 @@ from compactcheck.corpus.entry import corpus_files, load_entry
 from compactcheck.engine.crash import CALL_ANSWERED, call_finding, call_law
 from compactcheck.errors import CompactcheckError
 from compactcheck.models import ModelSlot
+from compactcheck.models.ledger import run_ledger
 from compactcheck.targets.ahead import answered_ahead
 from compactcheck.targets.calls import Calls
 from compactcheck.targets.registry import Target, resolve
@@ -42,7 +43,14 @@ class ModelTerms:
     # Default: .compactcheck/models beside the entry's corpus folder.
     cache_dir: Path | None = None
     max_calls: int | None = None
+    max_tokens: int | None = None
     offline: bool = False
+    # The file the replay counts its calls and tokens in, one for every entry replayed.
+    ledger: Path | None = None
+
+    def __post_init__(self) -> None:
+        if self.ledger is None and (self.max_calls, self.max_tokens) != (None, None):
+            object.__setattr__(self, "ledger", run_ledger())
 
     def slot(self, recorded: str | None, path: Path) -> ModelSlot | None:
         """The slot an entry at ``path`` is replayed with; None for one recorded without."""
@@ -50,7 +58,12 @@ class ModelTerms:
         if name is None:
             return None
         slot = ModelSlot(
-            name, cache_dir=self.cache_dir, max_calls=self.max_calls, offline=self.offline
+            name,
+            cache_dir=self.cache_dir,
+            max_calls=self.max_calls,
+            max_tokens=self.max_tokens,
+            ledger=self.ledger,
+            offline=self.offline,
         )
         # An entry's corpus is its folder: the cache sits beside it, as the run that wrote it had.
         return replace(slot, cache_dir=slot.cache_for(path.parent))
@@ -141,18 +154,36 @@ def replay_entries(
     return [results[path] for path in paths]
 
 
+def recorded_rounds(
+    corpus_dir: Path, target: str, view: View, format: Format, model: str
+) -> list[dict[str, Any]]:
+    """The corpus entries of one target, view and format, those recorded with ``model`` first
+    (their answers are in the model cache), to run ahead of anything generated."""
+    entries: list[dict[str, Any]] = []
+    for path in corpus_files(corpus_dir) if corpus_dir.is_dir() else []:
+        try:
+            data = load_entry(path)
+        except CompactcheckError:
+            continue
+        if data.get("target") == target and data.get("view") == view:
+            entries.append(data)
+    fitting = [data for data in entries if _format_of(data) == format]
+    return sorted(fitting, key=lambda data: data.get("model") != model)
+
+
+def _format_of(data: dict[str, Any]) -> Format:
+    """The wire format of an entry's round (a messages round in a provider format says which)."""
+    recorded = data.get("input")
+    if isinstance(recorded, dict) and "format" in recorded:
+        return check_format(str(recorded["format"]))
+    return CHAT
+
+
 def _recorded(path: Path, data: dict[str, Any], models: ModelTerms) -> _Recorded:
     view, invariant = data["view"], data["invariant"]
     [law] = [call_law(view)] if invariant == CALL_ANSWERED else select(view, [invariant])
-    recorded = data.get("input")
-    # A messages round in a provider format says which (its input is that format's request).
-    format = (
-        check_format(str(recorded["format"]))
-        if isinstance(recorded, dict) and "format" in recorded
-        else CHAT
-    )
     model = models.slot(data.get("model"), path)
-    return _Recorded(path, data, law, data["target"], view, format, model)
+    return _Recorded(path, data, law, data["target"], view, _format_of(data), model)
 
 
 def _replayed(target: Target, entry: _Recorded) -> ReplayResult:

@@ -83,10 +83,11 @@ class RunConfig:
 
     def __post_init__(self) -> None:
         # The model cache sits beside the corpus the run was given, fixed here so that a
-        # shard's own corpus folder (for_piece) does not move it.
-        if self.model is not None and self.model.cache_dir is None:
+        # shard's own corpus folder (for_piece) does not move it; and its caps get the run's
+        # one ledger, so that every target and worker process spends from the same.
+        if self.model is not None:
             placed = replace(self.model, cache_dir=self.model.cache_for(self.corpus_dir))
-            object.__setattr__(self, "model", placed)
+            object.__setattr__(self, "model", placed.shared())
 
     def hypothesis_database(self) -> ExampleDatabase | None:
         """The example database of the profile: local in dev, local plus Redis in campaign."""
@@ -119,6 +120,12 @@ class RunConfig:
         database_dir = self.database_dir or self.corpus_dir.parent / "hypothesis"
         corpus = self.corpus_dir / SHARD_CORPORA / f"{shard.index}-of-{shard.count}"
         return replace(self.for_shard(shard), corpus_dir=corpus, database_dir=database_dir)
+
+    @property
+    def home_corpus_dir(self) -> Path:
+        """The corpus folder the run was given, also for a shard keeping its own (for_piece)."""
+        folder = self.corpus_dir.parent
+        return folder.parent if folder.name == SHARD_CORPORA else self.corpus_dir
 
     @property
     def whole_run_seed(self) -> int:

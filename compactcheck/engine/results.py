@@ -24,28 +24,36 @@ from invariants.levels import level_of
 
 if TYPE_CHECKING:
     from compactcheck.engine.target_run import TargetRun
+    from compactcheck.models import MeteredModel
 
 
-def law_result(run: TargetRun, law: Invariant, model: ModelCalls | None) -> InvariantResult:
-    """The verdict of one law, with the target's waiver and its model's refusals over it."""
-    result = _law_result(run, law).model_copy(update={"level": level_of(law.id, bool(law.formats))})
-    return overlaid(result, run.waivers.get(law.id), model)
+def law_result(run: TargetRun, law: Invariant) -> InvariantResult:
+    """The verdict of one law, before the target's waiver and its model's refusals over it."""
+    return _law_result(run, law).model_copy(update={"level": level_of(law.id, bool(law.formats))})
 
 
 def model_calls(run: TargetRun) -> ModelCalls | None:
     """What the target's model slot did, or None when it was run without one."""
     model = run.target.model
-    if model is None:
-        return None
-    meter = model.meter
+    return None if model is None else slot_calls(model)
+
+
+def slot_calls(model: MeteredModel) -> ModelCalls:
+    """What one metered model did, as the report says it."""
+    meter, ledger = model.meter, model.ledger
     return ModelCalls(
         model=model.name,
         made=meter.made,
         replayed=meter.replayed,
-        cap=meter.cap,
+        cap=ledger.max_calls,
+        tokens=meter.tokens,
+        tokens_estimated=meter.estimated,
+        token_cap=ledger.max_tokens,
         refused=meter.refused,
         offline=model.offline,
         reason=meter.reason,
+        reruns=meter.reruns,
+        ledger=ledger.path.stem if ledger.path is not None else "",
     )
 
 
@@ -116,6 +124,8 @@ def target_report(run: TargetRun, started: float) -> TargetReport:
         )
     calls = {status: tally.statuses[status] for status in CALL_STATUSES if tally.statuses[status]}
     errors.extend(run.refused_waivers)
+    # Judged before the model's counts are read: a violation's re-runs may ask it again.
+    judged_laws = [law_result(run, law) for law in run.judging]
     model = model_calls(run)
     if model is not None and model.refused:
         errors.append(model.statement())
@@ -125,7 +135,7 @@ def target_report(run: TargetRun, started: float) -> TargetReport:
             "so the option changed nothing here (the README's section on summarisers with a "
             "real model names the adapters that take one)"
         )
-    results = [law_result(run, law, model) for law in run.judging]
+    results = [overlaid(result, run.waivers.get(result.invariant), model) for result in judged_laws]
     return TargetReport(
         target=run.target.name,
         view=run.view,

@@ -17,6 +17,7 @@ from hypothesis.errors import HypothesisException, HypothesisWarning
 from hypothesis.strategies import SearchStrategy
 
 from compactcheck.corpus.entry import CorpusEntry
+from compactcheck.corpus.replay import recorded_rounds
 from compactcheck.engine import interrupts
 from compactcheck.engine.config import RunConfig
 from compactcheck.engine.crash import CALL_ANSWERED, call_finding
@@ -162,6 +163,8 @@ class TargetRun:
         self.found_in: dict[str, int] = {}
         self.detections: dict[str, Detection] = {}
         self.corpus: dict[str, Path] = {}
+        # Laws whose failure is a corpus entry already shrunk, met again: not shrunk again.
+        self.shrunk_already: set[str] = set()
         # The interrupt (Ctrl-C or SIGTERM) that cut this run short, if one did.
         self.stopped_by: KeyboardInterrupt | None = None
         # Set when the time box cut exploring or shrinking short.
@@ -192,6 +195,8 @@ class TargetRun:
         started = time.monotonic()
         try:
             yield TargetStarted(self.target.name, self.view, self.config.max_examples, self.shard)
+            if self.target.model is not None and self.config.shard.index == 1:
+                self.replay_corpus()
             self.explore()
             yield from self._drain()
             while self._wants_coverage():
@@ -223,7 +228,7 @@ class TargetRun:
 
     def _shrinkable(self, law: Invariant) -> bool:
         failure = self.failures.get(law.id)
-        if failure is None or not self.config.shrink:
+        if failure is None or not self.config.shrink or law.id in self.shrunk_already:
             return False
         # A target none of whose calls answered has no crash to shrink: they all crash.
         hopeless = law.id == CALL_ANSWERED and self.tally.answered == 0
@@ -296,7 +301,7 @@ class TargetRun:
         self.found_in[law.id] = pass_index
         self.detections[law.id] = Detection(self.tally.examples, time.monotonic() - started, size)
         # On disk before anything else can go wrong.
-        path = self.record(law, outcome, finding, shrunk=False)
+        path = self.record(law, outcome, finding, shrunk=law.id in self.shrunk_already)
         self._events.append(
             ViolationFound(
                 self.target.name,
@@ -362,9 +367,39 @@ class TargetRun:
             explore()
         self.passes += 1
 
+    def replay_corpus(self) -> None:
+        """The target's corpus entries, judged ahead of anything generated (a run with a model).
+
+        Their requests were asked before, so their answers come from the model cache: a
+        recorded failure is met again before a call is spent on new histories, and one that
+        was shrunk is kept as it is rather than shrunk again. The first shard of a run does it.
+        """
+        started = time.monotonic()
+        model = self.target.model.name if self.target.model is not None else ""
+        home = self.config.home_corpus_dir
+        for entry in recorded_rounds(home, self.target.name, self.view, self.format, model):
+            interrupts.check()
+            if self.config.time_is_up():
+                self.cut_short = True
+                return
+            law = entry["invariant"]
+            try:
+                [outcome] = self._read([self.driver.replay(entry)])
+            except (KeyError, TypeError, ValueError):
+                # An entry that no longer fits the view: `compactcheck replay` says so.
+                continue
+            if entry.get("shrunk") and law not in self.failures:
+                self.shrunk_already.add(law)
+            self.tally.examples += 1
+            self._judge([outcome], 0, started)
+            if law not in self.failures:
+                self.shrunk_already.discard(law)
+
     def run_case(self, case: Case) -> list[RoundOutcome]:
         """Every round of one case, its facts read as the run asks (``RunConfig.reading``)."""
-        outcomes = self.driver.run(case)
+        return self._read(self.driver.run(case))
+
+    def _read(self, outcomes: list[RoundOutcome]) -> list[RoundOutcome]:
         if self.config.reading != "tokens":
             for outcome in outcomes:
                 if outcome.facts is not None:
@@ -482,9 +517,14 @@ class TargetRun:
             "facts": failure.outcome.facts.model_dump(mode="json") if failure.outcome.facts else {},
         }
         broke = unanswered = 0
-        # The three re-runs are independent: their requests go to a harness pipelined.
+        # The three re-runs are independent: their requests go to a harness pipelined. A
+        # model is asked again, not replayed, where the run may still send.
         rerun = partial(self.driver.replay, entry)
-        with answered_ahead(self.target.backend, [rerun] * 3):
+        model = self.target.model
+        with (
+            model.afresh() if model is not None else contextlib.nullcontext(),
+            answered_ahead(self.target.backend, [rerun] * 3),
+        ):
             outcomes = [rerun() for _ in range(3)]
         for outcome in outcomes:
             finding = _finding(outcome, law)

@@ -13,11 +13,20 @@ import importlib
 import os
 from typing import Any
 
-from compactcheck.models.model import ModelError
+from compactcheck.models.model import ModelError, Reply
 from compactcheck.models.request import ModelRequest, Turn
 
 # Anthropic requires max_tokens; this is what a request that names none asks for.
 DEFAULT_MAX_TOKENS = 1024
+
+
+def reported_tokens(usage: Any, *fields: str) -> int | None:
+    """The sum of a usage record's integer ``fields`` (an object or a dict); None without one."""
+    if usage is None:
+        return None
+    read = usage.get if isinstance(usage, dict) else lambda name: getattr(usage, name, None)
+    counts = [value for value in map(read, fields) if isinstance(value, int)]
+    return sum(counts) if counts else None
 
 
 class OpenAIModel:
@@ -34,6 +43,10 @@ class OpenAIModel:
 
     def answer(self, request: ModelRequest) -> str:
         """The first choice's text."""
+        return self.reply(request).text
+
+    def reply(self, request: ModelRequest) -> Reply:
+        """The first choice's text, and the usage's prompt and completion tokens."""
         messages: list[dict[str, str]] = []
         if request.system:
             messages.append({"role": "system", "content": request.system})
@@ -50,7 +63,10 @@ class OpenAIModel:
         response = self.client.chat.completions.create(
             model=self.model, messages=messages, **options
         )
-        return str(response.choices[0].message.content or "")
+        tokens = reported_tokens(
+            getattr(response, "usage", None), "prompt_tokens", "completion_tokens"
+        )
+        return Reply(str(response.choices[0].message.content or ""), tokens)
 
 
 class AnthropicModel:
@@ -67,6 +83,10 @@ class AnthropicModel:
 
     def answer(self, request: ModelRequest) -> str:
         """The text blocks of the answer, joined."""
+        return self.reply(request).text
+
+    def reply(self, request: ModelRequest) -> Reply:
+        """The text blocks of the answer, joined, and every input and output token it used."""
         options: dict[str, Any] = {}
         if request.system:
             options["system"] = request.system
@@ -78,9 +98,18 @@ class AnthropicModel:
             max_tokens=request.max_tokens or DEFAULT_MAX_TOKENS,
             **options,
         )
-        return "".join(
+        text = "".join(
             str(block.text) for block in response.content if getattr(block, "type", "") == "text"
         )
+        # Cached prompt tokens are billed beside input_tokens, not within them.
+        tokens = reported_tokens(
+            getattr(response, "usage", None),
+            "input_tokens",
+            "cache_creation_input_tokens",
+            "cache_read_input_tokens",
+            "output_tokens",
+        )
+        return Reply(text, tokens)
 
 
 def alternating(turns: tuple[Turn, ...]) -> list[dict[str, str]]:
@@ -115,6 +144,10 @@ class LangChainModel:
 
     def answer(self, request: ModelRequest) -> str:
         """The chat model's text for the request as LangChain messages."""
+        return self.reply(request).text
+
+    def reply(self, request: ModelRequest) -> Reply:
+        """The chat model's text, and its ``usage_metadata`` tokens where it reports them."""
         from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
         messages: list[BaseMessage] = [SystemMessage(request.system)] if request.system else []
@@ -122,7 +155,9 @@ class LangChainModel:
             AIMessage(t.text) if t.role == "assistant" else HumanMessage(t.text)
             for t in request.turns
         ]
-        return str(self.chat_model.invoke(messages).text)
+        answered = self.chat_model.invoke(messages)
+        usage = getattr(answered, "usage_metadata", None)
+        return Reply(str(answered.text), reported_tokens(usage, "input_tokens", "output_tokens"))
 
 
 # provider -> (package, environment variable of the key, client class)

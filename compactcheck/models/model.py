@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from compactcheck.errors import CompactcheckError
@@ -22,6 +23,24 @@ class Model(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class Reply:
+    """A model's answer and the tokens its provider says it took (input and output)."""
+
+    text: str
+    # None when the provider reported no usage: the meter then estimates it.
+    tokens: int | None = None
+
+
+@runtime_checkable
+class Replying(Protocol):
+    """A model that also says what an answer cost: the real clients."""
+
+    def reply(self, request: ModelRequest) -> Reply:
+        """The model's text for ``request`` and its provider's count of tokens."""
+        ...
+
+
 class ModelError(CompactcheckError):
     """A model slot that cannot be opened: an unknown name, a missing package or key."""
 
@@ -32,3 +51,8 @@ class ModelRefusedError(CompactcheckError):
     A component that meets it answers nothing: the adapter turns it into a skipped call, so
     that the round is inconclusive rather than judged on a summary that was never written.
     """
+
+
+def reply_of(model: Model, request: ModelRequest) -> Reply:
+    """``model``'s reply, with its provider's count of tokens where the model reports one."""
+    return model.reply(request) if isinstance(model, Replying) else Reply(model.answer(request))

@@ -1,21 +1,23 @@
 """The model slot of a run: which model a summarising adapter is handed, and on what terms.
 
-A slot is data (a name, a cache folder, a cap, offline or not), so that it crosses into worker
-processes and into a corpus entry; ``open`` builds the model behind it, a real client only when
-a request is not recorded and the run may send it.
+A slot is data (a name, a cache folder, caps of calls and tokens and the ledger file the run
+counts them in, offline or not), so that it crosses into worker processes and into a corpus
+entry; ``open`` builds the model behind it, a real client only when a request is not recorded
+and the run may send it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from compactcheck.models.cache import DEFAULT_CACHE_DIR, ModelCache
 from compactcheck.models.clients import PROVIDERS, LangChainModel, real_model
 from compactcheck.models.fakes import FAKE_TYPES, FAKES
+from compactcheck.models.ledger import Ledger, run_ledger
 from compactcheck.models.meter import Meter, MeteredModel
-from compactcheck.models.model import Model, ModelError
+from compactcheck.models.model import Model, ModelError, Reply, reply_of
 from compactcheck.models.request import ModelRequest
 from compactcheck.targets.loading import LoadError, load_attribute
 
@@ -60,21 +62,29 @@ class _Deferred:
         self._model: Model | None = None
 
     def answer(self, request: ModelRequest) -> str:
+        return self.reply(request).text
+
+    def reply(self, request: ModelRequest) -> Reply:
         if self._model is None:
             provider, _, model = self.name.partition(":")
             self._model = real_model(provider, model)
-        return self._model.answer(request)
+        return reply_of(self._model, request)
 
 
 @dataclass(frozen=True)
 class ModelSlot:
     """Which model answers a run's summarisers, where its answers are kept, and how many calls
-    it may make."""
+    and tokens it may spend."""
 
     name: str
     # Where answers are recorded; by default .compactcheck/models beside the corpus.
     cache_dir: Path | None = None
     max_calls: int | None = None
+    # The most input and output tokens the calls sent may take.
+    max_tokens: int | None = None
+    # The file every process of a run counts its calls and tokens in (``shared``); without
+    # one, each opening of the slot counts on its own.
+    ledger: Path | None = None
     # Replay only: a request not recorded is refused, never sent.
     offline: bool = False
     # A Model object handed in through the API (not by name); it does not cross processes.
@@ -85,6 +95,13 @@ class ModelSlot:
         if self.cache_dir is not None:
             return self.cache_dir
         return corpus_dir.parent / "models" if corpus_dir is not None else DEFAULT_CACHE_DIR
+
+    def shared(self) -> ModelSlot:
+        """This slot with a ledger file of its own, so that its caps hold for a whole run across
+        its targets and worker processes; unchanged without a cap, or with a ledger already."""
+        if self.ledger is not None or (self.max_calls is None and self.max_tokens is None):
+            return self
+        return replace(self, ledger=run_ledger())
 
     def model(self) -> Model:
         """The model the name (or source) stands for; real clients are built on first use."""
@@ -111,7 +128,8 @@ class ModelSlot:
         return MeteredModel(
             model,
             cache=ModelCache(self.cache_for(corpus_dir)),
-            meter=Meter(cap=self.max_calls),
+            meter=Meter(),
+            ledger=Ledger(self.max_calls, self.max_tokens, self.ledger),
             offline=self.offline,
             # The fakes are free and deterministic: recording them would only fill the folder.
             record=not isinstance(model, FAKE_TYPES),

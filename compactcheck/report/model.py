@@ -156,7 +156,22 @@ class ModelCalls(_ReportModel):
     model: str = Field(description="what answered, e.g. paraphrase or openai:gpt-4o-mini")
     made: int = Field(default=0, description="requests sent to the model (and recorded)")
     replayed: int = Field(default=0, description="requests answered from the model cache")
-    cap: int | None = Field(default=None, description="the declared cap of calls, if any")
+    cap: int | None = Field(
+        default=None, description="the declared cap of calls of the whole run, if any"
+    )
+    tokens: int = Field(
+        default=0,
+        description="input and output tokens of the calls made, as each answer's usage "
+        "reported them, or estimated (see tokensEstimated)",
+    )
+    tokens_estimated: bool = Field(
+        default=False,
+        description="true when some of the tokens were estimated as characters / 4 (a local "
+        "fake, or a client that reported no usage)",
+    )
+    token_cap: int | None = Field(
+        default=None, description="the declared cap of tokens of the whole run, if any"
+    )
     refused: int = Field(
         default=0,
         description="requests refused (cap reached, or offline and not recorded); their rounds "
@@ -164,27 +179,50 @@ class ModelCalls(_ReportModel):
     )
     offline: bool = Field(default=False, description="replay only: nothing was sent")
     reason: str = Field(default="", description="why the last request was refused")
+    reruns: Literal["", "live", "recorded"] = Field(
+        default="",
+        description="how the three re-runs of each violation (flaky or deterministic) got their "
+        "answers: 'live' (the model asked again, recorded answers bypassed), 'recorded' (some "
+        "replayed as recorded: offline, or no call left, so flakiness was judged on recorded "
+        "answers); '' when no violation was re-run",
+    )
+    ledger: str = Field(
+        default="",
+        description="the id of the ledger the caps were counted in: reports that share it "
+        "(shards and workers of one run) shared one cap; '' when there was no cap",
+    )
+
+    def _spend(self, *, refused: bool) -> str:
+        tokens = f"{self.tokens} tokens" + (
+            " (estimated: characters/4)" if self.tokens_estimated else ""
+        )
+        parts = [
+            f"{self.made} made",
+            f"{self.replayed} replayed",
+            *([f"{self.refused} refused"] if refused and self.refused else []),
+            *([tokens] if self.made else []),
+            *([f"cap {self.cap}"] if self.cap is not None else []),
+            *([f"token cap {self.token_cap}"] if self.token_cap is not None else []),
+        ]
+        return ", ".join(parts)
 
     def counts(self) -> str:
-        """The slot's calls, e.g. "model openai:gpt-4o: 12 made, 30 replayed, cap 20"."""
+        """The slot's calls, e.g. "model openai:gpt-4o: 12 made, 30 replayed, 3400 tokens"."""
         return (
-            f"model {self.model}: {self.made} made, {self.replayed} replayed"
-            + (f", {self.refused} refused" if self.refused else "")
-            + (f", cap {self.cap}" if self.cap is not None else "")
+            f"model {self.model}: {self._spend(refused=True)}"
             + (", offline" if self.offline else "")
+            + ("; flakiness judged on recorded answers" if self.reruns == "recorded" else "")
         )
 
     def statement(self) -> str:
         """The slot's calls in one line; a run with refusals says its verdicts are inconclusive."""
-        counted = f"{self.made} made, {self.replayed} replayed" + (
-            f", cap {self.cap}" if self.cap is not None else ""
-        )
         if not self.refused:
             return self.counts()
+        raise_it = "--max-model-tokens" if "token cap" in self.reason else "--max-model-calls"
         return (
             f"model {self.model}: {self.reason}; {self.refused} request(s) refused and their "
-            f"rounds skipped, so the verdicts are inconclusive ({counted}); raise "
-            "--max-model-calls, or run again: recorded answers are replayed for free"
+            f"rounds skipped, so the verdicts are inconclusive ({self._spend(refused=False)}); "
+            f"raise {raise_it}, or run again: recorded answers are replayed for free"
         )
 
 

@@ -109,21 +109,34 @@ def _merged(results: Sequence[InvariantResult]) -> InvariantResult:
 
 
 def merge_model_calls(reports: Iterable[TargetReport]) -> ModelCalls | None:
-    """The model slots of shards as one: their counts summed, each shard's cap added."""
+    """The model slots of shards as one: their counts summed; a cap counted once per ledger
+    (shards of one run share theirs), added up across runs that each had their own."""
     slots = [report.model_calls for report in reports if report.model_calls is not None]
     if not slots:
         return None
-    caps = [slot.cap for slot in slots]
+    # One slot per ledger; a slot without one had no cap, or one of its own.
+    ledgers = list({slot.ledger or str(index): slot for index, slot in enumerate(slots)}.values())
     refused = [slot for slot in slots if slot.refused]
+    reruns = {slot.reruns for slot in slots}
     return ModelCalls(
         model=slots[0].model,
         made=sum(slot.made for slot in slots),
         replayed=sum(slot.replayed for slot in slots),
-        cap=None if None in caps else sum(cap or 0 for cap in caps),
+        cap=_total([slot.cap for slot in ledgers]),
+        tokens=sum(slot.tokens for slot in slots),
+        tokens_estimated=any(slot.tokens_estimated for slot in slots),
+        token_cap=_total([slot.token_cap for slot in ledgers]),
         refused=sum(slot.refused for slot in slots),
         offline=all(slot.offline for slot in slots),
         reason=refused[0].reason if refused else "",
+        reruns="recorded" if "recorded" in reruns else "live" if "live" in reruns else "",
+        ledger=ledgers[0].ledger if len(ledgers) == 1 else "",
     )
+
+
+def _total(caps: list[int | None]) -> int | None:
+    """Caps added up; None (no cap) when one of them had none."""
+    return None if None in caps else sum(cap or 0 for cap in caps)
 
 
 def merge_calls(reports: Iterable[TargetReport]) -> dict[str, int]:

@@ -5,7 +5,9 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from tests.compactcheck.commandline import pytest_in
+import pytest
+
+from tests.compactcheck.commandline import load, pytest_in
 
 TESTS = """
 import pytest
@@ -74,3 +76,88 @@ def test_a_format_gives_its_structural_laws_and_a_mutant_speaks_its_own(tmp_path
         in (done.stdout)
     )
     assert "1 failed, 5 passed" in done.stdout
+
+
+MODEL_TESTS = """
+import pytest
+
+
+@pytest.mark.compactcheck("langchain:summarization-middleware", view="messages")
+def test_summariser(compactcheck_law):
+    compactcheck_law.check()
+"""
+
+
+def test_the_model_is_named_by_an_ini_value_or_an_option(tmp_path: Path) -> None:
+    pytest.importorskip("langchain.agents.middleware.summarization")
+    (tmp_path / "test_model.py").write_text(MODEL_TESTS)
+    (tmp_path / "pytest.ini").write_text("[pytest]\ncompactcheck_model = paraphrase\n")
+    report = tmp_path / "report.json"
+    options = ("--compactcheck-max-examples", "3", "--compactcheck-invariants", "tool_pairing")
+    done = pytest_in(tmp_path, *options, "--compactcheck-json", str(report), "test_model.py")
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    [target] = load(report).targets
+    assert target.model_calls is not None
+    assert target.model_calls.model == "paraphrase"
+    assert target.model_calls.made > 0
+
+    # The option wins over the ini value; no call to spend leaves the laws unjudged (skipped).
+    done = pytest_in(
+        tmp_path,
+        *options,
+        "--compactcheck-model",
+        "lossy",
+        "--compactcheck-max-model-calls",
+        "0",
+        "--compactcheck-json",
+        str(report),
+        "-rs",
+        "test_model.py",
+    )
+    assert "model call cap of 0 reached" in done.stdout, done.stdout[-3000:]
+    [target] = load(report).targets
+    assert target.model_calls is not None
+    assert (target.model_calls.model, target.model_calls.made) == ("lossy", 0)
+
+
+def test_an_unknown_model_is_a_usage_error(tmp_path: Path) -> None:
+    (tmp_path / "test_model.py").write_text(MODEL_TESTS)
+    done = pytest_in(tmp_path, "--compactcheck-model", "gpt-4", "test_model.py")
+    assert done.returncode == 4
+    assert "--compactcheck-model: --model 'gpt-4': unknown model" in done.stderr
+
+
+def test_the_model_caps_hold_for_the_session_across_xdist_workers(tmp_path: Path) -> None:
+    pytest.importorskip("xdist", reason="pytest-xdist is not installed (dev extra)")
+    pytest.importorskip("langchain.agents.middleware.summarization")
+    from tests.compactcheck.cli.test_model_options import MOODY
+
+    (tmp_path / "test_model.py").write_text(MODEL_TESTS)
+    (tmp_path / "moody.py").write_text(MOODY)
+    report = tmp_path / "report.json"
+    done = pytest_in(
+        tmp_path,
+        "-n",
+        "2",
+        "--compactcheck-shards",
+        "2",
+        "--compactcheck-max-examples",
+        "6",
+        "--compactcheck-invariants",
+        "tool_pairing",
+        "--compactcheck-model",
+        f"py:{tmp_path / 'moody.py'}:model",
+        "--compactcheck-max-model-calls",
+        "5",
+        "--compactcheck-json",
+        str(report),
+        "test_model.py",
+    )
+    # Which tests pass and which are skipped (unjudged) depends on which worker asked first.
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    # Each shard asks for more than five calls: five were sent by the two workers together.
+    assert len((tmp_path / "calls.log").read_text().split()) == 5
+    [target] = load(report).targets
+    assert target.model_calls is not None
+    assert target.model_calls.cap == 5
+    assert target.model_calls.reason == "model call cap of 5 reached"

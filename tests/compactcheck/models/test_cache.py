@@ -9,13 +9,15 @@ from pathlib import Path
 import pytest
 
 from compactcheck.models import (
-    Meter,
+    Ledger,
     MeteredModel,
     ModelCache,
     ModelRefusedError,
     ModelRequest,
+    Reply,
     Turn,
 )
+from compactcheck.models.meter import estimated_tokens
 
 
 class Counting:
@@ -29,6 +31,15 @@ class Counting:
     def answer(self, request: ModelRequest) -> str:
         self.calls += 1
         return f"answer {self.calls} to {len(request.turns)} turn(s)"
+
+
+class Billing(Counting):
+    """A counting model that reports its tokens, as the real clients do."""
+
+    name = "billing:test"
+
+    def reply(self, request: ModelRequest) -> Reply:
+        return Reply(self.answer(request), tokens=40)
 
 
 def _request(text: str = "Fix ENG-1 in src/app.py", **extra: object) -> ModelRequest:
@@ -112,11 +123,74 @@ def test_offline_an_unrecorded_request_is_refused_not_sent(tmp_path: Path) -> No
 
 def test_the_cap_refuses_new_calls_but_not_recorded_ones(tmp_path: Path) -> None:
     model = Counting()
-    metered = MeteredModel(model, cache=ModelCache(tmp_path), meter=Meter(cap=2))
+    metered = MeteredModel(model, cache=ModelCache(tmp_path), ledger=Ledger(max_calls=2))
     metered.answer(_request("one"))
     metered.answer(_request("two"))
     with pytest.raises(ModelRefusedError, match="model call cap of 2 reached"):
         metered.answer(_request("three"))
     metered.answer(_request("one"))
     assert (metered.meter.made, metered.meter.replayed, metered.meter.refused) == (2, 1, 1)
+    assert model.calls == 2
+
+
+def test_tokens_are_the_providers_count_and_recorded_answers_cost_none(tmp_path: Path) -> None:
+    metered = MeteredModel(Billing(), cache=ModelCache(tmp_path))
+    metered.answer(_request("one"))
+    metered.answer(_request("two"))
+    metered.answer(_request("one"))
+    assert (metered.meter.made, metered.meter.tokens, metered.meter.estimated) == (2, 80, False)
+    assert metered.ledger.spent().tokens == 80
+
+
+def test_a_model_that_counts_nothing_has_its_tokens_estimated(tmp_path: Path) -> None:
+    model = Counting()
+    metered = MeteredModel(model, cache=ModelCache(tmp_path))
+    answer = metered.answer(_request())
+    request = _request().for_model(model.name)
+    assert estimated_tokens(request, answer) == -(-(len(request.text()) + len(answer)) // 4)
+    assert metered.meter.tokens == estimated_tokens(request, answer)
+    assert metered.meter.estimated
+
+
+def test_the_token_cap_refuses_once_reached_with_its_reason(tmp_path: Path) -> None:
+    model = Billing()
+    metered = MeteredModel(model, cache=ModelCache(tmp_path), ledger=Ledger(max_tokens=70))
+    metered.answer(_request("one"))
+    metered.answer(_request("two"))
+    with pytest.raises(ModelRefusedError, match=r"model token cap of 70 reached \(80 tokens"):
+        metered.answer(_request("three"))
+    assert metered.answer(_request("two")) == "answer 2 to 1 turn(s)"
+    assert model.calls == 2
+    assert metered.meter.reason.startswith("model token cap of 70 reached")
+
+
+def test_afresh_asks_again_and_keeps_the_recorded_answer(tmp_path: Path) -> None:
+    model = Counting()
+    cache = ModelCache(tmp_path)
+    metered = MeteredModel(model, cache=cache)
+    first = metered.answer(_request())
+    with metered.afresh():
+        assert metered.answer(_request()) == "answer 2 to 1 turn(s)"
+        assert metered.answer(_request()) == "answer 3 to 1 turn(s)"
+    assert metered.meter.reruns == "live"
+    assert (metered.meter.made, metered.meter.replayed) == (3, 0)
+    # The witness replays as it was found: a re-run's answer is not recorded over it.
+    assert cache.get(_request().for_model(model.name)).answer == first
+    assert metered.answer(_request()) == first
+
+
+def test_afresh_past_the_cap_or_offline_replays_the_recorded_answer(tmp_path: Path) -> None:
+    model = Counting()
+    cache = ModelCache(tmp_path)
+    first = MeteredModel(model, cache=cache).answer(_request())
+    capped = MeteredModel(model, cache=cache, ledger=Ledger(max_calls=1))
+    with capped.afresh():
+        assert capped.answer(_request()) == "answer 2 to 1 turn(s)"
+        assert capped.answer(_request()) == first
+    assert (capped.meter.made, capped.meter.replayed, capped.meter.refused) == (1, 1, 0)
+    assert capped.meter.reruns == "recorded"
+    offline = MeteredModel(model, cache=cache, offline=True)
+    with offline.afresh():
+        assert offline.answer(_request()) == first
+    assert offline.meter.reruns == "recorded"
     assert model.calls == 2

@@ -342,3 +342,27 @@ def test_a_model_refusal_in_one_shard_leaves_no_pass_in_the_merge() -> None:
     assert merged.model_calls.refused == 3
     [clean] = merge_target_reports([shard(0), shard(0)]).results
     assert clean.verdict == "pass"
+
+
+def test_shards_of_one_run_share_their_cap_and_other_runs_add_theirs() -> None:
+    def shard(ledger: str, made: int, *, reruns: str = "live") -> TargetReport:
+        calls = ModelCalls.model_validate(
+            {
+                "model": "openai:x",
+                "made": made,
+                "cap": 5,
+                "tokens": 10 * made,
+                "token_cap": 100,
+                "ledger": ledger,
+                "reruns": reruns,
+            }
+        )
+        return TargetReport(target="t", view="messages", results=[], model_calls=calls)
+
+    one_run = merge_target_reports([shard("a", 3), shard("a", 2, reruns="recorded")]).model_calls
+    assert one_run is not None
+    assert (one_run.made, one_run.cap, one_run.tokens, one_run.token_cap) == (5, 5, 50, 100)
+    assert (one_run.ledger, one_run.reruns) == ("a", "recorded")
+    two_runs = merge_target_reports([shard("a", 3), shard("b", 4)]).model_calls
+    assert two_runs is not None
+    assert (two_runs.made, two_runs.cap, two_runs.token_cap, two_runs.ledger) == (7, 10, 200, "")

@@ -99,9 +99,23 @@ class Provider:
         return AnthropicModel(client, "claude-test")
 
 
-def _run(tmp_path: Path, provider: Provider, max_calls: int | None = None) -> TargetReport:
+def _run(
+    tmp_path: Path,
+    provider: Provider,
+    max_calls: int | None = None,
+    *,
+    max_tokens: int | None = None,
+    offline: bool = False,
+) -> TargetReport:
     model = provider.model()
-    slot = ModelSlot(model.name, cache_dir=tmp_path / "models", max_calls=max_calls, source=model)
+    slot = ModelSlot(
+        model.name,
+        cache_dir=tmp_path / "models",
+        max_calls=max_calls,
+        max_tokens=max_tokens,
+        offline=offline,
+        source=model,
+    )
     config = RunConfig(
         seed=11,
         seed_given=True,
@@ -138,8 +152,16 @@ def test_a_run_through_the_sdk_is_recorded_then_replayed_with_no_new_call(
     first = _run(tmp_path, recording)
     assert first.model_calls is not None
     made = first.model_calls.made
-    # Every call went through the SDK's own request building to the transport.
+    # Every call went through the SDK's own request building to the transport, and each
+    # counts the tokens its answer's usage reported (10 in, 5 out).
     assert made == len(recording.requests) > 0
+    assert (first.model_calls.tokens, first.model_calls.tokens_estimated) == (15 * made, False)
+    # The witnesses' re-runs asked the model again (its answers here are a function of the
+    # prompt, so they stay deterministic), and were not recorded over the witness's answers.
+    assert first.model_calls.reruns == "live"
+    assert {r.counterexample.reproduced for r in first.results if r.counterexample} == {
+        "deterministic"
+    }
     body = recording.requests[0]["body"]
     assert body["model"] == ("gpt-test" if kind == "openai" else "claude-test")
     if kind == "anthropic":
@@ -147,14 +169,17 @@ def test_a_run_through_the_sdk_is_recorded_then_replayed_with_no_new_call(
         assert body["messages"][0]["role"] == "user"
     assert "goal_preserved" in _witnesses(first)
     recorded = len(list((tmp_path / "models").glob("*.json")))
-    assert recorded == made
+    reruns = 3 * len(_witnesses(first))
+    assert recorded == made - reruns
 
     replaying = Provider(kind)
-    again = _run(tmp_path, replaying)
+    again = _run(tmp_path, replaying, offline=True)
     assert replaying.requests == []
     assert again.model_calls is not None
     assert (again.model_calls.made, again.model_calls.refused) == (0, 0)
-    assert again.model_calls.replayed >= made
+    assert again.model_calls.replayed >= recorded
+    assert again.model_calls.reruns == "recorded"
+    assert "flakiness judged on recorded answers" in again.model_calls.counts()
     assert _verdicts(again) == _verdicts(first)
     assert _witnesses(again) == _witnesses(first)
 
@@ -196,6 +221,25 @@ def test_a_call_cap_makes_the_run_inconclusive_with_one_clear_line(tmp_path: Pat
     )
     assert "model call cap of 2 reached" in FORMATS["markdown"](whole)
     assert "model openai:gpt-test: 2 made" in FORMATS["markdown"](whole)
+
+
+def test_a_token_cap_counts_the_reported_usage_and_makes_the_run_inconclusive(
+    tmp_path: Path,
+) -> None:
+    provider = Provider("anthropic")
+    report = _run(tmp_path, provider, max_tokens=40)
+    calls = report.model_calls
+    assert calls is not None
+    # 15 tokens a call: the third call carries the count past 40, and none starts after it.
+    assert len(provider.requests) == calls.made == 3
+    assert (calls.tokens, calls.token_cap, calls.tokens_estimated) == (45, 40, False)
+    assert calls.refused > 0
+    assert "pass" not in _verdicts(report).values()
+    [line] = [e for e in report.errors if "model token cap of 40 reached" in e]
+    assert "inconclusive" in line
+    assert "raise --max-model-tokens" in line
+    assert "\n" not in line
+    assert "45 tokens, token cap 40" in calls.counts()
 
 
 def test_offline_with_nothing_recorded_sends_nothing_and_judges_nothing(tmp_path: Path) -> None:
