@@ -226,6 +226,8 @@ class HarnessProcess:
     def exchange(self, line: bytes, deadline: float) -> bytes:
         """Send one request line and return the next answer line (without its newline)."""
         pending = memoryview(line)
+        # Most lines fit the pipe at once: written now, without waiting to be told it is free.
+        pending = pending[self.write_some(pending) :]
         answer: bytes | None = None
         with selectors.DefaultSelector() as selector:
             selector.register(self._stdout, selectors.EVENT_READ)
@@ -245,14 +247,7 @@ class HarnessProcess:
                 interrupts.check()
                 for key, _ in selector.select(min(remaining, SLICE)):
                     if key.fd == self._stdin:
-                        try:
-                            written = os.write(self._stdin, pending)
-                        except BlockingIOError:
-                            continue
-                        except OSError:
-                            # It closed stdin or died; what it says on stdout decides the rest.
-                            written = len(pending)
-                        pending = pending[written:]
+                        pending = pending[self.write_some(pending) :]
                         if not pending:
                             selector.unregister(self._stdin)
                     else:
