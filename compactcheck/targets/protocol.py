@@ -387,7 +387,8 @@ def decode_line(line: bytes, model: type[_Line]) -> tuple[dict[str, Any], _Line]
 
 
 def parse_line(line: bytes) -> dict[str, Any]:
-    """A harness's line as a JSON object; ProtocolError when it is not one."""
+    """A harness's line as a JSON object; ProtocolError when it is not one (NaN and Infinity,
+    which Python's json module writes by default, are not JSON and are refused)."""
     try:
         data = orjson.loads(line)
     except ValueError as error:

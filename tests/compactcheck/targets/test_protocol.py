@@ -26,6 +26,7 @@ from compactcheck.targets.protocol import (
     SessionFailure,
     SessionResult,
     decode_line,
+    parse_line,
 )
 from compactcheck.targets.subprocess_backend import CommandBackend
 from invariants.catalogue import catalogue, run_checks
@@ -172,6 +173,13 @@ def test_malformed_json_is_errored_in_one_line(backend: CommandBackend) -> None:
     assert "{this is not json" in answer.reason
     assert "\n" not in answer.reason
     assert backend.compact("messages", say("echo")).kind == "result"
+
+
+def test_what_json_does_not_allow_is_malformed_json() -> None:
+    # Python's json module writes NaN and Infinity by default; neither is JSON.
+    for line in (b'{"seq": 1, "skipped": {"reason": "x"}, "score": NaN}', b'{"seq": Infinity}'):
+        with pytest.raises(ProtocolError, match="malformed JSON"):
+            parse_line(line)
 
 
 def test_schema_breaking_json_is_errored_with_the_schema_error(backend: CommandBackend) -> None:
