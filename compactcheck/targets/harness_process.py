@@ -8,12 +8,12 @@ long) is an exception of its own here, which the backend turns into an errored a
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import re
 import selectors
 import signal
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Mapping
@@ -129,10 +129,12 @@ def _widen(fd: int) -> None:
     # A pipe holds 64 KB by default: three requests of a 50-message history. A wider one lets a
     # pipelined window sit in the pipe whole, so that neither side wakes the other per request.
     # Linux only; where it is refused (a lower pipe-max-size), the default pipe serves.
-    setting = getattr(fcntl, "F_SETPIPE_SZ", None)
-    if setting is not None:
-        with contextlib.suppress(OSError):
-            fcntl.fcntl(fd, setting, _PIPE_BYTES)
+    if sys.platform != "linux":
+        return
+    import fcntl
+
+    with contextlib.suppress(OSError):
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, _PIPE_BYTES)
 
 
 # What a fatal signal most often means for a compactor's process.
