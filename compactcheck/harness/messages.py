@@ -15,8 +15,8 @@ from pydantic import ValidationError
 from compactcheck.errors import first_problem
 from compactcheck.harness.cases import Case
 from compactcheck.harness.outcome import RoundOutcome, Status, answer_problem
-from compactcheck.targets.backend import Answer, Backend
-from invariants import Budget, ChatMessage, Facts, View, dump_messages, json_copy, parse_messages
+from compactcheck.targets.backend import Answer, Backend, handed
+from invariants import Budget, ChatMessage, Facts, View, dump_messages, parse_messages
 from invariants.formats import CHAT, HISTORY_FIELD, Format, NativeRequest, parse_request, read
 from strategies import Projected, project_messages
 from strategies.formats import Features, failed_calls, project_format
@@ -58,16 +58,16 @@ class MessagesDriver:
 
     def _answer(self, payload: dict[str, Any], key: str, given: Any) -> tuple[Answer, Any]:
         """The backend's answer, and what it left of the ``key`` part it was handed."""
-        handed = payload[key]
+        part = payload[key]
         answer = self.backend.compact("messages", payload)
         # A backend in another process reports the input as its compactor left it, when that
-        # compactor edited it in place (an in-process one edited ``handed`` itself).
+        # compactor edited it in place (an in-process one edited ``part`` itself).
         left = getattr(self.backend, "last_input", None)
         if key == "request" and isinstance(left, dict) and isinstance(left.get("request"), dict):
             left = left["request"]
-        if isinstance(left, type(given)) and left is not handed:
-            handed = left
-        return answer, handed
+        if isinstance(left, type(given)) and left is not part:
+            part = left
+        return answer, part
 
     def _ask(
         self,
@@ -84,9 +84,9 @@ class MessagesDriver:
         part of what it was handed in place (``recorded[key]`` is that part as given).
         """
         given = recorded[key]
-        answer, handed = self._answer(payload, key, given)
+        answer, left = self._answer(payload, key, given)
         problem = answer_problem(answer)
-        edited = _edited(given, handed) if problem is None else None
+        edited = _edited(given, left) if problem is None else None
         if edited is not None:
             problem = _mutated(edited)
         if problem is not None:
@@ -106,7 +106,7 @@ class MessagesDriver:
         if before is None:
             before = parse_messages(messages)
         problems = tuple(chat_completions_problems(messages))
-        payload: dict[str, Any] = {"messages": json_copy(messages)}
+        payload: dict[str, Any] = {"messages": handed(self.backend, messages)}
         recorded: dict[str, Any] = {"messages": messages}
         if knobs:
             payload["knobs"] = recorded["knobs"] = list(knobs)
@@ -144,7 +144,10 @@ class MessagesDriver:
         """One compaction of a provider request of the run's format."""
         native_before = parse_request(self.format, request)
         problems = tuple(request_problems(self.format, native_before))
-        payload: dict[str, Any] = {"format": self.format, "request": json_copy(request)}
+        payload: dict[str, Any] = {
+            "format": self.format,
+            "request": handed(self.backend, request),
+        }
         recorded: dict[str, Any] = {"format": self.format, "request": request}
         if knobs:
             payload["knobs"] = recorded["knobs"] = list(knobs)

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from compactcheck.report.model import Implementation
-from invariants import View
+from invariants import View, json_copy
 
 AnswerKind = Literal["result", "skipped", "errored"]
 
@@ -70,3 +70,14 @@ class Backend(Protocol):
     def close(self) -> None:
         """Release the backend (stop a subprocess)."""
         ...
+
+
+def handed(backend: object, value: Any) -> Any:
+    """What to hand ``backend`` of JSON data the caller keeps and judges afterwards.
+
+    A compactor in this process gets the very objects it is handed, and may edit them in place,
+    so it gets a copy; a backend in another process (``sends_copies``) only serialises what it
+    is handed, and the process boundary keeps the caller's data as it was, so it gets the data
+    itself.
+    """
+    return value if getattr(backend, "sends_copies", False) else json_copy(value)

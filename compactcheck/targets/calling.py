@@ -45,23 +45,33 @@ def described(error: BaseException, *, memory_note: str = "") -> str:
 _HISTORY_FIELD = {"anthropic": "messages", "openai-responses": "input", "gemini": "contents"}
 
 
+def oversize(size: int, max_answer_bytes: int) -> str:
+    """The problem of an answer of ``size`` bytes of JSON, or '' within the cap."""
+    if size <= max_answer_bytes:
+        return ""
+    return (
+        f"the answer is {size} bytes of JSON, over the cap of {max_answer_bytes} (max_answer_bytes)"
+    )
+
+
 def result_of(
-    view: str, output: Any, max_answer_bytes: int, payload: dict[str, Any] | None = None
+    view: str, output: Any, max_answer_bytes: int | None, payload: dict[str, Any] | None = None
 ) -> tuple[dict[str, Any] | None, str]:
     """The protocol result for what the callable returned, or ``(None, problem)``.
 
     Handed a provider request, a callable may return the whole request, or only its history
-    list (the rest of the request is then the one it was handed).
+    list (the rest of the request is then the one it was handed). ``max_answer_bytes`` None:
+    the caller serialises the answer itself and judges its JSON and size there (the isolated
+    worker, which writes it as a line anyway).
     """
-    try:
-        size = len(json.dumps(output, default=str))
-    except (TypeError, ValueError, RecursionError) as error:
-        return None, f"the answer is not JSON data: {type(error).__name__}: {error}"
-    if size > max_answer_bytes:
-        return None, (
-            f"the answer is {size} bytes of JSON, over the cap of {max_answer_bytes} "
-            "(max_answer_bytes)"
-        )
+    if max_answer_bytes is not None:
+        try:
+            size = len(json.dumps(output, default=str))
+        except (TypeError, ValueError, RecursionError) as error:
+            return None, f"the answer is not JSON data: {type(error).__name__}: {error}"
+        problem = oversize(size, max_answer_bytes)
+        if problem:
+            return None, problem
     if view == "messages":
         if payload is None or "request" not in payload:
             return {"messages": output}, ""

@@ -11,8 +11,8 @@ The protocol keeps private copies of the standard input and output: the compacto
 ``print`` (and any native code writing to file descriptor 1) goes to stderr, and its standard
 input reads nothing. A compactor that edits its input in place is told apart by comparing the
 input with a fresh copy after the call; the answer then carries ``inputAfter``, so that the
-laws judge the edit as they would in-process. Standard library only (besides the compactor), so
-that a worker, and each restart of it, starts quickly.
+laws judge the edit as they would in-process. Standard library and orjson only (besides the
+compactor), so that a worker, and each restart of it, starts quickly.
 """
 
 from __future__ import annotations
@@ -26,11 +26,14 @@ import threading
 import time
 from typing import Any, BinaryIO
 
+import orjson
+
 from compactcheck.targets.calling import (
     FORMAT_NAMES,
     VIEW_NAMES,
     argument_of,
     described,
+    oversize,
     result_of,
     waivers_of,
 )
@@ -138,7 +141,8 @@ class _Compactor:
         except BaseException as error:
             answer["errored"] = {"message": described(error, memory_note=self.memory_note)}
             return answer
-        result, problem = result_of(view, output, MAX_ANSWER_BYTES, payload)
+        # JSON and size are judged once, as the answer line is written (_encoded).
+        result, problem = result_of(view, output, None, payload)
         if result is None:
             answer["errored"] = {"message": problem}
         else:
@@ -160,15 +164,18 @@ class _Compactor:
 
 
 def _encoded(answer: dict[str, Any]) -> bytes:
+    """The answer as a line; an errored one instead when a result or inputAfter is not JSON
+    data or makes the line longer than the cap."""
     try:
         text = json.dumps(answer, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        problem = oversize(len(text), MAX_ANSWER_BYTES)
     except (TypeError, ValueError, RecursionError) as error:
-        # Only a result or inputAfter can hold what JSON cannot carry.
+        problem = f"the answer is not JSON data: {type(error).__name__}: {error}"
+    if problem:
+        # Only a result or inputAfter can hold what JSON cannot carry, or be that long.
         answer.pop("inputAfter", None)
         answer.pop("result", None)
-        answer["errored"] = {
-            "message": f"the answer is not JSON data: {type(error).__name__}: {error}"
-        }
+        answer["errored"] = {"message": problem}
         text = json.dumps(answer, ensure_ascii=False, separators=(",", ":"), default=repr)
     return (text + "\n").encode()
 
@@ -176,7 +183,7 @@ def _encoded(answer: dict[str, Any]) -> bytes:
 def _serve(compactor: _Compactor, protocol_in: BinaryIO, protocol_out: BinaryIO) -> int:
     for line in protocol_in:
         try:
-            request = json.loads(line)
+            request = orjson.loads(line)
         except ValueError:
             print("compactcheck worker: a request line is not JSON; ignored", file=sys.stderr)
             continue
@@ -190,7 +197,9 @@ def _serve(compactor: _Compactor, protocol_in: BinaryIO, protocol_out: BinaryIO)
             }
         elif command == "compact" and request.get("view") in VIEW_NAMES:
             try:
-                reply = compactor.answer(request, json.loads(line)["input"])
+                # A second parse is the pristine input to compare with after the call (faster
+                # than a deep copy of the first).
+                reply = compactor.answer(request, orjson.loads(line)["input"])
             except MemoryError as error:
                 # Out of memory outside the call itself (copying or comparing its input).
                 message = described(error, memory_note=compactor.memory_note)

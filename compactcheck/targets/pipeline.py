@@ -132,15 +132,20 @@ class Window:
             raise
 
     def _write(self, queue: deque[Pending]) -> None:
-        if self._writing is None:
-            if not queue or len(self.flight) >= self.size:
+        # As many lines as the pipe takes now (a wide pipe takes a whole window), so that
+        # the loop is not woken once per request.
+        while True:
+            if self._writing is None:
+                if not queue or len(self.flight) >= self.size:
+                    return
+                line = queue[0].encoded()
+                request = queue.popleft()
+                if not self.flight:
+                    # An idle harness starts its clock with this request.
+                    self._since = time.monotonic()
+                self.flight[request.seq] = request
+                self._writing = memoryview(line)
+            written = self.process.write_some(self._writing)
+            self._writing = self._writing[written:] or None
+            if self._writing is not None:
                 return
-            line = queue[0].encoded()
-            request = queue.popleft()
-            if not self.flight:
-                # An idle harness starts its clock with this request.
-                self._since = time.monotonic()
-            self.flight[request.seq] = request
-            self._writing = memoryview(line)
-        written = self.process.write_some(self._writing)
-        self._writing = self._writing[written:] or None

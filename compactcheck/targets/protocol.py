@@ -21,9 +21,9 @@ fields), so adding an optional field later breaks nobody.
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any, ClassVar, Generic, Literal, Self, TypeVar
 
+import orjson
 from pydantic import (
     ConfigDict,
     Field,
@@ -351,25 +351,29 @@ class StopRequest(Request):
 
 
 def encode_line(data: dict[str, Any]) -> bytes:
-    """One JSON object as a protocol line: compact, UTF-8, newline-terminated."""
-    return (json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+    """One JSON object as a protocol line: compact, UTF-8, newline-terminated.
+
+    ProtocolError for data JSON cannot carry here: an integer beyond 64 bits, a key that is not
+    a string, a string that is not valid UTF-8 (a lone surrogate).
+    """
+    try:
+        return orjson.dumps(data, option=orjson.OPT_APPEND_NEWLINE)
+    except TypeError as error:
+        raise ProtocolError(
+            f"compactcheck cannot send this request as protocol version {PROTOCOL_VERSION} JSON: "
+            f"{error}; keep integers within 64 bits, keys strings and text valid UTF-8"
+        ) from None
 
 
 def compact_request(view: View, seq: JsonValue, payload: dict[str, Any]) -> bytes:
-    """The line asking for one compaction, after checking it against the protocol.
+    """The line asking for one compaction.
 
     The caller's payload is sent as given rather than re-serialised from the model, so that the
-    harness sees exactly the JSON the checkers judge.
+    harness sees exactly the JSON the checkers judge. It is not checked against the schema here:
+    compactcheck builds its requests valid (the drivers hand over what the strategies generate
+    and the laws parse), and the tests check the lines they send against the shipped schema.
     """
-    data: dict[str, Any] = {"cmd": "compact", "seq": seq, "view": view, "input": payload}
-    try:
-        COMPACT_REQUESTS[view].model_validate(data)
-    except ValidationError as error:
-        raise ProtocolError(
-            f"compactcheck built a {view}-view compact request that breaks protocol version "
-            f"{PROTOCOL_VERSION}: {one_line(error)}"
-        ) from None
-    return encode_line(data)
+    return encode_line({"cmd": "compact", "seq": seq, "view": view, "input": payload})
 
 
 def decode_line(line: bytes, model: type[_Line]) -> tuple[dict[str, Any], _Line]:
@@ -383,10 +387,11 @@ def decode_line(line: bytes, model: type[_Line]) -> tuple[dict[str, Any], _Line]
 
 
 def parse_line(line: bytes) -> dict[str, Any]:
-    """A harness's line as a JSON object; ProtocolError when it is not one."""
+    """A harness's line as a JSON object; ProtocolError when it is not one (NaN and Infinity,
+    which Python's json module writes by default, are not JSON and are refused)."""
     try:
-        data = json.loads(line)
-    except (ValueError, RecursionError) as error:
+        data = orjson.loads(line)
+    except ValueError as error:
         shown = line[:60].decode("utf-8", errors="replace")
         raise ProtocolError(
             f"expected one JSON object per line; found malformed JSON ({error}) in "

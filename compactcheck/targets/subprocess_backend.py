@@ -21,7 +21,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Self
+from typing import Any, ClassVar, Self
 
 from compactcheck.report.model import Implementation
 from compactcheck.targets.backend import Answer
@@ -62,6 +62,10 @@ Request = tuple[View, dict[str, Any]]
 
 class CommandBackend:
     """A compactor in any language, run as a protocol v1 harness subprocess."""
+
+    # The harness is handed each request as a line of JSON, never the caller's objects (see
+    # ``targets.backend.handed``): a request noted for later is copied here.
+    sends_copies: ClassVar[bool] = True
 
     def __init__(
         self,

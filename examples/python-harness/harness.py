@@ -184,7 +184,7 @@ def serve(compactor: Compactor, name: str) -> None:
         reply = answer(request, compactor, name)
         if reply is not None:
             # One line per answer, flushed at once: a pipe is block-buffered otherwise.
-            sys.stdout.write(json.dumps(reply, ensure_ascii=False) + "\n")
+            sys.stdout.write(json.dumps(reply, ensure_ascii=False, separators=(",", ":")) + "\n")
             sys.stdout.flush()
 
 

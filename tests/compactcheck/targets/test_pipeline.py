@@ -124,13 +124,24 @@ def test_unmatched_and_malformed_answers_are_charged_to_the_oldest_request(
     assert echoed(answers[3])[0]["content"] == "request 3"
 
 
+def test_an_answer_that_breaks_the_schema_fails_its_own_request_in_a_batch(
+    faulty: CommandBackend,
+) -> None:
+    # Requests go out unchecked (valid by construction); answers are still checked, each.
+    answers = faulty.compact_many([said("echo", 0), said("schema", 1), said("echo", 2)])
+    assert answers[1].kind == "errored"
+    assert "protocol-compact-response" in answers[1].reason
+    assert "'robot'" in answers[1].reason
+    assert [echoed(answers[i])[0]["content"] for i in (0, 2)] == ["request 0", "request 2"]
+
+
 def test_a_harness_writing_large_answers_cannot_deadlock_the_writer(
     faulty: CommandBackend,
 ) -> None:
-    # Each request and its echo are several times a pipe's buffer: a writer that sent every
-    # request before reading would block on a full stdin while the harness blocks on a full
-    # stdout; the deadline would then fail every request.
-    big = "x" * 300_000
+    # Each request and its echo are larger than a pipe's buffer (1 MB, once widened): a writer
+    # that sent every request before reading would block on a full stdin while the harness
+    # blocks on a full stdout; the deadline would then fail every request.
+    big = "x" * 1_200_000
     requests: list[tuple[View, dict[str, Any]]] = [
         (
             "messages",

@@ -26,6 +26,7 @@ from compactcheck.targets.protocol import (
     SessionFailure,
     SessionResult,
     decode_line,
+    parse_line,
 )
 from compactcheck.targets.subprocess_backend import CommandBackend
 from invariants.catalogue import catalogue, run_checks
@@ -174,6 +175,13 @@ def test_malformed_json_is_errored_in_one_line(backend: CommandBackend) -> None:
     assert backend.compact("messages", say("echo")).kind == "result"
 
 
+def test_what_json_does_not_allow_is_malformed_json() -> None:
+    # Python's json module writes NaN and Infinity by default; neither is JSON.
+    for line in (b'{"seq": 1, "skipped": {"reason": "x"}, "score": NaN}', b'{"seq": Infinity}'):
+        with pytest.raises(ProtocolError, match="malformed JSON"):
+            parse_line(line)
+
+
 def test_schema_breaking_json_is_errored_with_the_schema_error(backend: CommandBackend) -> None:
     answer = backend.compact("messages", say("schema"))
     assert answer.kind == "errored"
@@ -276,9 +284,12 @@ def test_command_lines_are_split_never_run_by_a_shell() -> None:
         assert backend.implementation.name == hostile
 
 
-def test_a_request_that_breaks_the_protocol_is_a_toolkit_error(backend: CommandBackend) -> None:
-    with pytest.raises(ProtocolError, match="messages-view compact request"):
-        backend.compact("messages", {"messages": [{"role": "robot"}]})
+def test_a_request_json_cannot_carry_is_a_toolkit_error(backend: CommandBackend) -> None:
+    # Requests are valid by construction (tests/compactcheck/harness/test_requests.py checks
+    # the drivers' lines against the schema); what cannot be encoded at all still says so.
+    with pytest.raises(ProtocolError, match="within 64 bits"):
+        backend.compact("messages", {"messages": [], "knobs": [2**70]})
+    assert backend.compact("messages", say("echo")) == Answer.ok(say("echo"))
 
 
 def test_a_session_failure_keeps_its_wire_format_and_unknown_fields_are_ignored() -> None:
