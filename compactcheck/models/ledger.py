@@ -11,6 +11,7 @@ count past the cap of tokens, and no call starts after it is reached.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import fcntl
 import json
@@ -24,8 +25,14 @@ from pathlib import Path
 
 def run_ledger() -> Path:
     """A fresh ledger file for one run (created on first use), in the temporary folder: not
-    beside the model cache, which is committed."""
-    return Path(tempfile.gettempdir()) / "compactcheck-ledgers" / f"{uuid.uuid4().hex}.json"
+    beside the model cache, which is committed.
+
+    The process that names it removes it when it exits (worker processes it hands the path to
+    never do: they leave through ``os._exit``), so ledgers do not pile up in the folder.
+    """
+    path = Path(tempfile.gettempdir()) / "compactcheck-ledgers" / f"{uuid.uuid4().hex}.json"
+    atexit.register(path.unlink, missing_ok=True)
+    return path
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -71,3 +73,19 @@ def test_a_replay_counts_every_entry_in_one_ledger(tmp_path: Path) -> None:
     assert other is not None
     assert first.ledger == other.ledger == terms.ledger is not None
     assert other.max_tokens == 5
+
+
+def test_the_process_that_names_a_ledger_removes_it_when_it_exits(tmp_path: Path) -> None:
+    script = (
+        "import sys\n"
+        "from compactcheck.models.ledger import Ledger, run_ledger\n"
+        "path = run_ledger()\n"
+        "Ledger(max_calls=3, path=path).reserve()\n"
+        "print(path, path.exists())\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    named, existed = done.stdout.split()
+    assert existed == "True"
+    assert not Path(named).exists()
