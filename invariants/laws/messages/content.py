@@ -198,12 +198,15 @@ def reassertions(before: Messages, after: Messages, facts: Facts) -> Reassertion
     current = [text for text in facts.constraints if held.holds(text)]
     stale = tuple(t for t in dict.fromkeys(facts.superseded_constraints) if held.holds(t))
     mentions = token_mentions if facts.reading == "tokens" else constraint_mentions
-    read_before = mentions(before, [*current, *stale]) if stale else {}
     read_after = mentions(after, [*current, *stale]) if stale else {}
+    # Only a superseded constraint the output asserts can be reasserted: the input, usually far
+    # the larger list, is read only when there is one.
+    suspects = [text for text in stale if (now := read_after.get(text)) and now.current]
+    read_before = mentions(before, [*current, *stale]) if suspects else {}
     asserted = []
-    for text in stale:
-        now, then = read_after.get(text), read_before.get(text)
-        if now is not None and now.current and not (then is not None and then.current):
+    for text in suspects:
+        now, then = read_after[text], read_before.get(text)
+        if not (then is not None and then.current):
             asserted.append((text, now, then))
     found = Reassertions(stale, tuple(asserted))
     if type(before) is tuple and type(after) is tuple:
