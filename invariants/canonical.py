@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable
 from typing import Any
 
 import rfc8785
@@ -34,36 +35,31 @@ def _plain(value: Any) -> bool:
     """Whether ``json.dumps`` writes a value as RFC 8785 does (see ``canonical_json``)."""
     kind = type(value)
     if kind is dict:
-        for key, item in value.items():
+        for key in value:
             if type(key) is not str or not key.isascii():
                 return False
-            kind = type(item)
-            if kind is str or kind is bool or item is None:
-                continue
-            if kind is int:
-                if -_MAX_SAFE <= item <= _MAX_SAFE:
-                    continue
-                return False
-            if (kind is dict or kind is list) and _plain(item):
-                continue
-            return False
-        return True
+        return _plain_items(value.values())
     if kind is list:
-        for item in value:
-            kind = type(item)
-            if kind is str or kind is bool or item is None:
-                continue
-            if kind is int:
-                if -_MAX_SAFE <= item <= _MAX_SAFE:
-                    continue
-                return False
-            if (kind is dict or kind is list) and _plain(item):
-                continue
-            return False
-        return True
+        return _plain_items(value)
     if kind is int:
         return bool(-_MAX_SAFE <= value <= _MAX_SAFE)
     return kind is str or kind is bool or value is None
+
+
+def _plain_items(items: Iterable[Any]) -> bool:
+    """``_plain`` of every item, leaves judged in line (a call per leaf was most of the time)."""
+    for item in items:
+        kind = type(item)
+        if kind is str or kind is bool or item is None:
+            continue
+        if kind is int:
+            if -_MAX_SAFE <= item <= _MAX_SAFE:
+                continue
+            return False
+        if (kind is dict or kind is list) and _plain(item):
+            continue
+        return False
+    return True
 
 
 def sha256_hex(value: Any) -> str:

@@ -80,15 +80,20 @@ FRACTIONS = (0.25, 0.5, 0.75)
 _INSTRUCTION = LlmEventSummarizer._DEFAULT_PROMPT_TEMPLATE.split("{conversation_history}")[0]
 
 
-class EchoLlm(BaseLlm):
-    """A local model whose answer is the conversation of the summary prompt it is handed."""
-
-    model: str = "compactcheck-echo"
+class _LocalLlm(BaseLlm):
+    """An ADK model of ours: its capabilities declared outright, so that ADK does not fall back
+    to guessing them from the name."""
 
     @property
     def capabilities(self) -> LlmCapabilities:
-        """Declared outright, so that ADK does not fall back to guessing from the name."""
+        """No output schema, no tools: a summariser needs neither."""
         return LlmCapabilities(output_schema_and_tools=False)
+
+
+class EchoLlm(_LocalLlm):
+    """A local model whose answer is the conversation of the summary prompt it is handed."""
+
+    model: str = "compactcheck-echo"
 
     async def generate_content_async(
         self, llm_request: LlmRequest, stream: bool = False
@@ -101,7 +106,7 @@ class EchoLlm(BaseLlm):
         yield LlmResponse(content=types.Content(role="model", parts=[types.Part(text=said)]))
 
 
-class ModelLlm(BaseLlm):
+class ModelLlm(_LocalLlm):
     """An ADK model answered by the run's model (``--model``): ADK's summary prompt becomes a
     model request (the request's system instruction its system text, each content a turn), so
     that the call is metered, recorded and replayed like any other. A refused call raises, and
@@ -110,11 +115,6 @@ class ModelLlm(BaseLlm):
     model: str = "compactcheck-model"
     slot: Any = None
     """The MeteredModel that answers (typed loosely: pydantic cannot check it)."""
-
-    @property
-    def capabilities(self) -> LlmCapabilities:
-        """Declared outright, so that ADK does not fall back to guessing from the name."""
-        return LlmCapabilities(output_schema_and_tools=False)
 
     async def generate_content_async(
         self, llm_request: LlmRequest, stream: bool = False
