@@ -159,15 +159,17 @@ def recorded_rounds(
 ) -> list[dict[str, Any]]:
     """The corpus entries of one target, view and format, those recorded with ``model`` first
     (their answers are in the model cache), to run ahead of anything generated."""
-    entries: list[dict[str, Any]] = []
+    fitting: list[dict[str, Any]] = []
     for path in corpus_files(corpus_dir) if corpus_dir.is_dir() else []:
         try:
             data = load_entry(path)
+            if data.get("target") == target and data.get("view") == view:
+                if _format_of(data) == format:
+                    fitting.append(data)
         except CompactcheckError:
+            # An entry that cannot be read (or names no format we know) is not run ahead of
+            # the search: `compactcheck replay` says what is wrong with it.
             continue
-        if data.get("target") == target and data.get("view") == view:
-            entries.append(data)
-    fitting = [data for data in entries if _format_of(data) == format]
     return sorted(fitting, key=lambda data: data.get("model") != model)
 
 

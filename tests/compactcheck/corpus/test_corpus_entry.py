@@ -10,8 +10,10 @@ import jsonschema
 import pytest
 
 from compactcheck.corpus.entry import CorpusEntry, load_entry, read_entry, write_entry
+from compactcheck.corpus.replay import recorded_rounds
 from compactcheck.errors import CompactcheckError
 from compactcheck.schemas import shipped
+from invariants.formats import CHAT
 
 # An entry exactly as compactcheck 0.x writes it (corpusVersion 1), kept literal so that a change
 # of the model cannot quietly change what counts as a loadable file.
@@ -168,3 +170,15 @@ def test_todays_format_and_written_entries_match_the_shipped_schema(tmp_path: Pa
     ]
     for changes in refused:
         assert not validator.is_valid(json.loads(_changed(**changes)))
+
+
+def test_the_entries_run_ahead_skip_one_that_names_an_unknown_format(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus"
+    kept = write_entry(corpus, _entry(model="echo"))
+    other = write_entry(corpus, _entry(invariant="goal_preserved"))
+    write_entry(corpus, _entry(invariant="order_preserved", input={"format": "telex"}))
+    write_entry(corpus, _entry(target="someone-else"))
+    rounds = recorded_rounds(corpus, "t", "messages", CHAT, "echo")
+    # The entry recorded with the run's model comes first; the unreadable one is left out.
+    assert [r["invariant"] for r in rounds] == ["tool_pairing", "goal_preserved"]
+    assert {kept.name, other.name} <= {p.name for p in corpus.iterdir()}
