@@ -163,9 +163,9 @@ def recorded_rounds(
     for path in corpus_files(corpus_dir) if corpus_dir.is_dir() else []:
         try:
             data = load_entry(path)
-            if data.get("target") == target and data.get("view") == view:
-                if _format_of(data) == format:
-                    fitting.append(data)
+            ours = data.get("target") == target and data.get("view") == view
+            if ours and _format_of(data) == format:
+                fitting.append(data)
         except CompactcheckError:
             # An entry that cannot be read (or names no format we know) is not run ahead of
             # the search: `compactcheck replay` says what is wrong with it.
