@@ -54,7 +54,7 @@ class _Projection:
     surface_tokens: int = 0
     claim: tuple[int, int, int] | None = None
     prices: dict[int, int] = field(default_factory=dict)
-    # Each surface node priced once per session: its event, hence its price, never changes.
+    # The priced entry last built for each surface node, reused while its price is the same.
     priced: dict[int, PricedNode] = field(default_factory=dict)
     header: Any = None
     anchor: _Anchor | None = None
@@ -77,21 +77,6 @@ def _usage_total(usage: Any) -> int:
         return 0
     keys = ("input", "cacheRead", "cacheWrite", "output")
     return sum(value for key in keys if type(value := usage.get(key, 0)) is int)
-
-
-def _price(state: _Projection, session: Session, seq: int) -> int:
-    """The price of a node in a folded session (its event priced afresh if the fold has none)."""
-    price = state.prices.get(seq)
-    if price is None:
-        event = session.event_at(seq)
-        price = node_price(event) if event is not None else 0
-    return price
-
-
-def _priced_node(state: _Projection, session: Session, seq: int) -> PricedNode:
-    """A surface node with its price, made once and kept in the fold."""
-    node = state.priced[seq] = PricedNode(seq, _price(state, session, seq))
-    return node
 
 
 class TokenMeter:
@@ -158,16 +143,26 @@ class TokenMeter:
 
     def price_of(self, session: Session, seq: int) -> int:
         """The heuristic price of one surface node."""
-        return _price(self._fold(session), session, seq)
+        state = self._fold(session)
+        price = state.prices.get(seq)
+        if price is None:
+            event = session.event_at(seq)
+            price = node_price(event) if event is not None else 0
+        return price
+
+    def _priced_node(self, state: _Projection, session: Session, seq: int) -> PricedNode:
+        """A node priced through ``price_of`` (a seam), reusing the entry last built for it."""
+        price = self.price_of(session, seq)
+        node = state.priced.get(seq)
+        if node is None or node.tokens != price:
+            node = state.priced[seq] = PricedNode(seq, price)
+        return node
 
     def measure(self, session: Session) -> Measurement:
         """A frozen reading: exact per-node prices and pressure anchored to provider usage."""
         self.measure_calls += 1
         state = self._fold(session)
-        priced = state.priced
-        nodes = tuple(
-            priced.get(seq) or _priced_node(state, session, seq) for seq in session.surface_nodes
-        )
+        nodes = tuple(self._priced_node(state, session, seq) for seq in session.surface_nodes)
         surface_tokens = sum(node.tokens for node in nodes)
         anchor = state.anchor
         if anchor is not None and anchor.header == state.header:
