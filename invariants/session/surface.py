@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from invariants.session.envelope import MAX_SAFE_INTEGER, SURFACE_TYPES, SessionEvent
 from invariants.session.errors import LogViolationError
@@ -20,8 +20,9 @@ class ReplaceRange:
     end: int
 
 
-@dataclass(frozen=True)
-class SurfaceChange:
+# A named tuple, not a frozen dataclass: one is built for every event of every fold and check,
+# and a tuple is about three times cheaper to build.
+class SurfaceChange(NamedTuple):
     """What one accepted event does to the surface."""
 
     seq: int

@@ -54,6 +54,8 @@ class _Projection:
     surface_tokens: int = 0
     claim: tuple[int, int, int] | None = None
     prices: dict[int, int] = field(default_factory=dict)
+    # The priced entry last built for each surface node, reused while its price is the same.
+    priced: dict[int, PricedNode] = field(default_factory=dict)
     header: Any = None
     anchor: _Anchor | None = None
 
@@ -148,11 +150,19 @@ class TokenMeter:
             price = node_price(event) if event is not None else 0
         return price
 
+    def _priced_node(self, state: _Projection, session: Session, seq: int) -> PricedNode:
+        """A node priced through ``price_of`` (a seam), reusing the entry last built for it."""
+        price = self.price_of(session, seq)
+        node = state.priced.get(seq)
+        if node is None or node.tokens != price:
+            node = state.priced[seq] = PricedNode(seq, price)
+        return node
+
     def measure(self, session: Session) -> Measurement:
         """A frozen reading: exact per-node prices and pressure anchored to provider usage."""
         self.measure_calls += 1
         state = self._fold(session)
-        nodes = tuple(PricedNode(seq, self.price_of(session, seq)) for seq in session.surface_nodes)
+        nodes = tuple(self._priced_node(state, session, seq) for seq in session.surface_nodes)
         surface_tokens = sum(node.tokens for node in nodes)
         anchor = state.anchor
         if anchor is not None and anchor.header == state.header:

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from invariants.session import assert_log_valid
+from invariants.session import assert_log_valid, node_price
 from reference_engine.session import (
     CLOSE_TAG,
     OPEN_TAG,
@@ -526,3 +526,28 @@ def test_retry_count_resets_on_a_new_assistant_message() -> None:
     script.reply_step("fresh answer " + "x" * 400)
     script.reply_step("another " + "y" * 400)
     assert recovery.retries == {}
+
+
+def test_a_measurement_prices_every_node_as_afresh_after_each_compaction() -> None:
+    # The meter keeps each node's priced entry across measurements; re-pricing from the events
+    # is the oracle, before and after compactions rewrite the surface.
+    script = open_turn_script(6)
+    session = script.session
+    config = load_config({"threshold_ratio": 0.2, "retain_tokens": 50})
+    compactor = BasicCompactor(config=config, capacity=capacity(1000))
+
+    def fresh() -> tuple[tuple[int, int], ...]:
+        return tuple(
+            (seq, node_price(event))
+            for seq in session.surface_nodes
+            if (event := session.event_at(seq)) is not None
+        )
+
+    first = compactor.meter.measure(session)
+    assert tuple((node.seq, node.tokens) for node in first.nodes) == fresh()
+    assert compactor.compact_if_needed(session, "pressure") is not None
+    second = compactor.meter.measure(session)
+    assert second.nodes != first.nodes
+    assert tuple((node.seq, node.tokens) for node in second.nodes) == fresh()
+    assert second.surface_tokens == sum(price for _, price in fresh())
+    assert compactor.meter.measure(session) == second
