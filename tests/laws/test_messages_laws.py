@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from invariants.catalogue import UnknownInvariantError, catalogue, select
-from invariants.facts import Budget, Facts
+from invariants.facts import Budget, Facts, Reading
 from invariants.laws.messages import message_size
 from invariants.laws.messages.content import Mention, token_mentions
 from invariants.laws.messages.reading import FactLookup
@@ -615,3 +615,22 @@ def test_a_fact_lookup_is_reused_only_for_the_very_same_tuple() -> None:
     assert FactLookup.of(edited, "tokens").holds("login.py")
     edited[0] = UserMessage(content="Fix AUTH-142")
     assert not FactLookup.of(edited, "tokens").holds("login.py")
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.lists(st.one_of(_PIECES, _CONSTRAINTS), max_size=12), min_size=1, max_size=4),
+    st.lists(st.one_of(_CONSTRAINTS, _PIECES), max_size=8),
+    st.sampled_from(["tokens", "verbatim"]),
+)
+def test_a_fact_lookup_answers_again_as_it_answered_first(
+    pieces: list[list[str]], facts: list[str], reading: Reading
+) -> None:
+    # ``holds`` keeps its answers; asked again, in any order, it must say what a lookup that
+    # reads each fact afresh says.
+    messages = tuple(UserMessage(content="".join(parts)) for parts in pieces)
+    lookup = FactLookup(messages, reading)
+    asked = [*facts, *reversed(facts)]
+    assert [lookup.holds(fact) for fact in asked] == [
+        FactLookup(messages, reading).said(fact) for fact in asked
+    ]

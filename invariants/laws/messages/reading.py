@@ -120,6 +120,10 @@ class FactLookup:
         self.tokens = reading == "tokens"
         self._whole: TokenIndex | None = None
         self._each: list[TokenIndex] | None = None
+        # Answers of ``holds``: the laws and the measures of one compaction ask about the same
+        # facts (the must-keep ones are the changed files and pending steps again), and each
+        # question is a search of the whole corpus.
+        self._held: dict[str, bool] = {}
 
     def _indexes(self) -> list[TokenIndex]:
         if self._each is None:
@@ -140,6 +144,13 @@ class FactLookup:
 
     def holds(self, fact: str) -> bool:
         """Whether the list still says ``fact``."""
+        held = self._held.get(fact)
+        if held is None:
+            held = self._held[fact] = self.said(fact)
+        return held
+
+    def said(self, fact: str) -> bool:
+        """Whether the list says ``fact``, read afresh (``holds`` keeps the answers)."""
         return fact in self.text or (self.tokens and self.holding(fact) is not None)
 
     def missing(self, fact: str) -> list[str]:
