@@ -135,6 +135,10 @@ class FactLookup:
         at = first_containing(self.messages, fact) if fact in self.text else None
         if at is not None or not self.tokens:
             return at
+        return self._holding_tokens(fact)
+
+    def _holding_tokens(self, fact: str) -> int | None:
+        """The index of the first message that holds every token of ``fact``; None when none."""
         if self._whole is None:
             self._whole = TokenIndex(self.text)
         # What the whole list does not hold, no message of it holds: most facts stop here.
@@ -151,7 +155,9 @@ class FactLookup:
 
     def said(self, fact: str) -> bool:
         """Whether the list says ``fact``, read afresh (``holds`` keeps the answers)."""
-        return fact in self.text or (self.tokens and self.holding(fact) is not None)
+        # Not in the text verbatim, the fact is looked for by its tokens at once: ``holding``
+        # would search the whole text for it a second time first.
+        return fact in self.text or (self.tokens and self._holding_tokens(fact) is not None)
 
     def missing(self, fact: str) -> list[str]:
         """What of ``fact`` is not said: its tokens no single message holds, or the fact itself.
