@@ -13,8 +13,15 @@ from invariants.catalogue import UnknownInvariantError, catalogue, select
 from invariants.facts import Budget, Facts, Reading
 from invariants.laws.messages import message_size
 from invariants.laws.messages.content import Mention, token_mentions
-from invariants.laws.messages.reading import FactLookup
-from invariants.messages import UserMessage, content_text, parse_messages
+from invariants.laws.messages.reading import (
+    _TEXTS,
+    _TEXTS_KEPT,
+    FactLookup,
+    corpus,
+    searchable_parts,
+    searchable_text,
+)
+from invariants.messages import ChatMessage, ToolMessage, UserMessage, content_text, parse_messages
 from invariants.tokens import discriminating, position
 from invariants.verdict import Finding
 
@@ -638,3 +645,24 @@ def test_a_fact_lookup_answers_again_as_it_answered_first(
 
     assert [lookup.holds(fact) for fact in asked] == [afresh(fact) for fact in asked]
     assert [lookup.said(fact) for fact in asked] == [afresh(fact) for fact in asked]
+
+
+def _parts_text(message: ChatMessage) -> str:
+    return "\x00".join(searchable_parts(message))
+
+
+def test_searchable_texts_kept_by_identity_are_each_messages_own() -> None:
+    # searchable_text keeps texts by message identity: many short-lived messages (whose ids are
+    # reused once they are gone) and equal messages must each read as their own parts.
+    for round_ in range(3):
+        for index in range(3 * _TEXTS_KEPT // 2):
+            message = ToolMessage(tool_call_id=f"call_{index}", content=f"{round_}:{index}")
+            assert searchable_text(message) == _parts_text(message)
+            assert searchable_text(message) == f"{round_}:{index}\x00call_{index}"
+    kept = [parse_messages(HISTORY) for _ in range(2)]
+    for messages in kept:
+        assert corpus(messages) == "\x00".join(
+            part for message in messages for part in searchable_parts(message)
+        )
+        assert [searchable_text(m) for m in messages] == [_parts_text(m) for m in messages]
+    assert len(_TEXTS) <= _TEXTS_KEPT
