@@ -13,17 +13,22 @@ from invariants.catalogue import UnknownInvariantError, catalogue, select
 from invariants.facts import Budget, Facts, Reading
 from invariants.laws.messages import message_size
 from invariants.laws.messages.content import Mention, token_mentions
+from invariants.laws.messages.order import _identity_of
 from invariants.laws.messages.reading import (
     _TEXTS,
     _TEXTS_KEPT,
     FactLookup,
+    call_ids,
     corpus,
+    message_key,
     searchable_parts,
     searchable_text,
 )
 from invariants.messages import ChatMessage, ToolMessage, UserMessage, content_text, parse_messages
 from invariants.tokens import discriminating, position
 from invariants.verdict import Finding
+from strategies.messages_view import MessageHistory, message_histories
+from strategies.projected import Projected
 
 Message = dict[str, Any]
 
@@ -666,3 +671,22 @@ def test_searchable_texts_kept_by_identity_are_each_messages_own() -> None:
         )
         assert [searchable_text(m) for m in messages] == [_parts_text(m) for m in messages]
     assert len(_TEXTS) <= _TEXTS_KEPT
+
+
+def _identity(message: ChatMessage) -> str | None:
+    """What ties a changed message to its original, read off the message itself."""
+    if isinstance(message, ToolMessage):
+        return f"result:{message.tool_call_id}"
+    ids = call_ids(message)
+    return f"calls:{','.join(ids)}" if ids else None
+
+
+@settings(max_examples=100, deadline=None)
+@given(message_histories())
+def test_a_message_identity_reads_off_its_key_as_off_the_message(
+    projected: Projected[MessageHistory],
+) -> None:
+    # order_preserved ties a changed message to its original by an identity it reads off the
+    # message's key; it must be the one the message's own result id or call ids give.
+    for message in (*projected.view.messages, *parse_messages(HISTORY)):
+        assert _identity_of(message_key(message)) == _identity(message)
