@@ -108,5 +108,10 @@ def parse_messages(data: object) -> tuple[ChatMessage, ...]:
 
 
 def dump_messages(messages: tuple[ChatMessage, ...] | list[ChatMessage]) -> list[dict[str, Any]]:
-    """OpenAI chat dicts for a message list."""
-    return [message.to_json_data() for message in messages]
+    """OpenAI chat dicts for a message list, each as its ``to_json_data`` gives it."""
+    # One call of the list's serialiser instead of one per message: half the time. It is handed
+    # a tuple, the type it serialises (a list would warn and take a slower path).
+    dumped: list[dict[str, Any]] = CHAT_MESSAGES.dump_python(
+        tuple(messages), mode="json", exclude_none=True
+    )
+    return dumped

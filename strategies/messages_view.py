@@ -107,7 +107,7 @@ class MessageRecorder(Recorder[MessageHistory]):
         if isinstance(action, ToolBatch):
             self.messages.append(self.batch(action))
         else:
-            self.messages.append(AssistantMessage(content=narration(action)))
+            self.messages.append(self.said(narration(action)))
 
     @staticmethod
     @lru_cache(maxsize=4096)
@@ -126,13 +126,27 @@ class MessageRecorder(Recorder[MessageHistory]):
             )
         )
 
+    # Kept like ``batch``: every round projects the run from its start again, so the same
+    # words and results come back, and a validated message costs more than a cache lookup.
+    @staticmethod
+    @lru_cache(maxsize=4096)
+    def said(text: str) -> AssistantMessage:
+        """An assistant message of plain text."""
+        return AssistantMessage(content=text)
+
+    @staticmethod
+    @lru_cache(maxsize=8192)
+    def answer(call_id: str, output: str) -> ToolMessage:
+        """The result message of a tool call."""
+        return ToolMessage(tool_call_id=call_id, content=output)
+
     def result(self, call: ToolCallSpec, late: bool) -> None:
         self.ledger.result(call, late)
-        self.messages.append(ToolMessage(tool_call_id=call.call_id, content=call.output))
+        self.messages.append(self.answer(call.call_id, call.output))
 
     def question(self, question: str) -> None:
         self.ledger.question(question)
-        self.messages.append(AssistantMessage(content=question))
+        self.messages.append(self.said(question))
 
     def pending(self, batch: ToolBatch) -> None:
         self.ledger.pending(batch)

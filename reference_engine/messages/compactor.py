@@ -122,23 +122,30 @@ def compact_messages(
         return tuple(messages)
     # The tail always holds the last message; a tail start equal to the head means no cut.
     starts = [head, *(p for p in range(head + 1, last + 1) if safe[p])]
-    tail = _choose(starts, head, _Sizes.of(messages), max_messages, budget)
+    tail = _choose(starts, head, messages, max_messages, budget)
     if tail == head:
         return tuple(messages)
     return (*messages[:head], summariser(messages[head:tail]), *messages[tail:])
 
 
 def _choose(
-    starts: list[int], head: int, sizes: _Sizes, max_messages: int, budget: Budget | None
+    starts: list[int],
+    head: int,
+    messages: Sequence[ChatMessage],
+    max_messages: int,
+    budget: Budget | None,
 ) -> int:
     """The tail start: the longest tail that fits, else the smallest output."""
-    total = len(sizes.chars) - 1
+    total = len(messages)
+    # Sizes are priced only for a budget of characters or tokens: a count of messages, or no
+    # budget at all, needs none, and pricing every message is most of a compaction's cost.
+    sizes = None if budget is None or budget.counter == "messages" else _Sizes.of(messages)
 
     def count(tail: int) -> int:
         return total if tail == head else head + 1 + total - tail
 
     def measure(tail: int) -> int:
-        if budget is None or budget.counter == "messages":
+        if budget is None or sizes is None:
             return count(tail)
         chars = sizes.output_chars(head, tail)
         return chars if budget.counter == "characters" else math.ceil(chars / 4)

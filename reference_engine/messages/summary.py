@@ -23,7 +23,9 @@ SUMMARY_HEADER = "Summary of {count} earlier messages, replaced by this one:"
 
 def first_line(text: str) -> str:
     """The first line of a text, or the text itself when it has one line."""
-    return text.split("\n", 1)[0]
+    # A slice, not a split: a split would copy the rest of a long tool output too.
+    end = text.find("\n")
+    return text if end < 0 else text[:end]
 
 
 def summary_lines(message: ChatMessage) -> list[str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import pytest
@@ -13,9 +14,17 @@ from invariants import (
     AgentEvent,
     AgentState,
     AssistantMessage,
+    ChatMessage,
     CompactionSnapshot,
+    FunctionCall,
     PlanStep,
     SourceEventRange,
+    SystemMessage,
+    TextPart,
+    ToolCall,
+    ToolMessage,
+    UserMessage,
+    dump_messages,
     parse_messages,
 )
 from invariants.events import EventType
@@ -139,3 +148,39 @@ def test_a_trusted_agent_event_is_what_model_construct_builds(
     assert trusted.__pydantic_extra__ == constructed.__pydantic_extra__
     assert trusted.__pydantic_private__ == constructed.__pydantic_private__
     assert trusted.to_json_data() == constructed.to_json_data()
+
+
+_TEXTS = st.text(max_size=8)
+_CONTENTS = st.one_of(_TEXTS, st.lists(st.builds(TextPart, text=_TEXTS), max_size=3).map(tuple))
+_NAMES = st.one_of(st.none(), st.text(min_size=1, max_size=4))
+_CALLS = st.lists(
+    st.builds(
+        ToolCall,
+        id=st.text(min_size=1, max_size=4),
+        function=st.builds(FunctionCall, name=st.text(min_size=1, max_size=4), arguments=_TEXTS),
+    ),
+    min_size=1,
+    max_size=3,
+    unique_by=lambda call: call.id,
+)
+_CHAT_MESSAGES = st.one_of(
+    st.builds(SystemMessage, content=_CONTENTS, name=_NAMES),
+    st.builds(UserMessage, content=_CONTENTS, name=_NAMES),
+    st.builds(AssistantMessage, content=_CONTENTS, name=_NAMES),
+    st.builds(AssistantMessage, tool_calls=_CALLS.map(tuple), content=st.none(), name=_NAMES),
+    st.builds(AssistantMessage, tool_calls=_CALLS.map(tuple), content=_CONTENTS),
+    st.builds(ToolMessage, tool_call_id=st.text(min_size=1, max_size=4), content=_CONTENTS),
+)
+
+
+@given(st.lists(_CHAT_MESSAGES, max_size=6), st.booleans())
+def test_a_message_list_dumps_as_its_messages_dump_one_by_one(
+    messages: list[ChatMessage], as_tuple: bool
+) -> None:
+    # dump_messages serialises the whole list in one call; each dict must be the message's own.
+    given_messages = tuple(messages) if as_tuple else messages
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        dumped = dump_messages(given_messages)
+    assert dumped == [message.to_json_data() for message in messages]
+    assert parse_messages(dumped) == tuple(messages)

@@ -10,13 +10,25 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from invariants.catalogue import UnknownInvariantError, catalogue, select
-from invariants.facts import Budget, Facts
+from invariants.facts import Budget, Facts, Reading
 from invariants.laws.messages import message_size
 from invariants.laws.messages.content import Mention, token_mentions
-from invariants.laws.messages.reading import FactLookup
-from invariants.messages import UserMessage, content_text, parse_messages
+from invariants.laws.messages.order import _identity_of
+from invariants.laws.messages.reading import (
+    _TEXTS,
+    _TEXTS_KEPT,
+    FactLookup,
+    call_ids,
+    corpus,
+    message_key,
+    searchable_parts,
+    searchable_text,
+)
+from invariants.messages import ChatMessage, ToolMessage, UserMessage, content_text, parse_messages
 from invariants.tokens import discriminating, position
 from invariants.verdict import Finding
+from strategies.messages_view import MessageHistory, message_histories
+from strategies.projected import Projected
 
 Message = dict[str, Any]
 
@@ -615,3 +627,66 @@ def test_a_fact_lookup_is_reused_only_for_the_very_same_tuple() -> None:
     assert FactLookup.of(edited, "tokens").holds("login.py")
     edited[0] = UserMessage(content="Fix AUTH-142")
     assert not FactLookup.of(edited, "tokens").holds("login.py")
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.lists(st.one_of(_PIECES, _CONSTRAINTS), max_size=12), min_size=1, max_size=4),
+    st.lists(st.one_of(_CONSTRAINTS, _PIECES), max_size=8),
+    st.sampled_from(["tokens", "verbatim"]),
+)
+def test_a_fact_lookup_answers_again_as_it_answered_first(
+    pieces: list[list[str]], facts: list[str], reading: Reading
+) -> None:
+    # ``holds`` keeps its answers and goes to the tokens without a second verbatim search; asked
+    # again, in any order, it must say what a fresh lookup's verbatim text or ``holding`` says.
+    messages = tuple(UserMessage(content="".join(parts)) for parts in pieces)
+    lookup = FactLookup(messages, reading)
+    asked = [*facts, *reversed(facts)]
+
+    def afresh(fact: str) -> bool:
+        fresh = FactLookup(messages, reading)
+        return fact in fresh.text or (reading == "tokens" and fresh.holding(fact) is not None)
+
+    assert [lookup.holds(fact) for fact in asked] == [afresh(fact) for fact in asked]
+    assert [lookup.said(fact) for fact in asked] == [afresh(fact) for fact in asked]
+
+
+def _parts_text(message: ChatMessage) -> str:
+    return "\x00".join(searchable_parts(message))
+
+
+def test_searchable_texts_kept_by_identity_are_each_messages_own() -> None:
+    # searchable_text keeps texts by message identity: many short-lived messages (whose ids are
+    # reused once they are gone) and equal messages must each read as their own parts.
+    for round_ in range(3):
+        for index in range(3 * _TEXTS_KEPT // 2):
+            message = ToolMessage(tool_call_id=f"call_{index}", content=f"{round_}:{index}")
+            assert searchable_text(message) == _parts_text(message)
+            assert searchable_text(message) == f"{round_}:{index}\x00call_{index}"
+    kept = [parse_messages(HISTORY) for _ in range(2)]
+    for messages in kept:
+        assert corpus(messages) == "\x00".join(
+            part for message in messages for part in searchable_parts(message)
+        )
+        assert [searchable_text(m) for m in messages] == [_parts_text(m) for m in messages]
+    assert len(_TEXTS) <= _TEXTS_KEPT
+
+
+def _identity(message: ChatMessage) -> str | None:
+    """What ties a changed message to its original, read off the message itself."""
+    if isinstance(message, ToolMessage):
+        return f"result:{message.tool_call_id}"
+    ids = call_ids(message)
+    return f"calls:{','.join(ids)}" if ids else None
+
+
+@settings(max_examples=100, deadline=None)
+@given(message_histories())
+def test_a_message_identity_reads_off_its_key_as_off_the_message(
+    projected: Projected[MessageHistory],
+) -> None:
+    # order_preserved ties a changed message to its original by an identity it reads off the
+    # message's key; it must be the one the message's own result id or call ids give.
+    for message in (*projected.view.messages, *parse_messages(HISTORY)):
+        assert _identity_of(message_key(message)) == _identity(message)

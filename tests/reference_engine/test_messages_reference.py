@@ -17,6 +17,7 @@ from invariants.facts import Counter as BudgetCounter
 from invariants.laws.messages import message_size
 from invariants.messages import parse_messages
 from reference_engine.messages import reference_messages, safe_cuts
+from reference_engine.messages.summary import first_line
 from strategies.messages_facts import messages_facts
 from strategies.messages_view import MessageHistory, message_histories
 from strategies.projected import Projected
@@ -221,3 +222,8 @@ def test_the_reference_keeps_every_law_on_generated_histories() -> None:
     assert examples >= 200
     assert min(shares.values()) >= 0.4, shares
     assert shapes["compacted"] / examples >= 0.3, shapes
+
+
+@given(st.text(alphabet="ab\n\r", max_size=12))
+def test_a_first_line_is_what_a_split_at_the_first_newline_gives(text: str) -> None:
+    assert first_line(text) == text.split("\n", 1)[0]

@@ -16,7 +16,12 @@ from reference_engine.snapshot import (
     compactor_input,
     maybe_compact,
 )
-from strategies.messages_view import MessageHistory, message_histories, project_messages
+from strategies.messages_view import (
+    MessageHistory,
+    MessageRecorder,
+    message_histories,
+    project_messages,
+)
 from strategies.projected import Projected
 from strategies.scenario_model import Ledger, Scenario, walk
 from strategies.scenarios import scenarios
@@ -131,3 +136,21 @@ def test_a_projection_leaves_the_scenario_the_truth_a_walk_of_its_own_finds(
         fresh = replace(scenario)
         project(fresh)
         assert fresh.truth == alone.truth()
+
+
+@settings(max_examples=100, deadline=None)
+@given(scenarios(), scenarios())
+def test_a_messages_projection_is_the_same_with_its_caches_warm_or_cold(
+    first: Scenario, second: Scenario
+) -> None:
+    # The recorder keeps the messages it built (batches, results, plain assistant text): after
+    # projecting another scenario, a projection must equal one made with empty caches.
+    project_messages(first)
+    warm = project_messages(second)
+    for cached in (MessageRecorder.batch, MessageRecorder.said, MessageRecorder.answer):
+        cached.cache_clear()
+    cold = project_messages(replace(second))
+    assert warm == cold
+    assert [message.to_json_data() for message in warm.messages] == [
+        message.to_json_data() for message in cold.messages
+    ]

@@ -6,8 +6,13 @@ from collections import Counter as Tally
 
 from invariants.facts import Facts
 from invariants.law import invariant
-from invariants.laws.messages.reading import Messages, call_ids, label, message_key
-from invariants.messages import ChatMessage, ToolMessage
+from invariants.laws.messages.reading import (
+    MessageKey,
+    Messages,
+    call_ids,
+    label,
+    message_key,
+)
 from invariants.verdict import Finding, Violation, value_diff, witness
 
 
@@ -43,12 +48,16 @@ def recent_tail_preserved(before: Messages, after: Messages, facts: Facts) -> Fi
     return Finding("recent_tail_preserved", True, (violation,))
 
 
-def _identity(message: ChatMessage) -> str | None:
-    """What ties a changed message to its original: its tool call ids."""
-    if isinstance(message, ToolMessage):
-        return f"result:{message.tool_call_id}"
-    ids = call_ids(message)
-    return f"calls:{','.join(ids)}" if ids else None
+def _identity_of(key: MessageKey) -> str | None:
+    """What ties a changed message to its original: its tool call ids, read off its key.
+
+    "result:ID" for the result of call ID, "calls:ID1,ID2" for a message that makes calls, None
+    for any other message.
+    """
+    _, _, _, calls, call_id = key
+    if call_id is not None:
+        return f"result:{call_id}"
+    return f"calls:{','.join(call[0] for call in calls)}" if calls else None
 
 
 class _Matcher:
@@ -92,8 +101,9 @@ def order_preserved(before: Messages, after: Messages, facts: Facts) -> Finding:
     del facts
     positions: dict[object, list[int]] = {}
     for index, message in enumerate(before):
-        positions.setdefault(message_key(message), []).append(index)
-        identity = _identity(message)
+        key = message_key(message)
+        positions.setdefault(key, []).append(index)
+        identity = _identity_of(key)
         if identity is not None:
             positions.setdefault(identity, []).append(index)
     found: list[Violation] = []
@@ -115,13 +125,12 @@ def order_preserved(before: Messages, after: Messages, facts: Facts) -> Finding:
     summaries: list[int] = []
     for out_index, message in enumerate(after):
         key = keys[out_index]
-        identity = _identity(message)
         if out_index in written:
             slots.append(None)
             summaries.append(out_index)
         elif key in positions:
             slots.append(key)
-        elif identity is not None and identity in positions:
+        elif (identity := _identity_of(key)) is not None and identity in positions:
             original = positions[identity][0]
             found.append(
                 Violation(

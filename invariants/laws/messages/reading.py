@@ -42,7 +42,7 @@ def call_ids(message: ChatMessage) -> tuple[str, ...]:
     return ()
 
 
-def _searchable_parts(message: ChatMessage) -> list[str]:
+def searchable_parts(message: ChatMessage) -> list[str]:
     """The texts of a message an identifier can hide in, in order."""
     parts = [content_text(message.content)]
     if isinstance(message, AssistantMessage) and message.tool_calls:
@@ -53,15 +53,33 @@ def _searchable_parts(message: ChatMessage) -> list[str]:
     return parts
 
 
+# The searchable texts of the messages read last, by identity (a message is frozen, and kept here
+# so that its id is not reused while it is): a round's facts, its input's lookup and the next
+# round's input read the very same message objects, and the projection builds most of them once.
+# At most ``_TEXTS_KEPT`` of them, for a bounded memory.
+_TEXTS: dict[int, tuple[ChatMessage, str]] = {}
+_TEXTS_KEPT = 8192
+
+
 def searchable_text(message: ChatMessage) -> str:
     """Everything of a message an identifier can hide in: text, call ids, names, arguments."""
-    return _SEPARATOR.join(_searchable_parts(message))
+    known = _TEXTS.get(id(message))
+    if known is not None and known[0] is message:
+        return known[1]
+    text = _SEPARATOR.join(searchable_parts(message))
+    if len(_TEXTS) >= _TEXTS_KEPT:
+        # Emptied rather than trimmed: removing the oldest entries one by one makes a dict walk
+        # over the holes they leave.
+        _TEXTS.clear()
+    _TEXTS[id(message)] = (message, text)
+    return text
 
 
 def corpus(messages: Messages) -> str:
     """The searchable text of a whole list, in which an identifier can be looked up at once."""
-    # One join of every part, not one per message: the same text, copied once instead of twice.
-    return _SEPARATOR.join([part for message in messages for part in _searchable_parts(message)])
+    # Each message's text joins its parts with the same separator: this is the join of every
+    # part of the list.
+    return _SEPARATOR.join([searchable_text(message) for message in messages])
 
 
 def first_containing(messages: Messages, needle: str) -> int | None:
@@ -120,6 +138,10 @@ class FactLookup:
         self.tokens = reading == "tokens"
         self._whole: TokenIndex | None = None
         self._each: list[TokenIndex] | None = None
+        # Answers of ``holds``: the laws and the measures of one compaction ask about the same
+        # facts (the must-keep ones are the changed files and pending steps again), and each
+        # question is a search of the whole corpus.
+        self._held: dict[str, bool] = {}
 
     def _indexes(self) -> list[TokenIndex]:
         if self._each is None:
@@ -131,6 +153,10 @@ class FactLookup:
         at = first_containing(self.messages, fact) if fact in self.text else None
         if at is not None or not self.tokens:
             return at
+        return self._holding_tokens(fact)
+
+    def _holding_tokens(self, fact: str) -> int | None:
+        """The index of the first message that holds every token of ``fact``; None when none."""
         if self._whole is None:
             self._whole = TokenIndex(self.text)
         # What the whole list does not hold, no message of it holds: most facts stop here.
@@ -140,7 +166,16 @@ class FactLookup:
 
     def holds(self, fact: str) -> bool:
         """Whether the list still says ``fact``."""
-        return fact in self.text or (self.tokens and self.holding(fact) is not None)
+        held = self._held.get(fact)
+        if held is None:
+            held = self._held[fact] = self.said(fact)
+        return held
+
+    def said(self, fact: str) -> bool:
+        """Whether the list says ``fact``, read afresh (``holds`` keeps the answers)."""
+        # Not in the text verbatim, the fact is looked for by its tokens at once: ``holding``
+        # would search the whole text for it a second time first.
+        return fact in self.text or (self.tokens and self._holding_tokens(fact) is not None)
 
     def missing(self, fact: str) -> list[str]:
         """What of ``fact`` is not said: its tokens no single message holds, or the fact itself.
