@@ -20,7 +20,7 @@ def canonical_json(value: Any) -> bytes:
     forms differ; other keys; other types; lone surrogates) is written by ``rfc8785``.
     """
     try:
-        if _plain(value):
+        if plain_json(value):
             return _ENCODER.encode(value).encode("utf-8")
     except (RecursionError, UnicodeEncodeError):
         pass
@@ -28,11 +28,14 @@ def canonical_json(value: Any) -> bytes:
 
 
 _ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-_MAX_SAFE = 2**53 - 1
+# The largest integer every JSON reader holds exactly (RFC 8785 section 3.2.2.3, I-JSON).
+MAX_SAFE_INTEGER = 2**53 - 1
 
 
-def _plain(value: Any) -> bool:
-    """Whether ``json.dumps`` writes a value as RFC 8785 does (see ``canonical_json``)."""
+def plain_json(value: Any) -> bool:
+    """Whether a value is JSON data of exact types without floats, with safe integers and ASCII
+    keys: what ``json.dumps`` writes as RFC 8785 does (see ``canonical_json``), and as pydantic's
+    JSON writer does (strings it cannot write as UTF-8 aside)."""
     kind = type(value)
     if kind is dict:
         for key in value:
@@ -42,21 +45,21 @@ def _plain(value: Any) -> bool:
     if kind is list:
         return _plain_items(value)
     if kind is int:
-        return bool(-_MAX_SAFE <= value <= _MAX_SAFE)
+        return bool(-MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER)
     return kind is str or kind is bool or value is None
 
 
 def _plain_items(items: Iterable[Any]) -> bool:
-    """``_plain`` of every item, leaves judged in line (a call per leaf was most of the time)."""
+    """``plain_json`` of every item, leaves judged in line (a call per leaf cost most)."""
     for item in items:
         kind = type(item)
         if kind is str or kind is bool or item is None:
             continue
         if kind is int:
-            if -_MAX_SAFE <= item <= _MAX_SAFE:
+            if -MAX_SAFE_INTEGER <= item <= MAX_SAFE_INTEGER:
                 continue
             return False
-        if (kind is dict or kind is list) and _plain(item):
+        if (kind is dict or kind is list) and plain_json(item):
             continue
         return False
     return True
@@ -92,12 +95,20 @@ def _same_types(left: Any, right: Any) -> bool:
     if kind is dict:
         for key, value in left.items():
             other = right[key]
-            if not (type(value) is str and type(other) is str) and not _same_types(value, other):
+            # What a call would answer for equal leaves of one type, judged in line (a call per
+            # leaf was most of the time).
+            inner = type(value)
+            if inner is type(other) and inner is not dict and inner is not list:
+                continue
+            if not _same_types(value, other):
                 return False
         return True
     if kind is list:
         for value, other in zip(left, right, strict=True):
-            if not (type(value) is str and type(other) is str) and not _same_types(value, other):
+            inner = type(value)
+            if inner is type(other) and inner is not dict and inner is not list:
+                continue
+            if not _same_types(value, other):
                 return False
         return True
     # Equal scalars of one type (str, int, float, bool, None) encode alike; -0.0 encodes as 0.

@@ -113,3 +113,33 @@ def _containers(value: object) -> list[object]:
     if isinstance(value, list):
         return [value, *(node for item in value for node in _containers(item))]
     return []
+
+
+# Python-equal alternatives of a leaf: the twins canonically_equal must tell apart or not.
+_TWINS: dict[object, tuple[object, ...]] = {
+    0: (0, False, 0.0, -0.0),
+    1: (1, True, 1.0),
+    "1": ("1", _Text("1")),
+}
+
+
+def _twin(value: object, data: st.DataObject) -> object:
+    """A Python-equal copy of a value, each leaf maybe swapped for an equal one of another type."""
+    if type(value) is dict:
+        return {key: _twin(item, data) for key, item in value.items()}
+    if type(value) is list:
+        return [_twin(item, data) for item in value]
+    for leaf, twins in _TWINS.items():
+        if type(value) is type(leaf) and value == leaf:
+            return data.draw(st.sampled_from(twins))
+    return value
+
+
+@given(NUMBERS_AND_FLAGS, st.data())
+def test_equal_values_are_told_apart_as_their_encodings_tell_them(
+    value: object, data: st.DataObject
+) -> None:
+    twin = _twin(value, data)
+    assert twin == value
+    assert canonically_equal(value, twin) == (canonical_json(value) == canonical_json(twin))
+    assert canonically_equal(twin, value) == (canonical_json(twin) == canonical_json(value))

@@ -28,6 +28,7 @@ from invariants import (
     parse_messages,
 )
 from invariants.events import EventType
+from strategies import Projected, SnapshotHistory, snapshot_histories
 
 
 def test_state_round_trips_through_camel_case_json() -> None:
@@ -184,3 +185,54 @@ def test_a_message_list_dumps_as_its_messages_dump_one_by_one(
         dumped = dump_messages(given_messages)
     assert dumped == [message.to_json_data() for message in messages]
     assert parse_messages(dumped) == tuple(messages)
+
+
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3)
+    ),
+    max_leaves=12,
+)
+
+
+@given(st.dictionaries(st.text(max_size=4), _json_values, max_size=4), st.sampled_from([True, 0]))
+def test_wire_data_is_what_model_dump_and_model_validate_make(
+    extra: dict[str, Any], answer: object
+) -> None:
+    # to_json_data and from_json_data call the serializer and validator without pydantic's
+    # wrappers; model_dump and model_validate are the oracle.
+    payload = {**extra, "text": "t", "callId": "c", "output": answer, "isError": answer}
+    event = AgentEvent.from_json_data(
+        {"eventId": "e", "sequence": 1, "type": "tool_result", "payload": payload}
+    )
+    assert event == AgentEvent.model_validate(
+        {"eventId": "e", "sequence": 1, "type": "tool_result", "payload": payload}
+    )
+    data = event.to_json_data()
+    assert data == event.model_dump(mode="json", by_alias=True, exclude_none=True)
+    assert [type(value) for value in data["payload"].values()] == [
+        type(value)
+        for value in event.model_dump(mode="json", by_alias=True, exclude_none=True)[
+            "payload"
+        ].values()
+    ]
+
+
+@given(snapshot_histories())
+def test_wire_data_of_a_generated_state_is_what_model_dump_makes(
+    projected: Projected[SnapshotHistory],
+) -> None:
+    state = projected.view.state
+    data = state.to_json_data()
+    assert data == state.model_dump(mode="json", by_alias=True, exclude_none=True)
+    assert AgentState.from_json_data(data) == AgentState.model_validate(data) == state
+
+
+def test_invalid_wire_data_is_rejected_as_model_validate_rejects_it() -> None:
+    bad = {"eventId": "e", "sequence": "x", "type": "tool_result", "payload": {}}
+    with pytest.raises(ValidationError) as ours:
+        AgentEvent.from_json_data(bad)
+    with pytest.raises(ValidationError) as oracle:
+        AgentEvent.model_validate(bad)
+    assert ours.value.errors() == oracle.value.errors()

@@ -98,3 +98,40 @@ def test_a_compactor_editing_nested_payload_in_place_leaves_the_recorded_input_a
     [law] = [law for law in catalogue("snapshot") if law.id == "state_untouched"]
     assert outcome.facts is not None
     assert not law.check(outcome.before, outcome.after, outcome.facts).holds
+
+
+@dataclass(frozen=True)
+class _DeepEditor:
+    """Edits the lists and tool arguments nested in every payload it was handed, in place."""
+
+    def compact(self, compactor_input: CompactorInput) -> SnapshotDraft:
+        for event in compactor_input.events:
+            for key, value in event.payload.items():
+                if isinstance(value, list):
+                    value.append("forged")
+                elif key == "arguments" and isinstance(value, dict):
+                    value["forged"] = True
+        return ReferenceCompactor().compact(compactor_input)
+
+
+def test_in_place_edits_reach_neither_the_recorded_inputs_nor_the_later_rounds() -> None:
+    # The compactor's objects are validated from dumps of the generated ones: no container is
+    # shared with the recorded input, nor with the scenario that later rounds are projected from.
+    def edits_then_runs_on(case: Case) -> bool:
+        outcomes = SnapshotDriver(SnapshotPipeline()).run(case)
+        return (
+            len(outcomes) >= 2
+            and outcomes[0].status == "compacted"
+            and '"callIds"' in json.dumps(outcomes[0].input)
+        )
+
+    quick = settings(
+        database=None, derandomize=True, max_examples=500, deadline=None, phases=[Phase.generate]
+    )
+    case = find(cases(3, "snapshot"), edits_then_runs_on, settings=quick)
+    clean = SnapshotDriver(SnapshotPipeline()).run(case)
+    edited = SnapshotDriver(SnapshotPipeline(compactor=_DeepEditor())).run(case)
+    assert [outcome.input for outcome in edited] == [outcome.input for outcome in clean]
+    assert "forged" not in json.dumps([outcome.input for outcome in edited])
+    assert edited[0].after is not None
+    assert "forged" in json.dumps(edited[0].after.handed)

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from invariants import AgentEvent, CompactionSnapshot, SnapshotDraft, SourceEventRange
+from invariants import AgentEvent, AgentState, CompactionSnapshot, SnapshotDraft, SourceEventRange
+from invariants.canonical import plain_json
 from reference_engine.snapshot import (
     SnapshotDesign,
+    context_chars,
     context_sources,
     corrected_boundary,
     literal_boundary,
@@ -17,6 +21,7 @@ from reference_engine.snapshot import (
     seal,
     tail_orphans,
 )
+from strategies import Projected, SnapshotHistory, snapshot_histories
 from tests.reference_engine.snapshot.builders import event
 
 
@@ -140,3 +145,75 @@ def test_corrected_tail_keeps_pairs_and_always_folds_something(
         # Only pairing may stretch the tail past its ceiling: it then starts at a tool batch.
         assert tail[0].type in ("tool_batch_started", "tool_call")
     assert list(tail) == window[len(window) - len(tail) :]
+
+
+def _measured(measure: Callable[[], int]) -> tuple[str, object]:
+    """A measure's value, or the type of what it raised."""
+    try:
+        return "value", measure()
+    except Exception as error:
+        return "raised", type(error)
+
+
+_UNCOMPACTED = AgentState.from_json_data({"runId": "r", "task": "t"})
+
+
+def _event_chars(event: AgentEvent) -> int:
+    """An event's size as the context measures it: before any snapshot, every event counts."""
+    return context_chars(_UNCOMPACTED, [event], 8)
+
+
+def _encoded_chars(event: AgentEvent) -> int:
+    """The oracle of ``_event_chars``: the length of the encoder's text of the JSON data."""
+    return len(json.dumps(event.to_json_data(), separators=(",", ":"), ensure_ascii=False))
+
+
+# Longer than ``str`` writes (built lazily: Hypothesis cannot write it in a strategy's repr).
+_too_long_ints = st.sampled_from([1, -1]).map(lambda sign: sign * 10**5000)
+_texts = st.text(max_size=6) | st.sampled_from(["\ud800", "a\udfff", '"\\\n\x00\x7f\u2028'])
+_json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.sampled_from([2**53, 2**64])
+    | _too_long_ints
+    | st.floats()
+    | st.sampled_from([1e-05, 2.5e-07, 1e16, -0.0])
+    | _texts,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_texts, inner, max_size=3),
+    max_leaves=10,
+)
+
+
+@settings(max_examples=400)
+@given(
+    st.dictionaries(_texts, _json_values, max_size=4),
+    st.integers(min_value=0) | st.just(2**53) | _too_long_ints,
+    _texts,
+)
+def test_an_event_measures_as_its_encoded_json_data(
+    payload: dict[str, object], sequence: int, event_id: str
+) -> None:
+    # The fast path (pydantic's JSON writer, where it writes what the encoder writes) against
+    # the encoder itself, errors included.
+    built = AgentEvent.trusted(event_id, sequence, "assistant_output", {**payload, "text": "t"})
+    assert _measured(lambda: _event_chars(built)) == _measured(lambda: _encoded_chars(built))
+
+
+def test_a_deeply_nested_payload_measures_as_the_encoder_measures_it() -> None:
+    nested: object = "leaf"
+    for _ in range(5000):
+        nested = [nested]
+    built = AgentEvent.trusted("e", 1, "assistant_output", {"text": "t", "deep": nested})
+    assert _measured(lambda: _event_chars(built)) == _measured(lambda: _encoded_chars(built))
+
+
+@settings(max_examples=50, deadline=None)
+@given(snapshot_histories())
+def test_generated_events_measure_as_their_encoded_json_data_on_the_fast_path(
+    projected: Projected[SnapshotHistory],
+) -> None:
+    for item in projected.view.events:
+        # What makes the measure take pydantic's writer (with a sequence this small).
+        assert plain_json(item.payload)
+        assert _event_chars(item) == _encoded_chars(item)
