@@ -15,6 +15,7 @@ from invariants.laws.messages import message_size
 from invariants.laws.messages.content import Mention, token_mentions
 from invariants.laws.messages.order import _identity_of
 from invariants.laws.messages.reading import (
+    _CHARS_KEPT,
     _TEXTS,
     _TEXTS_KEPT,
     FactLookup,
@@ -671,6 +672,19 @@ def test_searchable_texts_kept_by_identity_are_each_messages_own() -> None:
         )
         assert [searchable_text(m) for m in messages] == [_parts_text(m) for m in messages]
     assert len(_TEXTS) <= _TEXTS_KEPT
+
+
+def test_searchable_texts_kept_hold_a_bounded_number_of_characters() -> None:
+    # A guard in a long-lived agent reads big tool results: the kept texts stay under a bound of
+    # characters (a few large messages), not only of messages, and each still reads as its own.
+    size = _CHARS_KEPT // 3
+    for index in range(8):
+        message = ToolMessage(tool_call_id=f"call_{index}", content=str(index % 10) * size)
+        assert searchable_text(message) == _parts_text(message)
+        assert sum(len(text) for _, text in _TEXTS.values()) <= _CHARS_KEPT
+    huge = ToolMessage(tool_call_id="call_huge", content="x" * (_CHARS_KEPT + 1))
+    assert searchable_text(huge) == _parts_text(huge)
+    assert all(kept is not huge for kept, _ in _TEXTS.values())
 
 
 def _identity(message: ChatMessage) -> str | None:

@@ -56,9 +56,12 @@ def searchable_parts(message: ChatMessage) -> list[str]:
 # The searchable texts of the messages read last, by identity (a message is frozen, and kept here
 # so that its id is not reused while it is): a round's facts, its input's lookup and the next
 # round's input read the very same message objects, and the projection builds most of them once.
-# At most ``_TEXTS_KEPT`` of them, for a bounded memory.
+# At most ``_TEXTS_KEPT`` of them holding at most ``_CHARS_KEPT`` characters, for a bounded memory:
+# a guard in a long-lived agent must not keep its histories alive.
 _TEXTS: dict[int, tuple[ChatMessage, str]] = {}
 _TEXTS_KEPT = 8192
+_CHARS_KEPT = 8 * 1024 * 1024
+_kept_chars = [0]
 
 
 def searchable_text(message: ChatMessage) -> str:
@@ -67,11 +70,14 @@ def searchable_text(message: ChatMessage) -> str:
     if known is not None and known[0] is message:
         return known[1]
     text = _SEPARATOR.join(searchable_parts(message))
-    if len(_TEXTS) >= _TEXTS_KEPT:
+    if len(_TEXTS) >= _TEXTS_KEPT or _kept_chars[0] + len(text) > _CHARS_KEPT:
         # Emptied rather than trimmed: removing the oldest entries one by one makes a dict walk
         # over the holes they leave.
         _TEXTS.clear()
-    _TEXTS[id(message)] = (message, text)
+        _kept_chars[0] = 0
+    if len(text) <= _CHARS_KEPT:
+        _TEXTS[id(message)] = (message, text)
+        _kept_chars[0] += len(text)
     return text
 
 
