@@ -54,6 +54,7 @@ from compactcheck.targets.registry import all_mutants, resolve
 from compactcheck.targets.subprocess_backend import CommandBackend
 from invariants import AgentEvent, Decision, View, catalogue, dump_messages
 from invariants.law import Invariant
+from invariants.laws.messages.reading import forget_searchable_texts
 from strategies import message_histories, scenarios
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -206,6 +207,8 @@ class _Judged:
 
 
 def _judged_alone(law: Invariant[Any, Any], judged: Pair) -> None:
+    # Each message read as for the first time, as in ``judge``.
+    forget_searchable_texts()
     law.check(fresh(judged.before), fresh(judged.after), judged.facts)
 
 

@@ -81,6 +81,12 @@ def searchable_text(message: ChatMessage) -> str:
     return text
 
 
+def forget_searchable_texts() -> None:
+    """Empty the kept searchable texts: the next reading of any message is a first one."""
+    _TEXTS.clear()
+    _kept_chars[0] = 0
+
+
 def corpus(messages: Messages) -> str:
     """The searchable text of a whole list, in which an identifier can be looked up at once."""
     # Each message's text joins its parts with the same separator: this is the join of every
