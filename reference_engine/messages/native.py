@@ -93,10 +93,15 @@ def _responses_groups(request: openai.ResponsesInput) -> list[list[int]]:
     groups: list[list[int]] = []
     pending: set[str] = set()
     previous: openai.Item | None = None
+    # Whether the items since the last reasoning item were all the model's: the run a
+    # reasoning item owns (`openai.model_made`), which stays with it whole.
+    reasoned = False
     for index, item in enumerate(request.input):
+        made = openai.model_made(item)
         joins = bool(groups) and (
             bool(pending)
             or isinstance(previous, openai.ReasoningItem)
+            or (reasoned and made)
             or isinstance(item, openai.OUTPUT_ITEMS)
             or (isinstance(item, openai.CALL_ITEMS) and isinstance(previous, openai.CALL_ITEMS))
         )
@@ -108,6 +113,7 @@ def _responses_groups(request: openai.ResponsesInput) -> list[list[int]]:
             pending.add(item.call_id)
         elif isinstance(item, openai.OUTPUT_ITEMS):
             pending.discard(item.call_id)
+        reasoned = isinstance(item, openai.ReasoningItem) or (reasoned and made)
         previous = item
     return groups
 

@@ -4,6 +4,7 @@ breaks it, caught within 100 histories with a small witness."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -11,8 +12,12 @@ from compactcheck.engine.config import RunConfig
 from compactcheck.engine.target_run import TargetRun
 from compactcheck.targets.registry import resolve
 from invariants.catalogue import ALL_FORMATS, catalogue
+from invariants.facts import Facts
 from invariants.formats import Format, check_format
+from invariants.formats.responses import ResponsesInput
 from invariants.laws.messages import FORMAT_LAWS
+from invariants.laws.messages.responses import item_keeps_its_reasoning
+from reference_engine.messages.native import NativeReference
 from reference_engine.mutants.formats import FORMAT_MUTANTS
 from reference_engine.mutants.mutant import Mutant
 
@@ -62,6 +67,39 @@ def test_the_reference_keeps_every_law_of_its_format(tmp_path: Path, format: For
     for law in FORMAT_LAWS:
         if law.formats == (format,):
             assert verdicts[law.id].exercised > 0, law.id
+
+
+def _said(role: str, text: str, item_id: str | None = None) -> dict[str, Any]:
+    item: dict[str, Any] = {"type": "message", "role": role, "content": text}
+    if item_id:
+        item["id"] = item_id
+    return item
+
+
+def test_the_responses_reference_keeps_a_reasoned_run_of_model_items_whole() -> None:
+    # A reasoning item, then three assistant messages with nothing between: whoever reads the
+    # history cannot tell which of them the reasoning produced, so the law takes the run whole
+    # and the reference may cut before it or after it, never inside. Every cap of kept messages
+    # moves the cut, so some cap falls inside the run if the reference allows it.
+    reasoning = {
+        "type": "reasoning",
+        "id": "rs_1",
+        "summary": [],
+        "encrypted_content": "opaque",
+    }
+    run = [_said("assistant", f"Step {n} is done.", f"msg_{n}") for n in range(3)]
+    items = [_said("user", "Goal: fix the login bug"), _said("assistant", "On it.", "msg_a")]
+    items += [reasoning, *run, _said("user", "Go on."), _said("assistant", "Done.", "msg_z")]
+    before = ResponsesInput.model_validate({"input": items})
+    compacted = 0
+    for cap in range(2, len(items)):
+        answer = NativeReference("openai-responses", max_messages=cap)({"input": items})
+        after = ResponsesInput.model_validate(answer)
+        compacted += after != before
+        finding = item_keeps_its_reasoning.check(before, after, Facts(goal="fix the login bug"))
+        assert finding.exercised, cap
+        assert finding.holds, (cap, finding.violations)
+    assert compacted >= 3
 
 
 @pytest.mark.parametrize("mutant", FORMAT_MUTANTS, ids=[m.name for m in FORMAT_MUTANTS])

@@ -15,9 +15,6 @@ from invariants.laws.messages.structure import Breach, Rule, data, relation, tex
 Request = openai.ResponsesInput
 FORMAT = "openai-responses"
 
-# Items the model produced: what a reasoning item can be followed by.
-_MODEL_ITEMS = (openai.FunctionCallItem, openai.CustomToolCallItem, openai.UnknownItem)
-
 
 def _has_calls(request: Request) -> bool:
     return any(
@@ -67,12 +64,6 @@ def _has_reasoning(request: Request) -> bool:
     return any(isinstance(item, openai.ReasoningItem) for item in request.input)
 
 
-def _follows_reasoning(item: openai.Item | None) -> bool:
-    if isinstance(item, openai.MessageItem):
-        return item.role == "assistant"
-    return isinstance(item, _MODEL_ITEMS)
-
-
 def _reasoning_followed(request: Request) -> list[Breach]:
     items = request.input
     found = []
@@ -80,7 +71,7 @@ def _reasoning_followed(request: Request) -> list[Breach]:
         if not isinstance(item, openai.ReasoningItem):
             continue
         following = items[index + 1] if index + 1 < len(items) else None
-        if not _follows_reasoning(following):
+        if not openai.model_made(following):
             what = "nothing" if following is None else f"a {following.type or 'message'} item"
             found.append(
                 Breach(
@@ -184,7 +175,7 @@ def _reasoning_of(request: Request) -> dict[str, str]:
     for item in request.input:
         if isinstance(item, openai.ReasoningItem):
             current = item.id
-        elif _follows_reasoning(item):
+        elif openai.model_made(item):
             item_id = getattr(item, "id", None)
             if item_id and current is not None:
                 owner[item_id] = current
