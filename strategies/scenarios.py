@@ -164,9 +164,9 @@ _wide = st.integers(0, _WIDE)
 # An action's kind: its low bit says whether it is a tool batch, the rest how many calls.
 _KIND = st.integers(0, 2 * len(_PARALLEL) - 1)
 _PLAIN = st.integers(0, 3 * 5 - 1)
-# A turn's constraint changes: three digits (a count, two changes) of one uniform draw.
-_CHANGES = st.integers(0, 3 * 8 * 8 - 1)
-_CHANGE_LISTS = st.lists(st.integers(0, 7), max_size=2)
+# A turn's constraint changes: how many (none, one or two), then each change's digit.
+MAX_CHANGES: Final = 2
+_CHANGE = st.integers(0, 7)
 
 
 @st.composite
@@ -269,12 +269,26 @@ _ACTION = _actions()
 _BATCH = _batches()
 _TRAITS = st.integers(0, 5 * 4 * 5 * 5 * 5 - 1)
 _BULK = st.integers(0, _BULK_RANGE - 1)
-_STEP_LISTS = {fewest: st.lists(_wide, min_size=fewest, max_size=4) for fewest in range(1, 5)}
+MAX_STEPS: Final = 4
 
 
-@lru_cache(maxsize=16)
-def _action_lists(max_actions: int) -> st.SearchStrategy[list[Action]]:
-    return st.lists(_ACTION, max_size=max_actions)
+def _counted(draw: st.DrawFn, element: st.SearchStrategy[_T], fewest: int, most: int) -> list[_T]:
+    """A list drawn as its length, then its elements: one choice for the length.
+
+    ``st.lists`` draws a continue-or-stop choice before every element, a third of a case's
+    choices here, and a case's cost is its number of choices. Shrinking the length toward
+    ``fewest`` drops elements from the end (Hypothesis deletes the choices a smaller count no
+    longer reads); an element in the middle shrinks toward the plainest one instead.
+    """
+    return [draw(element) for _ in range(draw(_lengths(fewest, most)))]
+
+
+@lru_cache(maxsize=64)
+def _lengths(fewest: int, most: int) -> st.SearchStrategy[int]:
+    # Sampled, not ``st.integers``: every bare integer strategy has one label, and Hypothesis's
+    # generator copies values between draws of one label, so a bare integer would hand a
+    # list's small length to the scenario's header and a turn's traits (one turn, no reads).
+    return st.sampled_from(tuple(range(fewest, most + 1)))
 
 
 @dataclass(frozen=True)
@@ -348,9 +362,9 @@ def _scenario(draw: st.DrawFn, shape: _Shape) -> Scenario:
             user_text = f"{user_text}\n\n{notes}"
         changes: list[Constraint] = []
         if index > 0:
-            # One draw: how many constraints the turn changes (none, one or two, as often),
-            # then for each whether it updates an earlier one and which.
-            for change in draw(_CHANGE_LISTS):
+            # How many constraints the turn changes (none, one or two), then for each one draw:
+            # whether it updates an earlier one and which.
+            for change in _counted(draw, _CHANGE, 0, MAX_CHANGES):
                 if constraint_count >= len(words.CONSTRAINTS):
                     break
                 is_update, target = divmod(change, 4)
@@ -360,7 +374,7 @@ def _scenario(draw: st.DrawFn, shape: _Shape) -> Scenario:
                     current.remove(replaced)
                 current.append(constraint.id)
                 changes.append(constraint)
-        actions = draw(_action_lists(shape.max_actions))
+        actions = _counted(draw, _ACTION, 0, shape.max_actions)
         if index == turn_count - 1 and shape.with_tool_call:
             actions.insert(0, draw(_BATCH))
         action_lists.append(actions)
@@ -384,7 +398,7 @@ def _scenario(draw: st.DrawFn, shape: _Shape) -> Scenario:
     # has work done, in progress and ahead of it.
     # One draw for how many steps beyond that, then one per step.
     fewest = min(turn_count, 4)
-    step_values = draw(_STEP_LISTS[fewest])
+    step_values = _counted(draw, _wide, fewest, MAX_STEPS)
     for index, value in enumerate(step_values):
         digits = Digits(value)
         status = digits.pick(_STATUS_DIGITS)
