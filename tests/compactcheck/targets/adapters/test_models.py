@@ -181,7 +181,7 @@ def test_a_run_through_the_sdk_is_recorded_then_replayed_with_no_new_call(
     # the first run recorded: it replays the first run's witnesses from the corpus before it
     # explores, and so walks another path to the same witnesses (without the corpus, the same
     # seed replays every recorded call and more).
-    assert 0 < again.model_calls.replayed
+    assert again.model_calls.replayed > 0
     assert again.model_calls.reruns == "recorded"
     assert "flakiness judged on recorded answers" in again.model_calls.counts()
     assert _verdicts(again) == _verdicts(first)
