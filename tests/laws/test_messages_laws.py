@@ -504,6 +504,23 @@ def test_budget_flags_too_many_messages() -> None:
     assert len(witness) == 5
 
 
+@pytest.mark.parametrize("law", ["budget_respected", "progress"])
+def test_a_budget_the_last_result_and_its_call_alone_exceed_asks_nothing(law: str) -> None:
+    # The last message is a tool result of 4,000 characters: kept verbatim with its call
+    # (recent_tail_preserved, tool_pairing), it is over 1,000 tokens by itself.
+    before = [*HISTORY[:6], calls(("call_9", "read_file", {"path": "big.log"}))]
+    before.append(result("call_9", "x" * 4000))
+    floor = message_size(parse_messages(before[-2:]), "approx_tokens")
+    for limit, judged in ((floor - 1, False), (floor, True)):
+        facts = FACTS.model_copy(update={"budget": Budget(limit=limit, counter="approx_tokens")})
+        finding = check(law, before, before, facts)
+        assert finding.exercised is judged, (limit, finding)
+    # A last message that makes calls may be dropped, so it asks for nothing of the budget.
+    pending = [*HISTORY[:6], calls(("call_9", "write_file", {"text": "y" * 4000}))]
+    tight = FACTS.model_copy(update={"budget": Budget(limit=100, counter="approx_tokens")})
+    assert check(law, pending, pending, tight).exercised
+
+
 def test_message_size_counts_tool_call_arguments() -> None:
     messages = parse_messages([user("abcd"), calls(("c", "edit_file", {"path": "a"}))])
     arguments = len(json.dumps({"path": "a"}))

@@ -7,8 +7,8 @@ from collections.abc import Callable, Iterable
 
 from invariants.facts import Budget, Counter, Facts
 from invariants.law import invariant
-from invariants.laws.messages.reading import Messages, MessagesLaw, label
-from invariants.messages import AssistantMessage, ChatMessage, content_text
+from invariants.laws.messages.reading import Messages, MessagesLaw, call_ids, label
+from invariants.messages import AssistantMessage, ChatMessage, ToolMessage, content_text
 from invariants.verdict import Finding, Violation, value_diff, witness
 
 
@@ -35,22 +35,45 @@ def message_size(messages: Iterable[ChatMessage], counter: Counter) -> int:
     return math.ceil(chars / 4)
 
 
+def kept_floor(messages: Messages) -> tuple[ChatMessage, ...]:
+    """What an answer must keep whole whatever the budget: the last message, and when it is a
+    tool result, the message that made its call.
+
+    recent_tail_preserved asks for the last message verbatim and tool_pairing for its call, so
+    no compactor keeping both can go below their size. A last message that makes calls may be
+    dropped (its results have not arrived), so it asks for nothing.
+    """
+    if not messages or call_ids(last := messages[-1]):
+        return ()
+    if isinstance(last, ToolMessage):
+        caller = next(
+            (m for m in reversed(messages[:-1]) if last.tool_call_id in call_ids(m)), None
+        )
+        if caller is not None:
+            return (caller, last)
+    return (last,)
+
+
 _BudgetCheck = Callable[[Messages, Messages, Budget], Finding]
 
 
 def _budget_law(id: str, statement: str) -> Callable[[_BudgetCheck], MessagesLaw]:
     """Make a checker of the declared budget a messages law.
 
-    Without a budget such a law cannot fail, so it is not exercised. It is judged on unchanged
-    answers too, since an answer handed back unchanged over budget is what it catches.
+    Without a budget such a law cannot fail, so it is not exercised. Nor is it where what must
+    be kept whole (``kept_floor``: the last message and the call it answers) already measures
+    more than the budget: no compactor keeping the other laws could fit, and a violation there
+    would blame it for the history. It is judged on unchanged answers too, since an answer
+    handed back unchanged over budget is what it catches.
     """
     as_law = invariant("messages", id, statement, requires_budget=True, requires_change=False)
 
     def declare(judge: _BudgetCheck) -> MessagesLaw:
         def check(before: Messages, after: Messages, facts: Facts) -> Finding:
-            if facts.budget is None:
+            budget = facts.budget
+            if budget is None or message_size(kept_floor(before), budget.counter) > budget.limit:
                 return Finding(id, False)
-            return judge(before, after, facts.budget)
+            return judge(before, after, budget)
 
         return as_law(check)
 
