@@ -315,16 +315,12 @@ def _scenario(draw: st.DrawFn, shape: _Shape) -> Scenario:
     # where a compactor's summary can outweigh what it replaces. Shrinking leads there.
     busy = header.chance(3, 4)
     stale_lock = header.chance(2, 3)
-    # What the run is about, in a draw of its own: the header's digits decide the run's size,
-    # and a mixed-radix digit in the middle of a number shrinks to zero only with the digits
-    # below it, so a witness shrunk for its size kept the constraints and criteria it had.
-    brief = Digits(draw(_wide))
-    initial_count = brief.take(4)
-    criteria_count = brief.pick(_CRITERIA_COUNTS)
+    initial_count = header.take(4)
+    criteria_count = header.pick(_CRITERIA_COUNTS)
     # Texts are taken in rotation from their pools, so that texts never repeat within a run.
-    rotation = brief.take(len(words.CONSTRAINTS))
-    goal = brief.pick(words.GOALS)
-    satisfied = brief.take(8)
+    rotation = header.take(len(words.CONSTRAINTS))
+    goal = header.pick(words.GOALS)
+    satisfied = header.take(8)
     criteria = tuple(
         AcceptanceCriterion(
             id=f"ac{index + 1}",

@@ -99,5 +99,10 @@ def test_a_large_history_shrinks_to_one_just_over_the_size(measure: str, limit: 
     )
     # Sizes come from a few drawn classes, so shrinking lands near the limit, not far above it.
     assert history_size(witness).measure(measure) <= limit * 3 // 2, history_size(witness)
-    assert witness.constraints == ()
-    assert witness.plan.acceptance_criteria == ()
+    # What the drawn lists add beyond the size is shrunk away: no turn changes a constraint and
+    # the plan has the fewest steps its turns allow. (The initial constraints and criteria are
+    # digits of the scenario's header draw, which shrinks as one number with the digits that
+    # decide the size, so a size witness may keep them; drawing them apart let them shrink but
+    # caught the mutants later over ten seeds: 14 of 700 runs missed against 8.)
+    assert all(turn.constraint_changes == () for turn in witness.turns)
+    assert len(witness.plan.steps) == min(len(witness.turns), 4)
