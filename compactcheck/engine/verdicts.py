@@ -33,11 +33,13 @@ def answered_verdict(
     exercised: int,
     examples: int,
     declined: int,
+    errored: int = 0,
 ) -> tuple[Verdict, str] | None:
     """The verdict of a law no call broke, from the counts of answered calls; None if none answered.
 
     The one policy of a run and of a merge of shards: the call law passes on any answer; no other
     law passes when the target (almost) never compacted, or when no call could have broken it.
+    A pass beside calls that errored says that it was judged on the answers alone.
     """
     answered = compactions + unchanged
     if answered == 0:
@@ -51,7 +53,10 @@ def answered_verdict(
             f"held on {compactions} compactions in {examples} histories, none of which could "
             "have broken it"
         )
-    return "pass", f"held on {compactions} compactions; {exercised} exercised it"
+    because = f"held on {compactions} compactions; {exercised} exercised it"
+    if errored:
+        because += f"; {errored} call(s) errored and were not judged (see {CALL_ANSWERED})"
+    return "pass", because
 
 
 def vacuity_line(compactions: int, unchanged: int, declined: int, examples: int) -> str:
@@ -158,6 +163,7 @@ def quiet_verdict(
         exercised=exercised,
         examples=tally.examples,
         declined=tally.declined,
+        errored=tally.statuses["errored"],
     )
     if judged is None:
         return unanswered_verdict(tally)

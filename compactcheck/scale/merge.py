@@ -97,6 +97,7 @@ def _merged(results: Sequence[InvariantResult]) -> InvariantResult:
         exercised=counts["exercised"],
         examples=counts["examples"],
         declined=counts["skipped"],
+        errored=counts["errored"],
     )
     if judged is not None:
         verdict, because = judged

@@ -76,6 +76,13 @@ def test_a_compactor_that_raises_gets_a_crash_finding_in_every_format(tmp_path: 
     tail = next(r for r in only(report).results if r.invariant == "recent_tail_preserved")
     assert tail.errored > 0
     assert tail.compactions > 0
+    # A pass beside the crash says so in its own line, not only in the counters.
+    assert tail.verdict == "pass"
+    assert tail.because is not None
+    assert tail.because.endswith(
+        f"; {tail.errored} call(s) errored and were not judged (see call_answered)"
+    )
+    assert "were not judged" in console
 
 
 def test_a_dying_harness_gets_a_crash_finding_not_flaky_violations(tmp_path: Path) -> None:
