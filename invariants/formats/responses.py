@@ -147,10 +147,10 @@ _MODEL_ITEMS = (FunctionCallItem, CustomToolCallItem, UnknownItem)
 
 
 def model_made(item: Item | None) -> bool:
-    """Whether the model wrote this item: an assistant message, a call, or an item of a kind
-    not known here. A run of them after a reasoning item, with nothing else between, reads as
-    the output of the response that reasoned: no one reading the history can tell where one
-    such response ended and the next began, so the run is taken as one."""
+    """Whether the model wrote this item: an assistant message, a call, or an unknown kind."""
+    # A run of them after a reasoning item, with nothing else between, reads as the output of
+    # the response that reasoned: no one reading the history can tell where one such response
+    # ended and the next began, so the laws and the reference take the run as one.
     if isinstance(item, MessageItem):
         return item.role == "assistant"
     return isinstance(item, _MODEL_ITEMS)

@@ -61,30 +61,31 @@ def searchable_parts(message: ChatMessage) -> list[str]:
 _TEXTS: dict[int, tuple[ChatMessage, str]] = {}
 _TEXTS_KEPT = 8192
 _CHARS_KEPT = 8 * 1024 * 1024
-_kept_chars = [0]
+_kept_chars = 0
 
 
 def searchable_text(message: ChatMessage) -> str:
     """Everything of a message an identifier can hide in: text, call ids, names, arguments."""
+    global _kept_chars
     known = _TEXTS.get(id(message))
     if known is not None and known[0] is message:
         return known[1]
     text = _SEPARATOR.join(searchable_parts(message))
-    if len(_TEXTS) >= _TEXTS_KEPT or _kept_chars[0] + len(text) > _CHARS_KEPT:
+    if len(_TEXTS) >= _TEXTS_KEPT or _kept_chars + len(text) > _CHARS_KEPT:
         # Emptied rather than trimmed: removing the oldest entries one by one makes a dict walk
         # over the holes they leave.
-        _TEXTS.clear()
-        _kept_chars[0] = 0
+        forget_searchable_texts()
     if len(text) <= _CHARS_KEPT:
         _TEXTS[id(message)] = (message, text)
-        _kept_chars[0] += len(text)
+        _kept_chars += len(text)
     return text
 
 
 def forget_searchable_texts() -> None:
     """Empty the kept searchable texts: the next reading of any message is a first one."""
+    global _kept_chars
     _TEXTS.clear()
-    _kept_chars[0] = 0
+    _kept_chars = 0
 
 
 def corpus(messages: Messages) -> str:

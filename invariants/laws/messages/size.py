@@ -36,19 +36,15 @@ def message_size(messages: Iterable[ChatMessage], counter: Counter) -> int:
 
 
 def kept_floor(messages: Messages) -> tuple[ChatMessage, ...]:
-    """What an answer must keep whole whatever the budget: the last message, and when it is a
-    tool result, the message that made its call.
-
-    recent_tail_preserved asks for the last message verbatim and tool_pairing for its call, so
-    no compactor keeping both can go below their size. A last message that makes calls may be
-    dropped (its results have not arrived), so it asks for nothing.
-    """
+    """What an answer must keep whole whatever the budget: the last message and its call."""
+    # recent_tail_preserved asks for the last message verbatim and tool_pairing for the call a
+    # last tool result answers, so no compactor keeping both goes below their size. A last
+    # message that makes calls may be dropped (its results have not arrived): it asks nothing.
     if not messages or call_ids(last := messages[-1]):
         return ()
     if isinstance(last, ToolMessage):
-        caller = next(
-            (m for m in reversed(messages[:-1]) if last.tool_call_id in call_ids(m)), None
-        )
+        # The last message makes no calls, so the scan may start at it: no copy of the list.
+        caller = next((m for m in reversed(messages) if last.tool_call_id in call_ids(m)), None)
         if caller is not None:
             return (caller, last)
     return (last,)
