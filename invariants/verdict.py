@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import Any, Protocol
 
-from deepdiff import DeepDiff
 from pydantic import JsonValue
 
 
@@ -102,6 +101,11 @@ def value_diff(expected: Any, actual: Any) -> dict[str, Any] | None:
     """
     if expected == actual:
         return None
+    # Imported on the first diff, not with the laws: deepdiff imports numpy when it is
+    # installed, and with numpy loaded Hypothesis saves and restores numpy's random state around
+    # every example (a few per cent of a run that finds nothing to diff).
+    from deepdiff import DeepDiff
+
     merged: dict[str, Any] = {}
     for path, left, right in islice(_differing(expected, actual, "root"), _MAX_DIFF_SITES):
         difference = DeepDiff(left, right, ignore_order=False, verbose_level=2)

@@ -68,24 +68,37 @@ class _StopExploringError(Exception):
     """Raised inside exploring to end the Hypothesis run: time is up, or every law is broken."""
 
 
+# The young generation's size while searching: a case allocates tens of thousands of objects
+# that live as long as the case, and at Python's default of 700 each was walked by several
+# collections before it died (a tenth of a run); at this size a case's own objects mostly die
+# before a collection sees them, and a cycle still waits for at most this many allocations.
+_SEARCH_GENERATION_0 = 10_000
+
+
 @contextlib.contextmanager
 def _settled_heap() -> Iterator[None]:
-    """The objects alive before a search left out of the collector's full passes meanwhile.
+    """The objects alive before a search left out of the collector's full passes meanwhile,
+    and a young generation big enough for a case.
 
     A search makes garbage fast, and each full pass of the cycle collector walks every object
     of the process (Hypothesis's, pydantic's schemas, the modules): about a fifth of a run went
     there. ``gc.freeze`` sets the objects alive now aside until ``gc.unfreeze``; those that die
     meanwhile are still freed as usual, only a cycle among them waits for the unfreeze. A heap
-    someone else froze is left to them.
+    someone else froze is left to them; the thresholds are put back as they were either way.
     """
-    if gc.get_freeze_count():
-        yield
-        return
-    gc.freeze()
+    thresholds = gc.get_threshold()
+    gc.set_threshold(max(thresholds[0], _SEARCH_GENERATION_0), *thresholds[1:])
     try:
-        yield
+        if gc.get_freeze_count():
+            yield
+            return
+        gc.freeze()
+        try:
+            yield
+        finally:
+            gc.unfreeze()
     finally:
-        gc.unfreeze()
+        gc.set_threshold(*thresholds)
 
 
 @contextlib.contextmanager

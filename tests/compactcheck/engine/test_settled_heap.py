@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import gc
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from compactcheck.engine.config import RunConfig
 from compactcheck.engine.target_run import TargetRun
 from compactcheck.targets.registry import resolve
 from invariants import View
 
+T = TypeVar("T")
 
-def _run(tmp_path: Path) -> list[int]:
-    """Freeze counts seen while a reference run's searches judged its cases."""
-    seen: list[int] = []
+
+def _run(tmp_path: Path, probe: Callable[[], T] = gc.get_freeze_count) -> list[T]:
+    """What ``probe`` read (by default the freeze count) while a reference run judged cases."""
+    seen: list[T] = []
     target = resolve("reference-messages")
     config = RunConfig(
         seed=3, max_examples=5, profile="ci", corpus_dir=tmp_path, seed_given=True, shrink=False
@@ -24,7 +27,7 @@ def _run(tmp_path: Path) -> list[int]:
     judge = run.run_case
 
     def counted(case: Any) -> Any:
-        seen.append(gc.get_freeze_count())
+        seen.append(probe())
         return judge(case)
 
     run.run_case = counted  # type: ignore[method-assign]
@@ -55,3 +58,14 @@ def test_a_heap_frozen_by_the_caller_stays_frozen(tmp_path: Path) -> None:
         assert gc.get_freeze_count() > 0
     finally:
         gc.unfreeze()
+
+
+def test_a_search_widens_the_young_generation_and_puts_the_thresholds_back(
+    tmp_path: Path,
+) -> None:
+    before = gc.get_threshold()
+    seen = _run(tmp_path, gc.get_threshold)
+    assert seen, "the run judged no case"
+    # A case's own objects mostly die before the collector walks them.
+    assert all(threshold[0] >= 10_000 for threshold in seen)
+    assert gc.get_threshold() == before
