@@ -7,6 +7,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+import orjson
 import rfc8785
 
 
@@ -63,6 +64,23 @@ def _plain_items(items: Iterable[Any]) -> bool:
             continue
         return False
     return True
+
+
+def json_text(value: Any) -> str:
+    """Compact JSON text of JSON data, non-ASCII as it is.
+
+    Written by orjson, several times faster than the standard library, which writes what orjson
+    refuses (non-string keys, integers past 64 bits, lone surrogates, nesting past 254 levels).
+    The two differ only in floats: a small exponent (``1e-7`` against ``1e-07``), and NaN and
+    the infinities, which orjson writes as ``null``.
+    """
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:
+        return _COMPACT.encode(value)
+
+
+_COMPACT = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
 
 
 def sha256_hex(value: Any) -> str:

@@ -10,11 +10,11 @@ tail, or the session's surface. Pure functions, no I/O.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from invariants.canonical import json_text
 from invariants.compaction import SnapshotAfter, SnapshotBefore
 from invariants.facts import Counter, Facts
 from invariants.laws.messages.content import reassertions
@@ -141,10 +141,6 @@ def messages_fidelity(
     return _measured(round, facts, held_in, held_out, reasserted, sizes)
 
 
-def _text(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
 def snapshot_fidelity(
     round: int, before: SnapshotBefore, after: SnapshotAfter, facts: Facts
 ) -> RoundFidelity:
@@ -154,8 +150,8 @@ def snapshot_fidelity(
     context the model would see before and after, in characters. A superseded constraint counts
     as reasserted when the snapshot lists it among its constraints.
     """
-    held_in = _text(before.handed)
-    held_out = _text(
+    held_in = json_text(before.handed)
+    held_out = json_text(
         {
             "snapshot": after.snapshot.to_json_data(),
             "rawTail": [event.to_json_data() for event in after.raw_tail],
@@ -177,7 +173,7 @@ def session_fidelity(
     session log records a constraint's replacement as an event, not as text a summary could
     read back as current, so ``reasserted`` is always empty (no share).
     """
-    held_in = _text(list(before.surface.messages))
-    held_out = _text(list(after.surface.messages))
+    held_in = json_text(list(before.surface.messages))
+    held_out = json_text(list(after.surface.messages))
     sizes = (len(held_in), len(held_out), "characters")
     return _measured(round, facts, _Text(held_in), _Text(held_out), Survival(), sizes)

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import json
+import math
+from functools import reduce
+
 import pytest
 import rfc8785
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from invariants import canonical_json, canonically_equal, sha256_hex
-from invariants.canonical import json_copy
+from invariants.canonical import json_copy, json_text
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers(-(2**53) + 1, 2**53 - 1) | st.text(max_size=8),
@@ -143,3 +147,36 @@ def test_equal_values_are_told_apart_as_their_encodings_tell_them(
     assert twin == value
     assert canonically_equal(value, twin) == (canonical_json(value) == canonical_json(twin))
     assert canonically_equal(twin, value) == (canonical_json(twin) == canonical_json(value))
+
+
+def _standard(value: object) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+@given(st.one_of(EDGES, JSON))
+def test_json_text_is_the_standard_librarys_compact_text(value: object) -> None:
+    # Where orjson writes, it spells everything as the standard library does but floats of a
+    # small exponent and NaN or the infinities; where it refuses, the standard library writes.
+    floats_apart = any(
+        isinstance(leaf, float) and (not math.isfinite(leaf) or "e-0" in repr(leaf))
+        for leaf in _leaves(value)
+    )
+    assume(not floats_apart)
+    assert json_text(value) == _standard(value)
+
+
+def _leaves(value: object) -> list[object]:
+    if isinstance(value, dict):
+        return [leaf for item in value.values() for leaf in _leaves(item)]
+    if isinstance(value, list):
+        return [leaf for item in value for leaf in _leaves(item)]
+    return [value]
+
+
+@pytest.mark.parametrize(
+    "value",
+    [{1: "a"}, 2**70, "\ud800", reduce(lambda inner, _: [inner], range(300), []), _Text("x")],
+    ids=["int key", "big int", "lone surrogate", "nested", "str subclass"],
+)
+def test_json_text_falls_back_where_orjson_refuses(value: object) -> None:
+    assert json_text(value) == _standard(value)
