@@ -3,7 +3,10 @@
 One seed's mutant table (``benchmarks/run``) moves with any change to what is drawn; the mean
 over seeds is what a change to the generator is judged by. Not part of ``benchmarks/run``:
 
-    .venv/bin/python -m benchmarks.mutant_seeds --seeds 0-9 [--no-target-phase]
+    .venv/bin/python -m benchmarks.mutant_seeds --seeds 0-9 [--no-target-phase] [--jobs 2]
+
+Each (mutant, seed) run is deterministic, so ``--jobs`` (mutants spread over processes) changes
+the seconds, never a figure of the table.
 """
 
 from __future__ import annotations
@@ -12,6 +15,8 @@ import argparse
 import statistics
 import tempfile
 import time
+from concurrent.futures import ProcessPoolExecutor
+from functools import partial
 from pathlib import Path
 
 from compactcheck.engine.config import RunConfig
@@ -26,11 +31,47 @@ def _seeds(text: str) -> list[int]:
     return [int(part) for part in text.split(",")]
 
 
+def _rows(name: str, seeds: list[int], target_phase: bool) -> list[tuple[int, int, int]]:
+    """Per seed that caught the mutant: histories until detection, shrunk size, witness items."""
+    mutant = all_mutants()[name]
+    rows: list[tuple[int, int, int]] = []
+    with tempfile.TemporaryDirectory() as folder:
+        for seed in seeds:
+            target = resolve(f"mutant:{mutant.name}")
+            config = RunConfig(
+                seed=seed,
+                max_examples=100,
+                profile="ci",
+                include=(mutant.targets,),
+                corpus_dir=Path(folder),
+                stop_when_all_broken=True,
+                seed_given=True,
+                malformed=mutant.malformed,
+                min_exercised=0,
+                target_phase=target_phase,
+            )
+            run = TargetRun(target, mutant.view, config, None)
+            try:
+                run.explore()
+                detection = run.detections.get(mutant.targets)
+                if detection is None:
+                    continue
+                law = run.laws[0]
+                run.shrink(law)
+                failure = run.failures[law.id]
+                witness = len(failure.finding.violations[0].witness)
+                rows.append((detection.examples, failure.size, witness))
+            finally:
+                target.close()
+    return rows
+
+
 def main() -> None:
     """Print, per mutant, the mean detection, shrunk size and witness over the seeds."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seeds", default="0-4", help="e.g. 0-9 or 0,3,7")
     parser.add_argument("--no-target-phase", action="store_true")
+    parser.add_argument("--jobs", type=int, default=1, help="processes (mutants spread over them)")
     options = parser.parse_args()
     seeds = _seeds(options.seeds)
     started = time.monotonic()
@@ -39,53 +80,32 @@ def main() -> None:
         f"{', no target phase' if options.no_target_phase else ''})"
     )
     print(f"{'mutant':<38} {'found at':>8} {'shrunk':>7} {'witness':>7} {'missed':>6}")
-    shrunk_total = 0.0
+    names = sorted(all_mutants())
+    measure = partial(_rows, seeds=seeds, target_phase=not options.no_target_phase)
+    if options.jobs > 1:
+        with ProcessPoolExecutor(options.jobs) as pool:
+            tables = list(pool.map(measure, names))
+    else:
+        tables = [measure(name) for name in names]
+    shrunk_total = witness_total = found_total = 0.0
     missed_total = 0
-    with tempfile.TemporaryDirectory() as folder:
-        for mutant in sorted(all_mutants().values(), key=lambda m: m.name):
-            rows: list[tuple[int, int, int]] = []
-            for seed in seeds:
-                target = resolve(f"mutant:{mutant.name}")
-                config = RunConfig(
-                    seed=seed,
-                    max_examples=100,
-                    profile="ci",
-                    include=(mutant.targets,),
-                    corpus_dir=Path(folder),
-                    stop_when_all_broken=True,
-                    seed_given=True,
-                    malformed=mutant.malformed,
-                    min_exercised=0,
-                    target_phase=not options.no_target_phase,
-                )
-                run = TargetRun(target, mutant.view, config, None)
-                try:
-                    run.explore()
-                    detection = run.detections.get(mutant.targets)
-                    if detection is None:
-                        continue
-                    law = run.laws[0]
-                    run.shrink(law)
-                    failure = run.failures[law.id]
-                    witness = len(failure.finding.violations[0].witness)
-                    rows.append((detection.examples, failure.size, witness))
-                finally:
-                    target.close()
-            missed = len(seeds) - len(rows)
-            missed_total += missed
-            if not rows:
-                print(f"{mutant.name:<38} {'never':>8} {'':>7} {'':>7} {missed:>6}")
-                continue
-            found = statistics.mean(row[0] for row in rows)
-            shrunk = statistics.mean(row[1] for row in rows)
-            witness_mean = statistics.mean(row[2] for row in rows)
-            shrunk_total += shrunk
-            print(
-                f"{mutant.name:<38} {found:>8.1f} {shrunk:>7.1f} {witness_mean:>7.1f} {missed:>6}"
-            )
+    for name, rows in zip(names, tables, strict=True):
+        missed = len(seeds) - len(rows)
+        missed_total += missed
+        if not rows:
+            print(f"{name:<38} {'never':>8} {'':>7} {'':>7} {missed:>6}")
+            continue
+        found = statistics.mean(row[0] for row in rows)
+        shrunk = statistics.mean(row[1] for row in rows)
+        witness_mean = statistics.mean(row[2] for row in rows)
+        found_total += found
+        shrunk_total += shrunk
+        witness_total += witness_mean
+        print(f"{name:<38} {found:>8.1f} {shrunk:>7.1f} {witness_mean:>7.1f} {missed:>6}")
     print(
-        f"total of the mean shrunk sizes: {shrunk_total:.1f}; missed: {missed_total} of "
-        f"{len(seeds) * len(all_mutants())} runs ({time.monotonic() - started:.0f} s)"
+        f"total of the means: found at {found_total:.1f}, shrunk {shrunk_total:.1f}, witness "
+        f"{witness_total:.1f}; missed: {missed_total} of {len(seeds) * len(names)} runs "
+        f"({time.monotonic() - started:.0f} s)"
     )
 
 
