@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Generic, TypeVar
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import ClassVar, Generic, TypeVar
 
 from hypothesis import strategies as st
 
 from strategies.scenario_model import GroundTruth, Ledger, Scenario, Visitor, walk
+from strategies.turns import Turn
 from strategies.scenarios import scenarios
 
 View = TypeVar("View", covariant=True)
@@ -31,6 +32,10 @@ class Projected(Generic[View]):
 class Recorder(Visitor, Generic[History]):
     """Writes one view of a run as it is walked, beside the ledger of what happened so far."""
 
+    # Whether closing a turn as the run's last only tells the ledger the run is over (so that a
+    # prefix's view can be read off a walk of the whole run: ``project_prefixes``).
+    ends_turns_alike: ClassVar[bool] = True
+
     def __init__(self, scenario: Scenario) -> None:
         self.ledger = Ledger(scenario)
 
@@ -47,6 +52,51 @@ class Recorder(Visitor, Generic[History]):
         # need not be walked a second time for it (``Scenario.truth`` is a cached property).
         scenario.__dict__.setdefault("truth", recorder.ledger.truth())
         return recorder.history()
+
+
+class _PrefixEnds(Visitor):
+    """Reads a recorder's view at the end of chosen turns, as if each were the run's last."""
+
+    def __init__(self, recorder: Recorder[History], ends: Sequence[int]) -> None:
+        self.recorder = recorder
+        self.ends = frozenset(ends)
+        self.taken: list[tuple[GroundTruth, History]] = []
+
+    def turn_end(self, index: int, turn: Turn, last: bool) -> None:
+        if last or index + 1 not in self.ends:
+            return
+        ledger = self.recorder.ledger
+        # The walk of the prefix would end here: its ledger would call the run over.
+        ledger.finished = True
+        self.taken.append((ledger.truth(), self.recorder.history()))
+        ledger.finished = False
+
+
+def project_prefixes(
+    recorder: type[Recorder[History]], scenario: Scenario, ends: Sequence[int]
+) -> list[tuple[Scenario, History]]:
+    """Each prefix of ``ends[i]`` turns (ascending, the last the whole run) and its view, in one
+    walk of the run: as ``recorder.project`` gives each prefix, with no pending batch before the
+    last, and each prefix's truth set as ``project`` sets it.
+
+    A round of a case used to walk its prefix from the start again; a case of three rounds now
+    walks its run once.
+    """
+    if not recorder.ends_turns_alike:
+        raise ValueError(f"{recorder.__name__} ends a run's last turn its own way: project each")
+    if not ends or list(ends) != sorted(set(ends)) or ends[-1] != len(scenario.turns):
+        raise ValueError(f"expected ascending turn counts ending at the whole run; got {ends}")
+    record = recorder(scenario)
+    cuts = _PrefixEnds(record, ends[:-1])
+    walk(scenario, record, cuts)
+    scenario.__dict__.setdefault("truth", record.ledger.truth())
+    views: list[tuple[Scenario, History]] = []
+    for count, (truth, history) in zip(ends[:-1], cuts.taken, strict=True):
+        prefix = replace(scenario, turns=scenario.turns[:count], pending_batch=None)
+        prefix.__dict__["truth"] = truth
+        views.append((prefix, history))
+    views.append((scenario, record.history()))
+    return views
 
 
 @dataclass(frozen=True)

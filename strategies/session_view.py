@@ -42,6 +42,9 @@ def _text(text: str) -> list[dict[str, Any]]:
 class SessionRecorder(Recorder[SessionHistory]):
     """Writes the session log of a run as it is walked: one step per turn, manual compactions."""
 
+    # The run's last turn stays open while a batch is pending.
+    ends_turns_alike = False
+
     def __init__(self, scenario: Scenario) -> None:
         super().__init__(scenario)
         self.events: list[SessionEvent] = []

@@ -13,6 +13,7 @@ from invariants.formats import CHAT, Format
 from invariants.session.exchange import MODES as SESSION_MODES
 from invariants.session.exchange import Mode as SessionMode
 from strategies import Scenario, scenarios
+from strategies.projected import History, Recorder, project_prefixes
 from strategies.formats import feature_values
 
 # How many knobs a case carries (see ``Case.knobs``).
@@ -39,6 +40,10 @@ class Case:
     # Which of a provider format's own parts the history carries (strategies.formats.Features);
     # drawn only for a format other than chat completions, and 0 (none) otherwise.
     features: int = 0
+
+    def projected(self, recorder: type[Recorder[History]]) -> list[tuple[Scenario, History]]:
+        """Each round's prefix (``prefix``) and its view, the run walked once for all of them."""
+        return project_prefixes(recorder, self.scenario, self.cuts)
 
     def prefix(self, round_index: int) -> Scenario:
         """The scenario as it stands at the end of one round (0-based)."""

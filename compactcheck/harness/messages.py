@@ -18,8 +18,9 @@ from compactcheck.harness.outcome import RoundOutcome, Status, answer_problem
 from compactcheck.targets.backend import Answer, Backend, handed
 from invariants import Budget, ChatMessage, Facts, View, dump_messages, parse_messages
 from invariants.formats import CHAT, HISTORY_FIELD, Format, NativeRequest, parse_request, read
-from strategies import Projected, project_messages
+from strategies import Projected
 from strategies.formats import Features, failed_calls, project_format
+from strategies.messages_view import MessageRecorder
 from strategies.messages_facts import messages_facts
 from strategies.provider_rules import chat_completions_problems, request_problems
 
@@ -191,9 +192,7 @@ class MessagesDriver:
         carried: list[dict[str, Any]] = []
         carried_models: tuple[ChatMessage, ...] = ()
         seen = 0
-        for index in range(len(case.cuts)):
-            prefix = case.prefix(index)
-            history = project_messages(prefix)
+        for index, (prefix, history) in enumerate(case.projected(MessageRecorder)):
             fresh = history.messages[seen:]
             seen = len(history.messages)
             facts = messages_facts(Projected(prefix, history), self.budget)
@@ -220,9 +219,7 @@ class MessagesDriver:
         errors = failed_calls(case.scenario)
         field = HISTORY_FIELD[self.format]
         seen = 0
-        for index in range(len(case.cuts)):
-            prefix = case.prefix(index)
-            history = project_messages(prefix)
+        for index, (prefix, history) in enumerate(case.projected(MessageRecorder)):
             fresh = project_format(
                 self.format, history.messages[seen:], features, errors, offset=seen
             )

@@ -15,8 +15,9 @@ from compactcheck.harness.cases import Case
 from compactcheck.harness.outcome import BackendFaultError, RoundOutcome, Status
 from compactcheck.targets.backend import Answer, Backend
 from invariants import AgentEvent, AgentState, CompactorInput, Facts, SnapshotDraft, View
+from invariants.canonical import json_copy
 from reference_engine.shared_semantics import SnapshotFrame, is_safe_boundary
-from strategies import project_snapshot
+from strategies.snapshot_view import SnapshotRecorder
 
 
 class BackendCompactor:
@@ -63,22 +64,28 @@ class SnapshotDriver:
         events: tuple[AgentEvent, ...],
         facts: Facts,
         pending: int,
+        shared: bool = False,
     ) -> tuple[RoundOutcome, AgentState | None]:
-        """One compaction of ``state`` and ``events``: the outcome, and the state to carry on."""
+        """One compaction of ``state`` and ``events``: the outcome, and the state to carry on.
+
+        ``shared``: later rounds read the same event objects, so the compactor gets copies.
+        """
         recorded = {"state": state.to_json_data(), "events": [e.to_json_data() for e in events]}
         if not is_safe_boundary(state.status, pending, 0):
             return RoundOutcome(index, "unsafe", facts, input=recorded), None
-        # Fresh objects for the compactor, validated from JSON data dumped for them alone (several
-        # times faster than deep copies of the models). Validating keeps nested payload values as
-        # they are, so from the recorded JSON itself a compactor editing a payload's list in place
-        # would edit the recorded input (and the corpus entry written from it) too; a dump is new
-        # data that shares no container with the recorded input or the models it was dumped from.
-        # Only its payloads' nested values outlive the validation: no second copy of the input
-        # stays alive through the round for the garbage collector to walk.
-        working_state = AgentState.from_json_data(state.to_json_data())
-        working_events = tuple(AgentEvent.from_json_data(e.to_json_data()) for e in events)
+        # The recorded input above is a dump of its own, and the laws see an edit in place
+        # through the handed data the frame dumps before and after the call. So the compactor is
+        # handed ``events`` themselves where the round owns them (the last round of a case, a
+        # replay); an earlier round's events are the start of the later rounds' too (one walk
+        # projects them all), and it gets copies (valid already: the payloads copied, no
+        # validation), so that its edits cannot reach a later round's input.
+        if shared:
+            events = tuple(
+                AgentEvent.trusted(e.event_id, e.sequence, e.type, json_copy(e.payload))
+                for e in events
+            )
         try:
-            done = self.frame.compact(working_state, working_events)
+            done = self.frame.compact(state, events)
         except BackendFaultError as fault:
             status: Status = "skipped" if fault.answer.kind == "skipped" else "errored"
             return RoundOutcome(
@@ -104,15 +111,19 @@ class SnapshotDriver:
         """Compact after each round's turns, carrying the compaction state forward."""
         outcomes: list[RoundOutcome] = []
         carried: AgentState | None = None
-        for index in range(len(case.cuts)):
-            prefix = case.prefix(index)
-            history = project_snapshot(prefix)
+        rounds = case.projected(SnapshotRecorder)
+        for index, (prefix, history) in enumerate(rounds):
             state = history.state
             if carried is not None:
                 state = state.model_copy(update={"compaction": carried.compaction})
             facts = Facts.of_state(state, superseded=prefix.truth.superseded_constraints)
             outcome, next_state = self.one(
-                index + 1, state, history.events, facts, history.pending_tool_calls
+                index + 1,
+                state,
+                history.events,
+                facts,
+                history.pending_tool_calls,
+                shared=index < len(rounds) - 1,
             )
             outcomes.append(outcome)
             if outcome.status in ("errored", "skipped"):

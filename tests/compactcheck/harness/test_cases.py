@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+import pytest
 from hypothesis import Phase, find, given, settings
 from hypothesis import strategies as st
 
@@ -14,6 +15,11 @@ from invariants import CompactorInput, SnapshotDraft
 from invariants.catalogue import catalogue
 from invariants.compaction import SnapshotAfter, SnapshotBefore
 from reference_engine.snapshot import ReferenceCompactor, SnapshotPipeline
+from strategies import GroundTruth, Scenario, scenarios
+from strategies.messages_view import MessageRecorder
+from strategies.scenario_model import Ledger, walk
+from strategies.session_view import SessionRecorder
+from strategies.snapshot_view import SnapshotRecorder
 
 
 @settings(max_examples=100, deadline=None)
@@ -32,6 +38,36 @@ def test_rounds_end_at_turn_boundaries(drawn: tuple[int, Case]) -> None:
     # Only the first round may fold an earlier compaction: later ones chain their own.
     assert not any(turn.compacted_before for turn in turns[case.cuts[0] :])
     assert len(case.knobs) == KNOBS
+
+
+@settings(max_examples=60, deadline=None)
+@given(cases(3), st.sampled_from([MessageRecorder, SnapshotRecorder]))
+def test_one_walk_projects_every_round_as_a_walk_of_its_prefix_would(
+    case: Case, recorder: type[MessageRecorder] | type[SnapshotRecorder]
+) -> None:
+    rounds = case.projected(recorder)  # type: ignore[var-annotated]
+    assert len(rounds) == len(case.cuts)
+    for index, (prefix, history) in enumerate(rounds):
+        alone = case.prefix(index)
+        assert prefix == alone
+        assert history == recorder.project(alone)
+        # Each prefix's truth is its own walk's (a prefix ends as if its last turn were the run's).
+        assert prefix.truth == _walked_truth(alone)
+
+
+def _walked_truth(scenario: Scenario) -> GroundTruth:
+    """The truth of a scenario walked afresh (not the one a projection left on it)."""
+    ledger = Ledger(scenario)
+    walk(scenario, ledger)
+    return ledger.truth()
+
+
+def test_a_session_recorder_projects_each_prefix_on_its_own() -> None:
+    # Its last turn stays open while a batch is pending: a prefix cannot be read off the run.
+    simplest = find(scenarios(), lambda scenario: True)
+    case = Case(scenario=simplest, cuts=(len(simplest.turns),))
+    with pytest.raises(ValueError, match="its own way"):
+        case.projected(SessionRecorder)
 
 
 @settings(max_examples=40, deadline=None)
@@ -115,8 +151,8 @@ class _DeepEditor:
 
 
 def test_in_place_edits_reach_neither_the_recorded_inputs_nor_the_later_rounds() -> None:
-    # The compactor's objects are validated from dumps of the generated ones: no container is
-    # shared with the recorded input, nor with the scenario that later rounds are projected from.
+    # The recorded input is a dump of its own, and an earlier round's compactor gets copies of
+    # the events that later rounds read too (one walk projects every round).
     def edits_then_runs_on(case: Case) -> bool:
         outcomes = SnapshotDriver(SnapshotPipeline()).run(case)
         return (
