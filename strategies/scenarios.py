@@ -256,10 +256,7 @@ class _Ids:
             timing = Digits(call.delay)
             late = timing.chance(1, 2) and later > 0
             delay = 1 + timing.take(16) % later if late else 0
-            # From the call's fields: ``dataclasses.replace`` costs a few microseconds more a
-            # call, and a case hands out dozens of ids.
-            fields = {**call.__dict__, "call_id": f"call_{self.calls}", "delay": delay}
-            calls.append(ToolCallSpec(**fields))
+            calls.append(call.identified(f"call_{self.calls}", delay))
         return ToolBatch(f"batch_{self.batches}", tuple(calls))
 
 

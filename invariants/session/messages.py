@@ -139,10 +139,10 @@ def derive_event_message(event: SessionEvent) -> SessionMessage | None:
     if raw is None:
         return None
     if event.type == "user/message":
-        return UserMessage.model_validate(raw)
+        return UserMessage.from_json_data(raw)
     if event.type == "assistant/message":
-        return AssistantMessage.model_validate(raw)
-    return ToolResultMessage.model_validate(raw)
+        return AssistantMessage.from_json_data(raw)
+    return ToolResultMessage.from_json_data(raw)
 
 
 def is_compact_checkpoint_source(source: object) -> bool:
