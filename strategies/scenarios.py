@@ -105,7 +105,13 @@ _WIDE = 2**24 - 1
 
 
 def _arguments(**values: str) -> str:
-    return json.dumps(values, separators=(",", ":"))
+    return _encoded(tuple(values.items()))
+
+
+@lru_cache(maxsize=256)
+def _encoded(items: tuple[tuple[str, str], ...]) -> str:
+    # A few dozen distinct argument objects in all (paths, commands, patterns): each encoded once.
+    return json.dumps(dict(items), separators=(",", ":"))
 
 
 def _size_class(digits: Digits) -> int:
