@@ -72,6 +72,7 @@ def main() -> None:
     parser.add_argument("--seeds", default="0-4", help="e.g. 0-9 or 0,3,7")
     parser.add_argument("--no-target-phase", action="store_true")
     parser.add_argument("--jobs", type=int, default=1, help="processes (mutants spread over them)")
+    parser.add_argument("--only", nargs="*", default=None, help="mutant names or name prefixes")
     options = parser.parse_args()
     seeds = _seeds(options.seeds)
     started = time.monotonic()
@@ -80,7 +81,11 @@ def main() -> None:
         f"{', no target phase' if options.no_target_phase else ''})"
     )
     print(f"{'mutant':<38} {'found at':>8} {'shrunk':>7} {'witness':>7} {'missed':>6}")
-    names = sorted(all_mutants())
+    names = sorted(
+        name
+        for name in all_mutants()
+        if options.only is None or any(name.startswith(prefix) for prefix in options.only)
+    )
     measure = partial(_rows, seeds=seeds, target_phase=not options.no_target_phase)
     if options.jobs > 1:
         with ProcessPoolExecutor(options.jobs) as pool:
