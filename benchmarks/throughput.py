@@ -39,6 +39,8 @@ GOAL = 500
 
 def _verdict(met: bool) -> str:
     return "met" if met else "NOT MET"
+
+
 # The performance issue's host, as the issue measured it when it set the floors: a bare
 # Hypothesis test drawing one integer ran about 1,900 examples per second, one drawing a list of
 # 30 short (role, text) pairs about 230. The same two tests here tell how much faster or

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from invariants.canonical import json_text
 from invariants.compaction import SnapshotAfter, SnapshotBefore

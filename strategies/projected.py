@@ -9,8 +9,8 @@ from typing import ClassVar, Generic, TypeVar
 from hypothesis import strategies as st
 
 from strategies.scenario_model import GroundTruth, Ledger, Scenario, Visitor, walk
-from strategies.turns import Turn
 from strategies.scenarios import scenarios
+from strategies.turns import Turn
 
 View = TypeVar("View", covariant=True)
 History = TypeVar("History")
@@ -54,7 +54,7 @@ class Recorder(Visitor, Generic[History]):
         return recorder.history()
 
 
-class _PrefixEnds(Visitor):
+class _PrefixEnds(Visitor, Generic[History]):
     """Reads a recorder's view at the end of chosen turns, as if each were the run's last."""
 
     def __init__(self, recorder: Recorder[History], ends: Sequence[int]) -> None:

@@ -13,8 +13,8 @@ from invariants.formats import CHAT, Format
 from invariants.session.exchange import MODES as SESSION_MODES
 from invariants.session.exchange import Mode as SessionMode
 from strategies import Scenario, scenarios
-from strategies.projected import History, Recorder, project_prefixes
 from strategies.formats import feature_values
+from strategies.projected import History, Recorder, project_prefixes
 
 # How many knobs a case carries (see ``Case.knobs``).
 KNOBS = 8

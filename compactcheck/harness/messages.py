@@ -20,8 +20,8 @@ from invariants import Budget, ChatMessage, Facts, View, dump_messages, parse_me
 from invariants.formats import CHAT, HISTORY_FIELD, Format, NativeRequest, parse_request, read
 from strategies import Projected
 from strategies.formats import Features, failed_calls, project_format
-from strategies.messages_view import MessageRecorder
 from strategies.messages_facts import messages_facts
+from strategies.messages_view import MessageRecorder
 from strategies.provider_rules import chat_completions_problems, request_problems
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import math
-from functools import reduce
+from typing import Any
 
 import pytest
 import rfc8785
@@ -173,9 +173,16 @@ def _leaves(value: object) -> list[object]:
     return [value]
 
 
+def _nested(depth: int) -> list[Any]:
+    value: list[Any] = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
 @pytest.mark.parametrize(
     "value",
-    [{1: "a"}, 2**70, "\ud800", reduce(lambda inner, _: [inner], range(300), []), _Text("x")],
+    [{1: "a"}, 2**70, "\ud800", _nested(300), _Text("x")],
     ids=["int key", "big int", "lone surrogate", "nested", "str subclass"],
 )
 def test_json_text_falls_back_where_orjson_refuses(value: object) -> None:

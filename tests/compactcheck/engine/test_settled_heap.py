@@ -15,8 +15,8 @@ from invariants import View
 T = TypeVar("T")
 
 
-def _run(tmp_path: Path, probe: Callable[[], T] = gc.get_freeze_count) -> list[T]:
-    """What ``probe`` read (by default the freeze count) while a reference run judged cases."""
+def _run(tmp_path: Path, probe: Callable[[], T]) -> list[T]:
+    """What ``probe`` read while a reference run judged its cases."""
     seen: list[T] = []
     target = resolve("reference-messages")
     config = RunConfig(
@@ -41,7 +41,7 @@ def _run(tmp_path: Path, probe: Callable[[], T] = gc.get_freeze_count) -> list[T
 
 def test_a_search_freezes_the_heap_it_found_and_unfreezes_it_after(tmp_path: Path) -> None:
     assert gc.get_freeze_count() == 0
-    seen = _run(tmp_path)
+    seen = _run(tmp_path, gc.get_freeze_count)
     assert seen, "the run judged no case"
     assert all(count > 0 for count in seen)
     # Nothing stays set aside once the run is over: a cycle made meanwhile can be collected.
@@ -52,7 +52,7 @@ def test_a_heap_frozen_by_the_caller_stays_frozen(tmp_path: Path) -> None:
     gc.freeze()
     try:
         assert gc.get_freeze_count() > 0
-        _run(tmp_path)
+        _run(tmp_path, gc.get_freeze_count)
         # Still set aside (a frozen object that died meanwhile is no longer counted): the run
         # did not unfreeze what it had not frozen.
         assert gc.get_freeze_count() > 0
