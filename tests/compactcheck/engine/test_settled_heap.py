@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import weakref
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -69,3 +70,26 @@ def test_a_search_widens_the_young_generation_and_puts_the_thresholds_back(
     # A case's own objects mostly die before the collector walks them.
     assert all(threshold[0] >= 10_000 for threshold in seen)
     assert gc.get_threshold() == before
+
+
+class _Link:
+    """One object of a ring: unreachable once dropped, freed only by the cycle collector."""
+
+    after: _Link
+
+
+def test_a_search_frees_the_cycles_an_earlier_run_left_before_setting_the_heap_aside(
+    tmp_path: Path,
+) -> None:
+    # What a finished run leaves is mostly cycles; frozen with the live heap, they would stay
+    # set aside search after search (three million objects over the mutant table).
+    gc.collect()
+    ring = [_Link() for _ in range(max(200_000, len(gc.get_objects())))]
+    for link, after in zip(ring, [*ring[1:], ring[0]], strict=True):
+        link.after = after
+    left = weakref.ref(ring[0])
+    del ring, link, after
+    assert left() is not None, "the ring was freed before the run: the test shows nothing"
+    seen = _run(tmp_path, lambda: left() is None)
+    assert seen, "the run judged no case"
+    assert all(seen)
