@@ -11,6 +11,7 @@ to read; absolute times vary with the machine.
 
 from __future__ import annotations
 
+import gc
 import math
 import time
 from collections.abc import Callable
@@ -34,12 +35,21 @@ def _mean_ms(work: Callable[[], object], calls: int) -> float:
     """The mean time of ``work`` over ``calls`` calls, in milliseconds.
 
     A sampling guard checks some calls and not others: a best-of timing would pick a round
-    that checked none, so its cost is the mean over enough calls to hold the sampled ones.
+    that checked none, so its cost is the mean over enough calls to hold the sampled ones. The
+    collector is paused, as ``best_ms`` pauses it: a full pass over what earlier sections of the
+    run left alive would land in one mean and not in the other (it read 0.06x once).
     """
-    started = time.perf_counter()
-    for _ in range(calls):
-        work()
-    return (time.perf_counter() - started) * 1000 / calls
+    gc.collect()
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        started = time.perf_counter()
+        for _ in range(calls):
+            work()
+        return (time.perf_counter() - started) * 1000 / calls
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def guard_overhead(sizes: list[int]) -> None:
@@ -67,5 +77,6 @@ def guard_overhead(sizes: list[int]) -> None:
         )
     print(
         "(ratio: guarded time / unguarded time in the same run; every call: best of 7; 1 in 10: "
-        "sample=0.1, the mean over 60-200 calls against the unguarded mean over as many)"
+        "sample=0.1, the mean over 60-200 calls against the unguarded mean over as many; the "
+        "collector paused while timing, in all)"
     )
