@@ -22,6 +22,7 @@ from pathlib import Path
 from compactcheck.engine.config import RunConfig
 from compactcheck.engine.target_run import TargetRun
 from compactcheck.targets.registry import all_mutants, resolve
+from reference_engine.mutants import Mutant
 
 
 def _seeds(text: str) -> list[int]:
@@ -31,6 +32,25 @@ def _seeds(text: str) -> list[int]:
     return [int(part) for part in text.split(",")]
 
 
+def mutant_config(
+    mutant: Mutant, seed: int, max_examples: int, corpus: Path, *, target_phase: bool = False
+) -> RunConfig:
+    """How a mutant is run against the law it breaks: until that law breaks, at most
+    ``max_examples`` histories, on input a provider accepts unless its bug needs other input."""
+    return RunConfig(
+        seed=seed,
+        max_examples=max_examples,
+        profile="ci",
+        include=(mutant.targets,),
+        corpus_dir=corpus,
+        stop_when_all_broken=True,
+        seed_given=True,
+        malformed=mutant.malformed,
+        min_exercised=0,
+        target_phase=target_phase,
+    )
+
+
 def _rows(name: str, seeds: list[int], target_phase: bool) -> list[tuple[int, int, int]]:
     """Per seed that caught the mutant: histories until detection, shrunk size, witness items."""
     mutant = all_mutants()[name]
@@ -38,18 +58,7 @@ def _rows(name: str, seeds: list[int], target_phase: bool) -> list[tuple[int, in
     with tempfile.TemporaryDirectory() as folder:
         for seed in seeds:
             target = resolve(f"mutant:{mutant.name}")
-            config = RunConfig(
-                seed=seed,
-                max_examples=100,
-                profile="ci",
-                include=(mutant.targets,),
-                corpus_dir=Path(folder),
-                stop_when_all_broken=True,
-                seed_given=True,
-                malformed=mutant.malformed,
-                min_exercised=0,
-                target_phase=target_phase,
-            )
+            config = mutant_config(mutant, seed, 100, Path(folder), target_phase=target_phase)
             run = TargetRun(target, mutant.view, config, None)
             try:
                 run.explore()

@@ -37,6 +37,7 @@ from benchmarks.messages_judgement import (
     pair,
     parse_and_judge,
 )
+from benchmarks.mutant_seeds import mutant_config
 from benchmarks.snapshot_validation import (
     cited_snapshot,
     history,
@@ -44,7 +45,6 @@ from benchmarks.snapshot_validation import (
     time_validation,
 )
 from benchmarks.throughput import throughput
-from compactcheck.engine.config import RunConfig
 from compactcheck.engine.target_run import TargetRun
 from compactcheck.targets.backend import Backend, handed
 from compactcheck.targets.calls import Calls
@@ -521,18 +521,7 @@ def mutants(max_examples: int, names: list[str] | None) -> None:
     with tempfile.TemporaryDirectory() as folder:
         for mutant in chosen:
             target = resolve(f"mutant:{mutant.name}")
-            config = RunConfig(
-                seed=0,
-                max_examples=max_examples,
-                profile="ci",
-                include=(mutant.targets,),
-                corpus_dir=Path(folder),
-                stop_when_all_broken=True,
-                seed_given=True,
-                # A bug that only input a provider rejects can show is run with that input.
-                malformed=mutant.malformed,
-                min_exercised=0,
-            )
+            config = mutant_config(mutant, 0, max_examples, Path(folder))
             run = TargetRun(target, mutant.view, config, None)
             try:
                 run.explore()

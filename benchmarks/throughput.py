@@ -109,21 +109,7 @@ def _ceiling(choices: int, examples: int) -> float:
     def drawn(draw: st.DrawFn) -> int:
         return sum(draw(_INTEGER) for _ in range(choices))
 
-    @settings(
-        max_examples=examples,
-        database=None,
-        deadline=None,
-        phases=[Phase.generate],
-        suppress_health_check=list(HealthCheck),
-    )
-    @seed(0)
-    @given(drawn())
-    def bare(total: int) -> None:
-        pass
-
-    started = time.perf_counter()
-    bare()
-    return examples / (time.perf_counter() - started)
+    return _bare_rate(drawn(), examples)
 
 
 _ROLES = st.sampled_from(("user", "assistant"))
@@ -214,7 +200,8 @@ def throughput(examples: int, report: Callable[[str], None] = print) -> None:
         "second (a history holds up to --rounds compactions); with target: both figures with "
         "Hypothesis's target phase, as `fuzz` explores; size: the median number of messages, "
         "events or log records a round handed the target; choices: mean choices drawn per case; "
-        "ceiling: a bare Hypothesis test drawing that many integers per example and nothing else)"
+        "ceiling: a bare Hypothesis test drawing that many integers per example and nothing else, "
+        "best of three)"
     )
 
 
