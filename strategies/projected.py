@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import ClassVar, Generic, TypeVar
 
 from hypothesis import strategies as st
@@ -46,12 +46,8 @@ class Recorder(Visitor, Generic[History]):
     @classmethod
     def project(cls, scenario: Scenario) -> History:
         """The view of a whole scenario."""
-        recorder = cls(scenario)
-        walk(scenario, recorder)
-        # The recorder's ledger saw the whole walk: its truth is the scenario's, so the scenario
-        # need not be walked a second time for it (``Scenario.truth`` is a cached property).
-        scenario.__dict__.setdefault("truth", recorder.ledger.truth())
-        return recorder.history()
+        [(_, history)] = project_prefixes(cls, scenario, (len(scenario.turns),))
+        return history
 
 
 class _PrefixEnds(Visitor, Generic[History]):
@@ -76,26 +72,26 @@ def project_prefixes(
     recorder: type[Recorder[History]], scenario: Scenario, ends: Sequence[int]
 ) -> list[tuple[Scenario, History]]:
     """Each prefix of ``ends[i]`` turns (ascending, the last the whole run) and its view, in one
-    walk of the run: as ``recorder.project`` gives each prefix, with no pending batch before the
-    last, and each prefix's truth set as ``project`` sets it.
+    walk of the run: as a walk of that prefix alone gives it (``Scenario.prefix``), each
+    prefix's truth set on it, so that ``Scenario.truth`` need not walk it again.
 
     A round of a case used to walk its prefix from the start again; a case of three rounds now
     walks its run once.
     """
-    if not recorder.ends_turns_alike:
-        raise ValueError(f"{recorder.__name__} ends a run's last turn its own way: project each")
     if not ends or list(ends) != sorted(set(ends)) or ends[-1] != len(scenario.turns):
         raise ValueError(f"expected ascending turn counts ending at the whole run; got {ends}")
+    if len(ends) > 1 and not recorder.ends_turns_alike:
+        raise ValueError(f"{recorder.__name__} ends a run's last turn its own way: project each")
     record = recorder(scenario)
     cuts = _PrefixEnds(record, ends[:-1])
     walk(scenario, record, cuts)
-    scenario.__dict__.setdefault("truth", record.ledger.truth())
+    taken = [*cuts.taken, (record.ledger.truth(), record.history())]
     views: list[tuple[Scenario, History]] = []
-    for count, (truth, history) in zip(ends[:-1], cuts.taken, strict=True):
-        prefix = replace(scenario, turns=scenario.turns[:count], pending_batch=None)
-        prefix.__dict__["truth"] = truth
+    for count, (truth, history) in zip(ends, taken, strict=True):
+        prefix = scenario.prefix(count)
+        # ``setdefault``: a truth the whole run already holds is the same, and stays.
+        prefix.__dict__.setdefault("truth", truth)
         views.append((prefix, history))
-    views.append((scenario, record.history()))
     return views
 
 

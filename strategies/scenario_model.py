@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from invariants import AcceptanceCriterion, PlanStep, StepStatus, TaskPlan, ValidationRecord
@@ -33,6 +33,15 @@ class Scenario:
         ledger = Ledger(self)
         walk(self, ledger)
         return ledger.truth()
+
+    def prefix(self, turns: int) -> Scenario:
+        """The run as it stood after its first ``turns`` turns (itself for all of them).
+
+        A prefix ends before the trailing pending batch, which only the whole run has.
+        """
+        if turns == len(self.turns):
+            return self
+        return replace(self, turns=self.turns[:turns], pending_batch=None)
 
     def batches(self) -> Iterator[ToolBatch]:
         """Every tool batch, in order, the pending one last."""

@@ -47,11 +47,7 @@ class Case:
 
     def prefix(self, round_index: int) -> Scenario:
         """The scenario as it stands at the end of one round (0-based)."""
-        turns = self.cuts[round_index]
-        last = round_index == len(self.cuts) - 1
-        if last:
-            return self.scenario
-        return replace(self.scenario, turns=self.scenario.turns[:turns], pending_batch=None)
+        return self.scenario.prefix(self.cuts[round_index])
 
 
 def cases(
