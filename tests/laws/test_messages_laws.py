@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from invariants.catalogue import UnknownInvariantError, catalogue, select
 from invariants.facts import Budget, Facts, Reading
 from invariants.laws.messages import message_size
-from invariants.laws.messages.content import Mention, token_mentions
+from invariants.laws.messages.content import Mention, constraint_mentions, token_mentions
 from invariants.laws.messages.order import _identity_of
 from invariants.laws.messages.reading import (
     _CHARS_KEPT,
@@ -625,14 +625,35 @@ _CONSTRAINTS = st.sampled_from(
 @given(
     st.lists(st.lists(st.one_of(_PIECES, _CONSTRAINTS), max_size=24), max_size=5),
     st.lists(_CONSTRAINTS, max_size=4, unique=True),
+    st.sets(_CONSTRAINTS),
 )
 def test_token_mentions_reads_as_a_line_by_line_walk(
-    pieces: list[list[str]], texts: list[str]
+    pieces: list[list[str]], texts: list[str], wanted: set[str]
 ) -> None:
-    # The law finds the lines to read by searching whole messages; a plain walk of every line
-    # must read the same mentions.
+    # The law finds the lines to read by searching whole messages (only for the wanted texts,
+    # when it asks for some); a plain walk of every line must read the same mentions.
     messages = [UserMessage(content="".join(parts)) for parts in pieces]
-    assert token_mentions(messages, texts) == _mentions_line_by_line(messages, texts)
+    plain = _mentions_line_by_line(messages, texts)
+    assert token_mentions(messages, texts) == plain
+    asked = {text: mention for text, mention in plain.items() if text in wanted}
+    assert token_mentions(messages, texts, wanted) == asked
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.lists(st.one_of(_PIECES, _CONSTRAINTS), max_size=24), max_size=5),
+    st.lists(_CONSTRAINTS, max_size=4),
+    st.sets(_CONSTRAINTS),
+)
+def test_constraint_mentions_of_some_texts_read_as_of_all(
+    pieces: list[list[str]], texts: list[str], wanted: set[str]
+) -> None:
+    # Texts may repeat here: each copy ranks on a line, as the law's list of texts may hold one
+    # constraint twice (current and superseded alike).
+    messages = [UserMessage(content="".join(parts)) for parts in pieces]
+    every = constraint_mentions(messages, texts)
+    asked = {text: mention for text, mention in every.items() if text in wanted}
+    assert constraint_mentions(messages, texts, wanted) == asked
 
 
 def test_a_fact_lookup_is_reused_only_for_the_very_same_tuple() -> None:
@@ -721,3 +742,20 @@ def test_a_message_identity_reads_off_its_key_as_off_the_message(
     # message's key; it must be the one the message's own result id or call ids give.
     for message in (*projected.view.messages, *parse_messages(HISTORY)):
         assert _identity_of(message_key(message)) == _identity(message)
+
+
+@settings(max_examples=100, deadline=None)
+@given(message_histories())
+def test_a_message_searchable_text_is_its_parts_joined(
+    projected: Projected[MessageHistory],
+) -> None:
+    # A message that is its text alone is read without joining or keeping anything; every kind
+    # (text parts, tool calls, results, names) must still read as its parts joined.
+    messages = (
+        *projected.view.messages,
+        *parse_messages(HISTORY),
+        UserMessage(content=[{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]),
+        UserMessage(content="ask", name="alice"),
+    )
+    for message in messages:
+        assert searchable_text(message) == _parts_text(message)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 
@@ -90,20 +90,25 @@ def _holders(whole: str, ends: Sequence[int], texts: Sequence[str]) -> dict[int,
     return found
 
 
-def constraint_mentions(messages: Messages, texts: Sequence[str]) -> dict[str, Mention]:
+def constraint_mentions(
+    messages: Messages, texts: Sequence[str], wanted: Collection[str] | None = None
+) -> dict[str, Mention]:
     """How each constraint text reads at its last mention.
 
     A line asserts the constraint whose text comes first on it; a constraint named later on the
     same line is read as the value it replaces ("- [c3] Use 3.12 (replaces [c1] Use 3.11)").
+    ``wanted`` asks for some of ``texts`` only: every text still ranks on a line, but only the
+    lines that mention a wanted one are read (the others cannot change its reading).
     """
     last: dict[str, Mention] = {}
-    if not texts or not messages:
+    searched = texts if wanted is None else [text for text in texts if text in wanted]
+    if not searched or not messages:
         return last
     # Most messages and most lines mention no constraint: one search of the whole list per
     # constraint finds the few messages, then the few lines, that need reading line by line.
     wholes = [content_text(message.content) for message in messages]
     message_ends = list(accumulate(len(whole) + 1 for whole in wholes))
-    held = _holders("\x00".join(wholes), message_ends, texts)
+    held = _holders("\x00".join(wholes), message_ends, searched)
     for index in sorted(held):
         whole = wholes[index]
         line_ends = list(accumulate(map(len, whole.splitlines(keepends=True))))
@@ -111,21 +116,22 @@ def constraint_mentions(messages: Messages, texts: Sequence[str]) -> dict[str, M
         lines = whole.splitlines()
         for number in sorted(on_lines):
             line = lines[number]
-            hits = sorted(
-                (position, text) for text in on_lines[number] if (position := line.find(text)) >= 0
-            )
+            hits = sorted((position, text) for text in texts if (position := line.find(text)) >= 0)
             for rank, (_, text) in enumerate(hits):
-                last[text] = Mention(index, rank == 0)
+                if wanted is None or text in wanted:
+                    last[text] = Mention(index, rank == 0)
     return last
 
 
-def token_mentions(messages: Messages, texts: Sequence[str]) -> dict[str, Mention]:
+def token_mentions(
+    messages: Messages, texts: Sequence[str], wanted: Collection[str] | None = None
+) -> dict[str, Mention]:
     """How each constraint reads at its last mention, each told from the others by its tokens.
 
     The reading of ``constraint_mentions`` with a constraint found by the tokens that tell it
     from the others ("3.11" for "Use Python 3.11" beside "Use Python 3.12"), wherever a summary
     put them on a line: the constraint mentioned first on a line is asserted, the later ones are
-    read as the values they replace.
+    read as the values they replace. ``wanted`` asks for some of ``texts`` only, as there.
     """
     last: dict[str, Mention] = {}
     probes = [
@@ -133,17 +139,19 @@ def token_mentions(messages: Messages, texts: Sequence[str]) -> dict[str, Mentio
         for text in texts
         if (key := discriminating(text, [other for other in texts if other != text]))
     ]
-    if not probes:
+    searched = probes if wanted is None else [probe for probe in probes if probe[0] in wanted]
+    if not searched:
         return last
-    # Only the lines holding a constraint's first token (in any case) are read: they are found
-    # by one search of all the messages per constraint, not by walking messages and lines.
+    # Only the lines holding a searched constraint's first token (in any case) are read: they
+    # are found by one search of all the messages per constraint, not by walking messages and
+    # lines. On such a line every constraint whose first token it holds is ranked.
     wholes = [content_text(message.content) for message in messages]
     lows = [whole.lower() for whole in wholes]
     joined = "\x00".join(lows)
     ends = list(accumulate(len(low) + 1 for low in lows))
     line_starts: dict[int, list[int]] = {}
-    candidates: dict[tuple[int, int], list[tuple[str, tuple[str, ...]]]] = {}
-    for text, key, first in probes:
+    read: set[tuple[int, int]] = set()
+    for _, _, first in searched:
         at = joined.find(first)
         while at >= 0:
             index = bisect_right(ends, at)
@@ -153,20 +161,22 @@ def token_mentions(messages: Messages, texts: Sequence[str]) -> dict[str, Mentio
                 lines = lows[index].splitlines(keepends=True)
                 starts = line_starts[index] = [0, *accumulate(map(len, lines))]
             number = bisect_right(starts, at - opening) - 1
-            candidates.setdefault((index, number), []).append((text, key))
+            read.add((index, number))
             at = joined.find(first, opening + starts[number + 1])
-    split: dict[int, list[str]] = {}
-    for index, number in sorted(candidates):
+    split: dict[int, tuple[list[str], list[str]]] = {}
+    for index, number in sorted(read):
         if index not in split:
-            split[index] = wholes[index].splitlines()
-        line = split[index][number]
+            split[index] = (wholes[index].splitlines(), lows[index].splitlines())
+        lines, lowered = split[index]
+        line, low = lines[number], lowered[number]
         hits = sorted(
             (found, text)
-            for text, key in candidates[index, number]
-            if (found := position(key, line)) is not None
+            for text, key, first in probes
+            if first in low and (found := position(key, line)) is not None
         )
         for rank, (_, text) in enumerate(hits):
-            last[text] = Mention(index, rank == 0)
+            if wanted is None or text in wanted:
+                last[text] = Mention(index, rank == 0)
     return last
 
 
@@ -198,11 +208,11 @@ def reassertions(before: Messages, after: Messages, facts: Facts) -> Reassertion
     current = [text for text in facts.constraints if held.holds(text)]
     stale = tuple(t for t in dict.fromkeys(facts.superseded_constraints) if held.holds(t))
     mentions = token_mentions if facts.reading == "tokens" else constraint_mentions
-    read_after = mentions(after, [*current, *stale]) if stale else {}
+    read_after = mentions(after, [*current, *stale], set(stale)) if stale else {}
     # Only a superseded constraint the output asserts can be reasserted: the input, usually far
-    # the larger list, is read only when there is one.
+    # the larger list, is read only when there is one, and only on the lines mentioning one.
     suspects = [text for text in stale if (now := read_after.get(text)) and now.current]
-    read_before = mentions(before, [*current, *stale]) if suspects else {}
+    read_before = mentions(before, [*current, *stale], set(suspects)) if suspects else {}
     asserted = []
     for text in suspects:
         now, then = read_after[text], read_before.get(text)

@@ -100,17 +100,21 @@ def order_preserved(before: Messages, after: Messages, facts: Facts) -> Finding:
     """Kept messages are unchanged and in order; at most one summary, in place of one span."""
     del facts
     positions: dict[object, list[int]] = {}
-    for index, message in enumerate(before):
-        key = message_key(message)
+    before_keys = [message_key(message) for message in before]
+    for index, key in enumerate(before_keys):
         positions.setdefault(key, []).append(index)
-        identity = _identity_of(key)
-        if identity is not None:
-            positions.setdefault(identity, []).append(index)
+    keys = [message_key(message) for message in after]
+    # The input's identities (a key is a tuple, an identity a string: they never collide) are
+    # read only when an output message that is no input message has one: usually none has.
+    if any(key not in positions and _identity_of(key) is not None for key in keys):
+        for index, key in enumerate(before_keys):
+            identity = _identity_of(key)
+            if identity is not None:
+                positions.setdefault(identity, []).append(index)
     found: list[Violation] = []
     # An output holding more copies of a text than the input did wrote the extra ones itself
     # (a compactor's "Skipped 30 messages." placeholder can repeat an earlier one word for word):
     # the last copies are new messages, not kept ones moved out of order.
-    keys = [message_key(message) for message in after]
     extra = Tally(key for key in keys if key in positions)
     for key in extra:
         extra[key] -= len(positions[key])

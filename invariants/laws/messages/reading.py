@@ -7,7 +7,14 @@ from typing import ClassVar
 
 from invariants.facts import Reading
 from invariants.law import Invariant
-from invariants.messages import AssistantMessage, ChatMessage, ToolMessage, content_text
+from invariants.messages import (
+    AssistantMessage,
+    ChatMessage,
+    SystemMessage,
+    ToolMessage,
+    UserMessage,
+    content_text,
+)
 from invariants.tokens import TokenIndex
 
 Messages = Sequence[ChatMessage]
@@ -67,6 +74,15 @@ _kept_chars = 0
 def searchable_text(message: ChatMessage) -> str:
     """Everything of a message an identifier can hide in: text, call ids, names, arguments."""
     global _kept_chars
+    kind = type(message)
+    content = message.content
+    if type(content) is str and (
+        kind is UserMessage
+        or kind is SystemMessage
+        or (kind is AssistantMessage and not message.tool_calls)  # type: ignore[union-attr]
+    ):
+        # Its text alone (most messages): nothing to join, so nothing worth keeping.
+        return content
     known = _TEXTS.get(id(message))
     if known is not None and known[0] is message:
         return known[1]
