@@ -74,9 +74,10 @@ def counts_line(report: Report) -> str:
     return ", ".join(parts) if parts else "no results"
 
 
-def calls_line(target: TargetReport) -> str | None:
+def calls_line(target: TargetReport, max_examples: int | None = None) -> str | None:
     """What a target's calls came to, e.g. "calls: 180 compacted, 20 unchanged, 2 errored".
 
+    With the run's ``max_examples``, also why it ran more histories than that, where it did.
     None for a report that recorded no calls (one written before reports counted them).
     """
     counted = [
@@ -103,6 +104,20 @@ def calls_line(target: TargetReport) -> str | None:
         + inferred
         + (f"; {level}" if level else "")
         + declared
+        + explored_past(target, max_examples)
+    )
+
+
+def explored_past(target: TargetReport, max_examples: int | None) -> str:
+    """Why a target ran more histories than --max-examples asked for ("" when it did not)."""
+    ran = max((result.examples for result in target.results), default=0)
+    if max_examples is None or target.isolation == "recorded" or ran <= max_examples:
+        return ""
+    return (
+        f"; ran {ran} histories, past --max-examples {max_examples}: a run explores on while "
+        "the target compacts in under 5 % of its calls or an applicable law was exercised fewer "
+        "than --min-exercised times (5 unless set), up to --max-total-examples (5 x "
+        "--max-examples unless set)"
     )
 
 

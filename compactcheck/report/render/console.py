@@ -121,7 +121,13 @@ def _narrow_tables(report: Report, console: Console, numbers: dict[int, int]) ->
                 _safe(note),
             )
         console.print(table)
-    console.print(Text("(ex/n: compactions that exercised the law / histories run)", style="dim"))
+    console.print(
+        Text(
+            "(ex/n: compactions that exercised the law / histories run; for call_answered, the "
+            "calls judged: a history makes one call per round)",
+            style="dim",
+        )
+    )
 
 
 def _wide_table(report: Report, console: Console, numbers: dict[int, int]) -> None:
@@ -152,7 +158,7 @@ def _wide_table(report: Report, console: Console, numbers: dict[int, int]) -> No
 
 def _after_table(report: Report, console: Console) -> None:
     for target in report.targets:
-        calls = calls_line(target)
+        calls = calls_line(target, report.max_examples)
         if calls:
             console.print(_safe(f"{target.target} [{where(target)}] {calls}", "dim"))
     _fidelity(report, console)

@@ -150,7 +150,7 @@ def render_html(report: Report) -> str:
         calls_lines=[
             (target.target, where(target), calls)
             for target in report.targets
-            if (calls := calls_line(target))
+            if (calls := calls_line(target, report.max_examples))
         ],
         witnesses=witnesses,
         measured=measured(report),

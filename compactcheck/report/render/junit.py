@@ -94,7 +94,7 @@ def render_junit(report: Report) -> str:
         for name, value in numbers.items():
             suite.set(name, str(value))
         fields = [*header_fields(report), ("complete", str(report.complete).lower())]
-        calls = calls_line(target)
+        calls = calls_line(target, report.max_examples)
         if calls:
             fields.append(("calls", calls.removeprefix("calls: ")))
         if target.implementation is not None:

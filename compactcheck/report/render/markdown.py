@@ -124,7 +124,7 @@ def render_markdown(report: Report) -> str:
     numbered = violations(report)
     links = {(t.target, t.view, r.invariant): n for n, (t, r, _) in numbered}
     out += ["## Results", "", matrix(summary([report]), links), "", counts_line(report), ""]
-    counted = [(target, calls_line(target)) for target in report.targets]
+    counted = [(target, calls_line(target, report.max_examples)) for target in report.targets]
     out += [
         f"- {text(target.target, 200)} \\[{text(where(target), 60)}\\] {calls}"
         for target, calls in counted

@@ -116,8 +116,28 @@ def test_a_compactor_that_never_compacts_is_inconclusive(tmp_path: Path) -> None
     assert all("inconclusive" in (r.because or "") for r in laws if r.verdict == "unknown")
     assert any(error.startswith("inconclusive: ") for error in target.errors)
     assert "--budget" in console
-    # It explored past the budget, up to the cap, looking for a compaction.
+    # It explored past the budget, up to the cap, looking for a compaction, and every rendering
+    # says why (a user who asked for 60 histories sees 300 in the table).
     assert laws[0].examples == 5 * 60
+    why = "ran 300 histories, past --max-examples 60"
+    assert why in " ".join(console.split())
+    for rendered in ("out.md", "out.xml", "out.html"):
+        assert why in (tmp_path / rendered).read_text(), rendered
+
+
+def test_a_run_within_its_budget_says_nothing_of_exploring_past_it(tmp_path: Path) -> None:
+    code, report, console = run(
+        f"py:{TARGETS / 'tail_keeper.py'}:compact",
+        tmp_path,
+        "--min-exercised",
+        "0",
+        "--invariants",
+        STRUCTURAL,
+    )
+    assert all(result.examples == 60 for result in only(report).results), console
+    assert "past --max-examples" not in console
+    for rendered in ("out.md", "out.xml", "out.html"):
+        assert "past --max-examples" not in (tmp_path / rendered).read_text(), rendered
 
 
 def test_a_compactor_that_never_compacts_breaks_a_declared_budget(tmp_path: Path) -> None:
