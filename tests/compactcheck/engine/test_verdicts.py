@@ -134,6 +134,7 @@ def test_a_run_within_its_budget_says_nothing_of_exploring_past_it(tmp_path: Pat
         "--invariants",
         STRUCTURAL,
     )
+    assert code == 0, console
     assert all(result.examples == 60 for result in only(report).results), console
     assert "past --max-examples" not in console
     for rendered in ("out.md", "out.xml", "out.html"):
