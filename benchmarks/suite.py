@@ -24,6 +24,7 @@ from typing import Any
 from hypothesis import given, seed
 
 from benchmarks.audit_log import pairs_per_second
+from benchmarks.dev_test_time import suite_time
 from benchmarks.generation import VIEWS as GENERATED
 from benchmarks.generation import generation_only, rate
 from benchmarks.guard_overhead import guard_overhead
@@ -567,6 +568,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="small sizes: a smoke run")
     parser.add_argument("--only", nargs="*", help="sections to run", default=None)
+    parser.add_argument("--skip", nargs="*", help="sections to leave out", default=())
     options = parser.parse_args()
     quick = options.quick
     sections: dict[str, Callable[[], None]] = {
@@ -580,11 +582,15 @@ def main() -> None:
         "mutants": lambda: mutants(100, ["messages-keep-last-n"] if quick else None),
         "guard": lambda: guard_overhead([50, 200] if quick else [50, 200, 1_000]),
         "audit": lambda: audit_speed(1_000 if quick else 20_000),
+        # The whole test suite, last (about 12 minutes on 2 vCPUs); not in a quick run.
+        "suite": suite_time,
     }
+    if quick:
+        del sections["suite"]
     print(f"# compactcheck benchmarks, {datetime.now(UTC).isoformat(timespec='seconds')}")
     print(f"machine: {_machine()}")
     for name, section in sections.items():
-        if options.only is None or name in options.only:
+        if (options.only is None or name in options.only) and name not in options.skip:
             started = time.perf_counter()
             section()
             print(f"({name}: {time.perf_counter() - started:.0f} s)")

@@ -1,0 +1,84 @@
+"""How long `./dev test` takes on this machine, stage by stage, with mypy's cache and without.
+
+The speed issue's goal is the whole of `./dev test` under 12 minutes on a 2-core machine. A
+fresh clone has no mypy cache, a developer's checkout has one: both are timed, mypy's cache kept
+in a temporary folder so that the checkout's own is left alone. Each stage runs as `./dev test`
+runs it (the same commands, from the project root, with this interpreter's environment).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+GOAL_SECONDS = 12 * 60
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One timed command of `./dev test`."""
+
+    name: str
+    seconds: float
+    exit_code: int
+    tail: str
+
+
+def _bin(tool: str) -> str:
+    return str(Path(sys.executable).parent / tool)
+
+
+def _timed(name: str, command: list[str]) -> Stage:
+    started = time.perf_counter()
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
+    seconds = time.perf_counter() - started
+    lines = (done.stdout + done.stderr).strip().splitlines()
+    return Stage(name, seconds, done.returncode, lines[-1] if lines else "")
+
+
+def stages() -> list[Stage]:
+    """Time every stage of `./dev test`; mypy twice, from an empty cache and then a full one."""
+    with tempfile.TemporaryDirectory() as cache:
+        mypy = [_bin("mypy"), "--cache-dir", cache]
+        return [
+            _timed("ruff check", [_bin("ruff"), "check", "."]),
+            _timed("ruff format --check", [_bin("ruff"), "format", "--check", "."]),
+            _timed("mypy, no cache", mypy),
+            _timed("mypy, cached", mypy),
+            _timed(
+                "pytest -n auto",
+                [sys.executable, "-m", "pytest", "-n", "auto", "-q", "-p", "no:cacheprovider"],
+            ),
+        ]
+
+
+def suite_time() -> None:
+    """Print each stage's time and exit code, and the totals against the goal."""
+    print(f"\n## Suite: `./dev test` stage by stage ({os.cpu_count()} CPU(s))")
+    print(f"{'stage':<22} {'seconds':>8} {'exit':>5}  last line")
+    done = stages()
+    for stage in done:
+        print(f"{stage.name:<22} {stage.seconds:>8.1f} {stage.exit_code:>5}  {stage.tail[:90]}")
+    seconds = {stage.name: stage.seconds for stage in done}
+    shared = sum(s for name, s in seconds.items() if not name.startswith("mypy"))
+    for label, mypy in (("cached", "mypy, cached"), ("no cache", "mypy, no cache")):
+        total = shared + seconds[mypy]
+        verdict = "met" if total < GOAL_SECONDS else "NOT MET"
+        print(
+            f"total with mypy {label}: {total / 60:.1f} min; goal under "
+            f"{GOAL_SECONDS // 60} min: {verdict}"
+        )
+    failed = [stage.name for stage in done if stage.exit_code != 0]
+    if failed:
+        print(f"(a stage failed: {', '.join(failed)}; its time is not the suite's)")
+    print(
+        "(a fresh clone adds the installs of `./dev test` to the no-cache total; the pytest "
+        "stage skips the browser, Redis and HypoFuzz tests where those are not installed, as "
+        "its summary line says)"
+    )
