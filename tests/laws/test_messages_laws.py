@@ -619,11 +619,13 @@ _CONSTRAINTS = st.sampled_from(
     ["Use Python 3.11", "Use Python 3.12", "Never push to main", "Keep coverage above 90%",
      "Do not touch login.py"]
 )  # fmt: skip
+# Messages made of those pieces and constraints, each message a list of them joined.
+_MESSAGE_PIECES = st.lists(st.lists(st.one_of(_PIECES, _CONSTRAINTS), max_size=24), max_size=5)
 
 
 @settings(max_examples=300, deadline=None)
 @given(
-    st.lists(st.lists(st.one_of(_PIECES, _CONSTRAINTS), max_size=24), max_size=5),
+    _MESSAGE_PIECES,
     st.lists(_CONSTRAINTS, max_size=4, unique=True),
     st.sets(_CONSTRAINTS),
 )
@@ -641,7 +643,7 @@ def test_token_mentions_reads_as_a_line_by_line_walk(
 
 @settings(max_examples=300, deadline=None)
 @given(
-    st.lists(st.lists(st.one_of(_PIECES, _CONSTRAINTS), max_size=24), max_size=5),
+    _MESSAGE_PIECES,
     st.lists(_CONSTRAINTS, max_size=4),
     st.sets(_CONSTRAINTS),
 )

@@ -111,13 +111,12 @@ def calls_line(target: TargetReport, max_examples: int | None = None) -> str | N
 def explored_past(target: TargetReport, max_examples: int | None) -> str:
     """Why a target ran more histories than --max-examples asked for ("" when it did not)."""
     ran = max((result.examples for result in target.results), default=0)
-    if max_examples is None or target.isolation == "recorded" or ran <= max_examples:
+    if max_examples is None or ran <= max_examples:
         return ""
     return (
         f"; ran {ran} histories, past --max-examples {max_examples}: a run explores on while "
         "the target compacts in under 5 % of its calls or an applicable law was exercised fewer "
-        "than --min-exercised times (5 unless set), up to --max-total-examples (5 x "
-        "--max-examples unless set)"
+        "than --min-exercised times, up to --max-total-examples"
     )
 
 

@@ -74,12 +74,10 @@ _kept_chars = 0
 def searchable_text(message: ChatMessage) -> str:
     """Everything of a message an identifier can hide in: text, call ids, names, arguments."""
     global _kept_chars
-    kind = type(message)
     content = message.content
     if type(content) is str and (
-        kind is UserMessage
-        or kind is SystemMessage
-        or (kind is AssistantMessage and not message.tool_calls)  # type: ignore[union-attr]
+        isinstance(message, UserMessage | SystemMessage)
+        or (isinstance(message, AssistantMessage) and not message.tool_calls)
     ):
         # Its text alone (most messages): nothing to join, so nothing worth keeping.
         return content
