@@ -136,6 +136,27 @@ def _verdict(met: bool) -> str:
     return "met" if met else "NOT MET"
 
 
+def exponent_verdicts(unit: str, ours: list[float], control: list[float], name: str) -> str:
+    """The exponent target read twice: as the issue states it, and beside linear work here.
+
+    As stated, every step's exponent is at most ``_MAX_EXPONENT``. Beside the control (linear
+    work over the same data, timed in the same run), every step's exponent is at most
+    ``_MAX_EXPONENT - 1`` above the control's at that step: on a host whose caches make linear
+    work itself read 1.5 at a step, 1.1 there says nothing about the code, and a step that
+    outgrows the control does.
+    """
+    slack = _MAX_EXPONENT - 1.0
+    stated = max(ours) <= _MAX_EXPONENT
+    beside = all(mine <= theirs + slack for mine, theirs in zip(ours, control, strict=True))
+    shown = ", ".join(f"{value:.2f}" for value in ours)
+    controls = ", ".join(f"{value:.2f}" for value in control)
+    return (
+        f"target: exponent at most {_MAX_EXPONENT} per 10x {unit}: {shown}, "
+        f"{_verdict(stated)} as stated; beside {name} ({controls}), each step at most "
+        f"{slack:.1f} above it: {_verdict(beside)}"
+    )
+
+
 def _walk(events: list[AgentEvent]) -> int:
     """The least a linear check does: read one field of every event, once."""
     return sum(event.sequence for event in events)
@@ -184,12 +205,7 @@ def checker(sizes: list[int]) -> None:
     exponents = [e for e in _exponents(sizes, ours_times) if e is not None]
     if exponents:
         walked = [e for e in _exponents(sizes, walk_times) if e is not None]
-        print(
-            f"target: exponent at most {_MAX_EXPONENT} per 10x events: "
-            f"{', '.join(f'{value:.2f}' for value in exponents)}, "
-            f"{_verdict(max(exponents) <= _MAX_EXPONENT)} (the bare walk: "
-            f"{', '.join(f'{value:.2f}' for value in walked)})"
-        )
+        print(exponent_verdicts("events", exponents, walked, "the bare walk"))
     print(
         "(ours s: best of 3; exponent: log(t / t of the row above) / log(10x); walk s: a bare "
         "read of every event's sequence, best of 3, linear work whose exponent is this "
@@ -257,11 +273,9 @@ def laws(sizes: list[int], breakdown: int = 1_000) -> None:
         )
     exponents = [e for e in _exponents(sizes, [row.ms["laws"] for row in rows]) if e is not None]
     if exponents:
-        print(
-            f"target: exponent at most {_MAX_EXPONENT} per 10x messages: "
-            f"{', '.join(f'{value:.2f}' for value in exponents)} laws only, "
-            f"{_verdict(max(exponents) <= _MAX_EXPONENT)}"
-        )
+        control_times = [row.ms["control"] for row in rows]
+        controls = [e for e in _exponents(sizes, control_times) if e is not None]
+        print(exponent_verdicts("messages (laws only)", exponents, controls, "the control"))
     print(
         "(kept: messages of the compaction judged (head, summary, tail); laws: parsed messages "
         "in, findings out; parse+laws: chat dicts in, both parsed with parse_messages first, as "

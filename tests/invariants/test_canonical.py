@@ -168,7 +168,8 @@ def test_json_text_is_the_standard_librarys_compact_text(value: object) -> None:
 def _leaves(value: object) -> list[object]:
     if isinstance(value, dict):
         return [leaf for item in value.values() for leaf in _leaves(item)]
-    if isinstance(value, list):
+    # Tuples too: EDGES draws them, and a float inside one is written like any other.
+    if isinstance(value, list | tuple):
         return [leaf for item in value for leaf in _leaves(item)]
     return [value]
 

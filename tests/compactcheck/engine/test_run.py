@@ -190,7 +190,8 @@ def test_every_mutant_target_is_caught_by_its_law(mutant: object, tmp_path: Path
     # Through the runner, histories are cut into chained rounds, so a round is smaller than a
     # whole generated history and rare shapes (three changed files in one compacted round, a
     # second compaction citing the first) need more draws than the per-law tests' 100.
-    # Detection only: shrinking is covered by the per-law tests and the CLI test above.
+    # Detection only: shrinking is covered by the per-law tests and the CLI test above, and the
+    # run stops at the detection (the one law selected is broken: nothing is left to judge).
     config = RunConfig(
         seed=0,
         max_examples=300,
@@ -198,6 +199,7 @@ def test_every_mutant_target_is_caught_by_its_law(mutant: object, tmp_path: Path
         corpus_dir=tmp_path,
         include=[mutant.targets],
         shrink=False,
+        stop_when_all_broken=True,
         # A bug that only input a provider rejects can show is hunted with that input.
         malformed=mutant.malformed,
     )
