@@ -4,6 +4,7 @@ One seed's mutant table (``benchmarks/run``) moves with any change to what is dr
 over seeds is what a change to the generator is judged by. Not part of ``benchmarks/run``:
 
     .venv/bin/python -m benchmarks.mutant_seeds --seeds 0-9 [--no-target-phase] [--jobs 2]
+        [--max-examples 100] [--only PREFIX ...]
 
 Each (mutant, seed) run is deterministic, so ``--jobs`` (mutants spread over processes) changes
 the seconds, never a figure of the table.
@@ -51,14 +52,16 @@ def mutant_config(
     )
 
 
-def _rows(name: str, seeds: list[int], target_phase: bool) -> list[tuple[int, int, int]]:
+def _rows(
+    name: str, seeds: list[int], target_phase: bool, budget: int = 100
+) -> list[tuple[int, int, int]]:
     """Per seed that caught the mutant: histories until detection, shrunk size, witness items."""
     mutant = all_mutants()[name]
     rows: list[tuple[int, int, int]] = []
     with tempfile.TemporaryDirectory() as folder:
         for seed in seeds:
             target = resolve(f"mutant:{mutant.name}")
-            config = mutant_config(mutant, seed, 100, Path(folder), target_phase=target_phase)
+            config = mutant_config(mutant, seed, budget, Path(folder), target_phase=target_phase)
             run = TargetRun(target, mutant.view, config, None)
             try:
                 run.explore()
@@ -80,13 +83,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seeds", default="0-4", help="e.g. 0-9 or 0,3,7")
     parser.add_argument("--no-target-phase", action="store_true")
+    parser.add_argument(
+        "--max-examples", type=int, default=100, help="histories per (mutant, seed) at most"
+    )
     parser.add_argument("--jobs", type=int, default=1, help="processes (mutants spread over them)")
     parser.add_argument("--only", nargs="*", default=None, help="mutant names or name prefixes")
     options = parser.parse_args()
     seeds = _seeds(options.seeds)
     started = time.monotonic()
     print(
-        f"## Mutants over seeds {options.seeds} (up to 100 histories each"
+        f"## Mutants over seeds {options.seeds} (up to {options.max_examples} histories each"
         f"{', no target phase' if options.no_target_phase else ''})"
     )
     print(f"{'mutant':<38} {'found at':>8} {'shrunk':>7} {'witness':>7} {'missed':>6}")
@@ -95,7 +101,12 @@ def main() -> None:
         for name in all_mutants()
         if options.only is None or any(name.startswith(prefix) for prefix in options.only)
     )
-    measure = partial(_rows, seeds=seeds, target_phase=not options.no_target_phase)
+    measure = partial(
+        _rows,
+        seeds=seeds,
+        target_phase=not options.no_target_phase,
+        budget=options.max_examples,
+    )
     if options.jobs > 1:
         with ProcessPoolExecutor(options.jobs) as pool:
             tables = list(pool.map(measure, names))
