@@ -140,20 +140,23 @@ def exponent_verdicts(unit: str, ours: list[float], control: list[float], name: 
     """The exponent target read twice: as the issue states it, and beside linear work here.
 
     As stated, every step's exponent is at most ``_MAX_EXPONENT``. Beside the control (linear
-    work over the same data, timed in the same run), every step's exponent is at most
+    work over the same data, timed in the same run), a step may also read up to
     ``_MAX_EXPONENT - 1`` above the control's at that step: on a host whose caches make linear
     work itself read 1.5 at a step, 1.1 there says nothing about the code, and a step that
     outgrows the control does.
     """
     slack = _MAX_EXPONENT - 1.0
     stated = max(ours) <= _MAX_EXPONENT
-    beside = all(mine <= theirs + slack for mine, theirs in zip(ours, control, strict=True))
+    beside = all(
+        mine <= max(_MAX_EXPONENT, theirs + slack)
+        for mine, theirs in zip(ours, control, strict=True)
+    )
     shown = ", ".join(f"{value:.2f}" for value in ours)
     controls = ", ".join(f"{value:.2f}" for value in control)
     return (
         f"target: exponent at most {_MAX_EXPONENT} per 10x {unit}: {shown}, "
         f"{_verdict(stated)} as stated; beside {name} ({controls}), each step at most "
-        f"{slack:.1f} above it: {_verdict(beside)}"
+        f"{_MAX_EXPONENT} or {slack:.1f} above it: {_verdict(beside)}"
     )
 
 
