@@ -13,16 +13,17 @@ from dataclasses import dataclass, field
 
 from compactcheck.harness import RoundOutcome
 from compactcheck.report.model import CALL_ANSWERED as CALL_ANSWERED
-from compactcheck.report.model import VACUITY_PREFIX, Verdict
+from compactcheck.report.model import MIN_COMPACTED_PERCENT, VACUITY_PREFIX, Verdict
 from invariants import Finding, Invariant
 
 
 def rarely_compacted(compactions: int, answered: int) -> bool:
     """Whether a target changed the history in none or almost none of its answered calls.
 
-    Fewer than max(3, 5 %) of the answered calls: a pass would rest on a handful of compactions.
+    Fewer than max(3, MIN_COMPACTED_PERCENT %) of the answered calls: a pass would rest on a
+    handful of compactions.
     """
-    return compactions < max(3, -(-answered // 20))
+    return compactions < max(3, -(-answered * MIN_COMPACTED_PERCENT // 100))
 
 
 def answered_verdict(
@@ -65,9 +66,9 @@ def vacuity_line(compactions: int, unchanged: int, declined: int, examples: int)
     return (
         f"{VACUITY_PREFIX}the target changed the history in {compactions} of {answered} answered "
         f"calls ({unchanged} handed it back unchanged, {declined} declined) over {examples} "
-        "histories, so the laws had almost nothing to judge (at least 5 % must compact); make "
-        "it compact: lower its trigger or size setting, declare a budget it must meet "
-        "(--budget N), or give it longer histories (--rounds)"
+        f"histories, so the laws had almost nothing to judge (at least {MIN_COMPACTED_PERCENT} % "
+        "must compact); make it compact: lower its trigger or size setting, declare a budget it "
+        "must meet (--budget N), or give it longer histories (--rounds)"
     )
 
 

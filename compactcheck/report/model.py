@@ -22,6 +22,9 @@ CALL_ANSWERED = "call_answered"
 # Lines of TargetReport.errors that a report recomputes when shards are merged.
 VACUITY_PREFIX = "inconclusive: "
 COVERAGE_PREFIX = "coverage: "
+# A target must change the history in at least this share of its answered calls (and in 3 of
+# them) for its laws to be judged; below it a run explores on, then calls the run inconclusive.
+MIN_COMPACTED_PERCENT = 5
 
 
 _SHARD_LABEL = re.compile(r"^([1-9][0-9]{0,5})/([1-9][0-9]{0,5})$")

@@ -9,6 +9,7 @@ from typing import Any
 from compactcheck.report.levels import level_text
 from compactcheck.report.model import (
     CALL_STATUSES,
+    MIN_COMPACTED_PERCENT,
     VERDICTS,
     Counterexample,
     InvariantResult,
@@ -115,8 +116,8 @@ def explored_past(target: TargetReport, max_examples: int | None) -> str:
         return ""
     return (
         f"; ran {ran} histories, past --max-examples {max_examples}: a run explores on while "
-        "the target compacts in under 5 % of its calls or an applicable law was exercised fewer "
-        "than --min-exercised times, up to --max-total-examples"
+        f"the target compacts in under {MIN_COMPACTED_PERCENT} % of its calls or an applicable "
+        "law was exercised fewer than --min-exercised times, up to --max-total-examples"
     )
 
 

@@ -50,6 +50,11 @@ def run(target: str, tmp_path: Path, *options: str, profile: str = "ci") -> tupl
     return done.returncode, load(tmp_path / "out.json"), done.stdout
 
 
+def _renderings(folder: Path) -> dict[str, str]:
+    """The Markdown, JUnit and HTML reports a run of ``run`` wrote, by file name."""
+    return {name: (folder / name).read_text() for name in ("out.md", "out.xml", "out.html")}
+
+
 def only(report: Report) -> TargetReport:
     [target] = report.targets
     return target
@@ -69,8 +74,8 @@ def test_a_compactor_that_raises_gets_a_crash_finding_in_every_format(tmp_path: 
     assert crash.counterexample.reproduced == "deterministic"
     # Shrunk: the smallest history with one parallel batch of two calls.
     assert crash.counterexample.history_size <= 6
-    for name in ("out.md", "out.xml", "out.html"):
-        assert "ValueError: cannot compact" in (tmp_path / name).read_text(), name
+    for name, rendered in _renderings(tmp_path).items():
+        assert "ValueError: cannot compact" in rendered, name
     assert "ValueError: cannot compact" in console
     # The laws are judged on the calls that answered; their counters say how many did not.
     tail = next(r for r in only(report).results if r.invariant == "recent_tail_preserved")
@@ -121,8 +126,8 @@ def test_a_compactor_that_never_compacts_is_inconclusive(tmp_path: Path) -> None
     assert laws[0].examples == 5 * 60
     why = "ran 300 histories, past --max-examples 60"
     assert why in " ".join(console.split())
-    for rendered in ("out.md", "out.xml", "out.html"):
-        assert why in (tmp_path / rendered).read_text(), rendered
+    for name, rendered in _renderings(tmp_path).items():
+        assert why in rendered, name
 
 
 def test_a_run_within_its_budget_says_nothing_of_exploring_past_it(tmp_path: Path) -> None:
@@ -137,8 +142,8 @@ def test_a_run_within_its_budget_says_nothing_of_exploring_past_it(tmp_path: Pat
     assert code == 0, console
     assert all(result.examples == 60 for result in only(report).results), console
     assert "past --max-examples" not in console
-    for rendered in ("out.md", "out.xml", "out.html"):
-        assert "past --max-examples" not in (tmp_path / rendered).read_text(), rendered
+    for name, rendered in _renderings(tmp_path).items():
+        assert "past --max-examples" not in rendered, name
 
 
 def test_a_compactor_that_never_compacts_breaks_a_declared_budget(tmp_path: Path) -> None:
