@@ -51,7 +51,9 @@ class SessionDriver:
         self, index: int, events: tuple[SessionEvent, ...], mode: SessionMode, facts: Facts
     ) -> RoundOutcome:
         """One compaction of the log ``events`` in ``mode``."""
-        log = [event.to_json_data() for event in events]
+        # The recorded log shares the events' JSON values (no one edits either; the backend is
+        # handed a copy): serialising copied every value, 4 % of a session case.
+        log = [event.shared_json_data() for event in events]
         recorded = {"log": log, "mode": mode}
         try:
             # The recorded log doubles as the log before: neither is handed to the backend.

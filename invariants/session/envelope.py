@@ -189,6 +189,24 @@ class SessionEvent(WireModel):
             }
         )
 
+    def shared_json_data(self) -> dict[str, Any]:
+        """``to_json_data()`` without the copy: the dict shares this event's JSON values.
+
+        The event's values are plain JSON that it alone holds and no one edits (a frozen event),
+        so a caller that only reads the dict, or copies it before handing it on, may share them:
+        about a fifth of the cost of serialising, which copies every value.
+        """
+        data: dict[str, Any] = {"type": self.type, "seq": self.seq, "time": self.time}
+        if self.data is not None:
+            data["data"] = self.data
+        if self.ignorable is not None:
+            data["ignorable"] = self.ignorable
+        if self.surface_op is not None:
+            data["surfaceOp"] = self.surface_op
+        if self.source_event_seqs is not None:
+            data["sourceEventSeqs"] = self.source_event_seqs
+        return data
+
     @property
     def is_surface_type(self) -> bool:
         """Whether the type is one of the three that may sit on the surface."""

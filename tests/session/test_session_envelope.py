@@ -92,3 +92,38 @@ def test_a_trusted_event_is_what_model_construct_builds(
     assert trusted.__pydantic_private__ == constructed.__pydantic_private__
     assert trusted.to_json_data() == constructed.to_json_data()
     assert SessionEvent.from_json_data(trusted.to_json_data()) == trusted
+
+
+_plain = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.text(max_size=3)),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=3), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+@given(
+    st.fixed_dictionaries(
+        {
+            "type": st.sampled_from(["user/message", "x/y"]),
+            "seq": st.integers(0, 9),
+            "time": st.integers(-3, 9),
+            "data": _plain,
+        },
+        optional={
+            "ignorable": st.just(True),
+            "surfaceOp": _plain,
+            "sourceEventSeqs": _plain,
+        },
+    )
+)
+def test_the_shared_json_data_is_the_serialised_form_sharing_the_values(
+    raw: dict[str, Any],
+) -> None:
+    event = SessionEvent.from_json_data(raw)
+    shared = event.shared_json_data()
+    assert shared == event.to_json_data()
+    assert list(shared) == list(event.to_json_data())
+    if isinstance(event.data, dict | list):
+        assert shared["data"] is event.data
