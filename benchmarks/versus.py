@@ -28,10 +28,24 @@ print(_run({view!r}, {examples}, target_phase=False)[0])
 """
 
 
+def measure_command(view: str, examples: int) -> list[str]:
+    """The command that runs one search of ``view`` (after a warm-up) in the checkout it runs in.
+
+    It imports that checkout's code (run it with the checkout as the working folder) and prints
+    the histories per second of ``benchmarks.throughput``.
+    """
+    return [sys.executable, "-c", _MEASURE.format(view=view, examples=examples)]
+
+
+def is_checkout(path: Path) -> bool:
+    """Whether ``path`` is a compactcheck checkout these comparisons can run in."""
+    return (path / "benchmarks" / "throughput.py").is_file()
+
+
 def rate(checkout: Path, view: str, examples: int) -> float:
     """Histories per second of one run of ``view`` in ``checkout``."""
     done = subprocess.run(
-        [sys.executable, "-c", _MEASURE.format(view=view, examples=examples)],
+        measure_command(view, examples),
         cwd=checkout,
         capture_output=True,
         text=True,
@@ -50,7 +64,7 @@ def main() -> None:
     options = parser.parse_args()
     here = Path(__file__).resolve().parent.parent
     other = options.other.resolve()
-    if not (other / "benchmarks" / "throughput.py").is_file():
+    if not is_checkout(other):
         parser.error(f"{other} is not a compactcheck checkout with benchmarks/throughput.py")
     print(f"{'view':<9} {'other':>8} {'this':>8} {'ratio':>6}  runs (other | this)")
     for view in options.views:
