@@ -34,7 +34,7 @@ import inspect
 import logging
 import random
 import threading
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, Protocol, TypeVar, overload
 
@@ -172,8 +172,10 @@ class AsyncGuarded(Protocol[History]):
     stats: GuardStats
     guarded: Guarded[History]
 
-    def __call__(self, history: History, /, *args: Any, **kwargs: Any) -> Awaitable[History]:
-        """The awaitable of one guarded call."""
+    def __call__(
+        self, history: History, /, *args: Any, **kwargs: Any
+    ) -> Coroutine[Any, Any, History]:
+        """The coroutine of one guarded call."""
         ...
 
 

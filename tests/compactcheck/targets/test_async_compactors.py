@@ -126,7 +126,7 @@ def test_in_process_a_loop_held_by_its_coroutine_is_left_for_a_new_one() -> None
     # A coroutine that sleeps without awaiting holds its loop: cancelling cannot reach it, so
     # the next call gets a new loop instead of timing out behind it.
     release = threading.Event()
-    held = []
+    held: list[bool] = []
 
     async def holds_once(messages: Any) -> Any:
         if not held:
@@ -155,7 +155,7 @@ def test_in_process_a_loop_held_by_its_coroutine_is_left_for_a_new_one() -> None
 def test_in_process_a_coroutine_s_exit_or_interrupt_is_its_finding_and_the_loop_lives_on(
     error: BaseException, because: str
 ) -> None:
-    raised = []
+    raised: list[bool] = []
 
     async def ends_once(messages: Any) -> Any:
         if not raised:

@@ -9,6 +9,7 @@ in a process, so that a run has good answers to judge beside the fault.
 
 import asyncio
 import time
+from collections.abc import Callable
 from typing import Any
 
 from compactcheck.report.model import Implementation
@@ -19,7 +20,8 @@ from reference_engine.mutants.messages import MESSAGE_MUTANTS
 Messages = list[dict[str, Any]]
 
 _keep = reference_messages(max_messages=6)
-_orphan = next(m for m in MESSAGE_MUTANTS if m.name == "messages-keep-last-n").build()
+[_keep_last_n] = [m for m in MESSAGE_MUTANTS if m.name == "messages-keep-last-n"]
+_orphan: Callable[[Messages], Messages] = _keep_last_n.build()
 _first_loop: list[asyncio.AbstractEventLoop] = []
 calls = 0
 
