@@ -61,7 +61,8 @@ def fuzz(
     ``compactor`` is a target name (``"reference-messages"``, ``"py:pkg.mod:compact"``,
     ``"cmd:node harness.js"``, a built-in adapter) or a Python callable that takes a list of
     chat message dicts and returns the compacted list (an adapter object with ``compact`` and
-    ``implementation`` works too). A callable runs in this process, so ``workers`` must be 1;
+    ``implementation`` works too; either may be ``async def``, and is awaited). A callable runs
+    in this process, so ``workers`` must be 1;
     a ``py:`` target runs in an isolated worker process (each with ``memory_limit_mb`` of address
     space), so that a crash, exit or hang of the compactor is a finding of that call, unless
     ``in_process`` is set (faster; a crash there ends the run).
