@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ from compactcheck.errors import CompactcheckError
 from compactcheck.judging import Judgement, PairError, ViolationError, check_pair
 from compactcheck.models import Model, ModelSlot, check_name
 from compactcheck.report.model import Report
+from compactcheck.targets.awaiting import discarded
 from compactcheck.targets.calls import DEFAULT_MEMORY_LIMIT_MB, Calls
 from compactcheck.targets.registry import Target, python_target, resolve
 from compactcheck.transcripts import Transcript, TranscriptError, load_transcripts
@@ -150,6 +152,13 @@ def check(
     is taken as declared whole. The snapshot and session views read their facts from the state
     and the log. Raises ``CompactcheckError`` with one line for data that is not such a pair.
     """
+    for side, value in (("before", before), ("after", after)):
+        if inspect.isawaitable(value):
+            discarded(value)
+            raise PairError(
+                f"check: {side} is an awaitable, not a history: await the compactor first "
+                "(after = await compact(before))"
+            )
     try:
         return check_pair(
             before, after, facts, view=view, format=format, selection=Selection(invariants, exclude)

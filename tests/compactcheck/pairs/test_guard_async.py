@@ -162,3 +162,13 @@ def test_async_facts_are_refused_in_one_line() -> None:
 
     with pytest.raises(compactcheck.CompactcheckError, match="facts is an async function"):
         compactcheck.guard(faithful, facts=cast(Any, facts))
+
+
+def test_check_of_an_unawaited_answer_says_to_await_it() -> None:
+    # Before: "not valid openai-chat data: (top level): Input should be a valid tuple".
+    with pytest.raises(compactcheck.CompactcheckError) as raised:
+        compactcheck.check(HISTORY, faithful(HISTORY))
+    assert str(raised.value) == (
+        "check: after is an awaitable, not a history: await the compactor first "
+        "(after = await compact(before))"
+    )
