@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ from compactcheck.errors import CompactcheckError
 from compactcheck.judging import Judgement, PairError, ViolationError, check_pair
 from compactcheck.models import Model, ModelSlot, check_name
 from compactcheck.report.model import Report
+from compactcheck.targets.awaiting import discarded
 from compactcheck.targets.calls import DEFAULT_MEMORY_LIMIT_MB, Calls
 from compactcheck.targets.registry import Target, python_target, resolve
 from compactcheck.transcripts import Transcript, TranscriptError, load_transcripts
@@ -61,7 +63,8 @@ def fuzz(
     ``compactor`` is a target name (``"reference-messages"``, ``"py:pkg.mod:compact"``,
     ``"cmd:node harness.js"``, a built-in adapter) or a Python callable that takes a list of
     chat message dicts and returns the compacted list (an adapter object with ``compact`` and
-    ``implementation`` works too). A callable runs in this process, so ``workers`` must be 1;
+    ``implementation`` works too; either may be ``async def``, and is awaited). A callable runs
+    in this process, so ``workers`` must be 1;
     a ``py:`` target runs in an isolated worker process (each with ``memory_limit_mb`` of address
     space), so that a crash, exit or hang of the compactor is a finding of that call, unless
     ``in_process`` is set (faster; a crash there ends the run).
@@ -149,6 +152,13 @@ def check(
     is taken as declared whole. The snapshot and session views read their facts from the state
     and the log. Raises ``CompactcheckError`` with one line for data that is not such a pair.
     """
+    for side, value in (("before", before), ("after", after)):
+        if inspect.isawaitable(value):
+            discarded(value)
+            raise PairError(
+                f"check: {side} is an awaitable, not a history: await the compactor first "
+                "(after = await compact(before))"
+            )
     try:
         return check_pair(
             before, after, facts, view=view, format=format, selection=Selection(invariants, exclude)

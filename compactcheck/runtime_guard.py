@@ -21,21 +21,27 @@ violation is the caller's choice:
 A guard never hides the compactor's own exceptions, and a history the laws cannot read (not
 chat completions or a provider request) raises ``CompactcheckError`` in every mode, since
 judging nothing is not the same as passing. ``guarded.stats`` counts calls, sampled calls and
-calls with a violation.
+calls with a violation, exactly, however many calls overlap.
+
+The guard of an ``async def`` compactor is an async function (``await compact(messages)``), which
+judges the awaited answer the same way; its ``on_violation`` callable may be async too.
 """
 
 from __future__ import annotations
 
 import functools
+import inspect
 import logging
 import random
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, Literal, TypeVar
+from typing import Any, Generic, Literal, Protocol, TypeVar, overload
 
 from compactcheck.engine.selection import Selection
 from compactcheck.errors import CompactcheckError
 from compactcheck.judging import Judgement, ViolationError, check_pair
+from compactcheck.targets.awaiting import discarded, is_async, settled
 from invariants import Facts
 from invariants.formats import Format, check_format
 
@@ -79,19 +85,56 @@ class Guarded(Generic[History]):
     selection: Selection
     rng: random.Random
     stats: GuardStats = field(default_factory=GuardStats)
+    # Calls may overlap (threads, an async guard's gathered calls): counting is one step.
+    _counting: threading.Lock = field(
+        default_factory=threading.Lock, init=False, repr=False, compare=False
+    )
 
     def __call__(self, history: History, *args: Any, **kwargs: Any) -> History:
         """The compactor's answer (or what ``on_violation`` chose), judged when sampled."""
         after = self.compactor(history, *args, **kwargs)
-        self.stats.calls += 1
-        if self.sample < 1.0 and self.rng.random() >= self.sample:
+        if inspect.isawaitable(after):
+            discarded(after)
+            raise CompactcheckError(
+                f"guard: {getattr(self.compactor, '__name__', 'the compactor')} returned an "
+                "awaitable to a plain guard; define it with async def (or an async __call__), "
+                "and guard() then returns an async function to await"
+            )
+        judgement = self._broken(history, after)
+        if judgement is None:
             return after
-        judgement = self.judge(history, after)
-        self.stats.checked += 1
-        if judgement.holds:
+        chosen = self._act(judgement, history, after)
+        if inspect.isawaitable(chosen):
+            discarded(chosen)
+            raise CompactcheckError(
+                "guard: on_violation returned an awaitable to a plain guard; pass a plain "
+                "function, or guard an async def compactor"
+            )
+        return after if chosen is None else chosen
+
+    async def awaited(self, history: History, *args: Any, **kwargs: Any) -> History:
+        """An async compactor's awaited answer (or what ``on_violation`` chose, awaited when it
+        is awaitable), judged when sampled."""
+        after: History = await settled(self.compactor(history, *args, **kwargs))
+        judgement = self._broken(history, after)
+        if judgement is None:
             return after
-        self.stats.violated += 1
-        return self._act(judgement, history, after)
+        chosen: History | None = await settled(self._act(judgement, history, after))
+        return after if chosen is None else chosen
+
+    def _broken(self, before: Any, after: Any) -> Judgement | None:
+        """Count the call; the judgement of a sampled one that broke a law, else None."""
+        with self._counting:
+            self.stats.calls += 1
+            sampled = self.sample >= 1.0 or self.rng.random() < self.sample
+        if not sampled:
+            return None
+        judgement = self.judge(before, after)
+        with self._counting:
+            self.stats.checked += 1
+            if not judgement.holds:
+                self.stats.violated += 1
+        return None if judgement.holds else judgement
 
     def judge(self, before: Any, after: Any) -> Judgement:
         """The judgement of one pair, as a guarded call makes it."""
@@ -103,7 +146,8 @@ class Guarded(Generic[History]):
         self.format = judgement.format
         return judgement
 
-    def _act(self, judgement: Judgement, before: History, after: History) -> History:
+    def _act(self, judgement: Judgement, before: History, after: History) -> Any:
+        """The history to return, or what the ``on_violation`` callable returned."""
         action = self.on_violation
         if action == "raise":
             raise ViolationError(judgement)
@@ -118,12 +162,53 @@ class Guarded(Generic[History]):
             )
             return before
         assert callable(action)
-        chosen = action(GuardEvent(judgement, before, after))
-        return after if chosen is None else chosen
+        return action(GuardEvent(judgement, before, after))
+
+
+class AsyncGuarded(Protocol[History]):
+    """What ``guard`` gives for an async compactor: an async function, with the guard's stats
+    (``guarded`` is the guard itself)."""
+
+    stats: GuardStats
+    guarded: Guarded[History]
+
+    def __call__(
+        self, history: History, /, *args: Any, **kwargs: Any
+    ) -> Coroutine[Any, Any, History]:
+        """The coroutine of one guarded call."""
+        ...
+
+
+@overload
+def guard(  # type: ignore[overload-overlap]  # the first that matches wins: async before plain
+    compactor: Callable[..., Awaitable[History]],
+    *,
+    on_violation: Action | Callable[[GuardEvent], Any] = ...,
+    sample: float = ...,
+    invariants: Sequence[str] | None = ...,
+    exclude: Sequence[str] = ...,
+    facts: FactsSource = ...,
+    format: Format | None = ...,
+    seed: int | None = ...,
+) -> AsyncGuarded[History]: ...
+
+
+@overload
+def guard(
+    compactor: Callable[..., History],
+    *,
+    on_violation: Action | Callable[[GuardEvent], Any] = ...,
+    sample: float = ...,
+    invariants: Sequence[str] | None = ...,
+    exclude: Sequence[str] = ...,
+    facts: FactsSource = ...,
+    format: Format | None = ...,
+    seed: int | None = ...,
+) -> Guarded[History]: ...
 
 
 def guard(
-    compactor: Callable[..., History],
+    compactor: Callable[..., Any],
     *,
     on_violation: Action | Callable[[GuardEvent], Any] = "raise",
     sample: float = 1.0,
@@ -132,14 +217,15 @@ def guard(
     facts: FactsSource = None,
     format: Format | None = None,
     seed: int | None = None,
-) -> Guarded[History]:
+) -> Guarded[Any] | AsyncGuarded[Any]:
     """``compactor`` with the messages laws judging its answers (see the module docstring).
 
     ``sample`` is the share of calls judged (1.0 every call, 0.1 one in ten on average, drawn
     from ``seed``); ``invariants`` and ``exclude`` choose the laws, as for ``check``;
     ``facts`` declares what the history must keep (a ``Facts``, a dict of some fields, or a
     function of the history giving either), the rest being inferred; ``format`` names the
-    history's format (default: detected on the first call).
+    history's format (default: detected on the first call). An ``async def`` compactor gives an
+    async function (``inspect.iscoroutinefunction`` says so, for frameworks that ask).
     """
     if on_violation not in ("raise", "log", "return_input") and not callable(on_violation):
         raise CompactcheckError(
@@ -148,9 +234,19 @@ def guard(
         )
     if not 0.0 <= sample <= 1.0:
         raise CompactcheckError(f"sample={sample!r}: expected a share of calls from 0.0 to 1.0")
+    if is_async(on_violation) and not is_async(compactor):
+        raise CompactcheckError(
+            "on_violation is async but the compactor is not: a plain guard cannot await it; "
+            "pass a plain function, or guard an async def compactor"
+        )
+    if is_async(facts):
+        raise CompactcheckError(
+            "facts is an async function: the laws judge without awaiting; pass a plain function "
+            "of the history, a Facts or a dict"
+        )
     selection = Selection(invariants, exclude)
     selection.check(["messages"])
-    guarded: Guarded[History] = Guarded(
+    guarded: Guarded[Any] = Guarded(
         compactor,
         on_violation,
         sample,
@@ -159,9 +255,19 @@ def guard(
         selection,
         random.Random(seed),
     )
+    if is_async(compactor):
+        # A function, not the guard object: frameworks ask inspect.iscoroutinefunction whether
+        # to await a processor, and on Python 3.11 only a function can answer yes.
+        async def awaited(history: Any, /, *args: Any, **kwargs: Any) -> Any:
+            return await guarded.awaited(history, *args, **kwargs)
+
+        functools.update_wrapper(awaited, compactor, updated=())
+        vars(awaited).update(stats=guarded.stats, guarded=guarded)
+        async_guarded: AsyncGuarded[Any] = awaited  # type: ignore[assignment]
+        return async_guarded
     # Its name and docstring, not its attributes (which could shadow the guard's own).
     functools.update_wrapper(guarded, compactor, updated=())
     return guarded
 
 
-__all__ = ["GuardEvent", "GuardStats", "Guarded", "guard"]
+__all__ = ["AsyncGuarded", "GuardEvent", "GuardStats", "Guarded", "guard"]

@@ -14,7 +14,8 @@ ADAPTER = '''"""Adapter between compactcheck and your compactor (written by `com
 
 compactcheck calls `compact` with a list of OpenAI chat message dicts (role, content,
 tool_calls, tool_call_id) and expects the compacted list back. Replace the body with a call
-into your own compactor, converting to and from its message format if it has its own.
+into your own compactor, converting to and from its message format if it has its own; make it
+`async def compact` to await an async one (compactcheck awaits it, as your framework would).
 
 The body below is a plain "keep the system prompt and the last few messages" trimmer, so that
 the generated test has something real to judge: it breaks tool pairing and goal preservation,

@@ -9,6 +9,7 @@ from typing import Any
 
 from compactcheck.engine import interrupts
 from compactcheck.report.model import Implementation
+from compactcheck.targets.awaiting import Awaiter
 from compactcheck.targets.backend import Answer
 from compactcheck.targets.calling import (
     FORMAT_NAMES,
@@ -34,22 +35,51 @@ class _Call:
     KeyboardInterrupt or SystemExit is the compactor's own, never the user's.
     """
 
-    def __init__(self, function: Callable[[Any], Any], argument: Any) -> None:
+    def __init__(self, awaiter: Awaiter, function: Callable[..., Any], *arguments: Any) -> None:
         self.done = threading.Event()
         self.value: Any = None
         self.error: BaseException | None = None
         thread = threading.Thread(
-            target=self._run, args=(function, argument), name="compactcheck-call", daemon=True
+            target=self._run,
+            args=(awaiter, function, arguments),
+            name="compactcheck-call",
+            daemon=True,
         )
         thread.start()
 
-    def _run(self, function: Callable[[Any], Any], argument: Any) -> None:
+    def _run(
+        self, awaiter: Awaiter, function: Callable[..., Any], arguments: tuple[Any, ...]
+    ) -> None:
         try:
-            self.value = function(argument)
+            self.value = awaiter.answer(function, *arguments)
         except BaseException as error:
             self.error = error
         finally:
             self.done.set()
+
+
+def within(
+    awaiter: Awaiter, timeout: float | None, function: Callable[..., Any], *arguments: Any
+) -> Any:
+    """What ``function(*arguments)`` answers (awaited when awaitable), or ``_TimedOutError``
+    after ``timeout`` seconds (None: no limit, in this thread); what it raises is raised here."""
+    if timeout is None:
+        return awaiter.answer(function, *arguments)
+    call = _Call(awaiter, function, *arguments)
+    deadline = time.monotonic() + timeout
+    while not call.done.is_set():
+        # In slices, so that a Ctrl-C heard meanwhile is acted on within a fraction of a
+        # second (the abandoned call finishes in its daemon thread).
+        interrupts.check()
+        left = deadline - time.monotonic()
+        if left <= 0:
+            # An awaited call is cancelled on its loop, not left running there.
+            awaiter.cancel()
+            raise _TimedOutError
+        call.done.wait(min(left, SLICE))
+    if call.error is not None:
+        raise call.error
+    return call.value
 
 
 class CallableBackend:
@@ -88,6 +118,8 @@ class CallableBackend:
             waivers=waivers_of(function),
         )
         self.last_input: Any = None
+        # Runs what an async def compactor answers, on one loop for the backend's life.
+        self.awaiter = Awaiter()
 
     @property
     def implementation(self) -> Implementation:
@@ -95,21 +127,7 @@ class CallableBackend:
         return self._implementation
 
     def _call(self, argument: Any) -> Any:
-        if self.timeout is None:
-            return self.function(argument)
-        call = _Call(self.function, argument)
-        deadline = time.monotonic() + self.timeout
-        while not call.done.is_set():
-            # In slices, so that a Ctrl-C heard meanwhile is acted on within a fraction of a
-            # second (the abandoned call finishes in its daemon thread).
-            interrupts.check()
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise _TimedOutError
-            call.done.wait(min(left, SLICE))
-        if call.error is not None:
-            raise call.error
-        return call.value
+        return within(self.awaiter, self.timeout, self.function, argument)
 
     def compact(self, view: View, payload: dict[str, Any]) -> Answer:
         """Call the function with the view's input and wrap what it returns."""
@@ -140,4 +158,51 @@ class CallableBackend:
         return ""
 
     def close(self) -> None:
-        """Nothing to release."""
+        """Stop the event loop of an async compactor, if it started one."""
+        self.awaiter.close()
+
+
+class AwaitedAdapter:
+    """A user's adapter object whose ``compact(view, payload)`` is async, as a backend: each
+    answer run to completion on one loop for the backend's life, within the timeout, what it
+    raises an errored answer (as in the isolated worker)."""
+
+    def __init__(self, adapter: Any, *, timeout: float | None = None) -> None:
+        self.adapter = adapter
+        self.timeout = timeout
+        self.awaiter = Awaiter()
+
+    @property
+    def implementation(self) -> Implementation:
+        """The adapter's own."""
+        implementation: Implementation = self.adapter.implementation
+        return implementation
+
+    def __getattr__(self, name: str) -> Any:
+        # What the drivers read of a backend besides the protocol (last_input, model, ...).
+        return getattr(self.adapter, name)
+
+    def compact(self, view: View, payload: dict[str, Any]) -> Answer:
+        """The adapter's answer, awaited."""
+        try:
+            answer: Answer = within(self.awaiter, self.timeout, self.adapter.compact, view, payload)
+        except _TimedOutError:
+            return Answer.error(f"no answer within {self.timeout} s", timed_out=True)
+        except (Exception, SystemExit, KeyboardInterrupt) as error:
+            if isinstance(error, KeyboardInterrupt) and interrupts.heard():
+                raise
+            return Answer.error(described(error))
+        return answer
+
+    def stderr_tail(self) -> str:
+        """In-process backends have no stderr of their own."""
+        return ""
+
+    def close(self) -> None:
+        """Close the adapter if it closes (awaited: on its loop), then stop the loop."""
+        close = getattr(self.adapter, "close", None)
+        try:
+            if callable(close):
+                self.awaiter.answer(close)
+        finally:
+            self.awaiter.close()

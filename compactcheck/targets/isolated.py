@@ -28,6 +28,7 @@ from typing import Any, BinaryIO
 
 import orjson
 
+from compactcheck.targets.awaiting import Awaiter
 from compactcheck.targets.calling import (
     FORMAT_NAMES,
     VIEW_NAMES,
@@ -105,6 +106,8 @@ class _Compactor:
         self.attribute = attribute
         self.adapter = is_adapter_object(attribute)
         self.memory_note = memory_note
+        # Runs what an async def compactor answers, on one loop for the worker's life.
+        self.awaiter = Awaiter()
         if self.adapter:
             implementation = attribute.implementation
             dump = getattr(implementation, "model_dump", None)
@@ -137,7 +140,7 @@ class _Compactor:
             return answer
         argument = argument_of(view, payload)
         try:
-            output = self.attribute(argument)
+            output = self.awaiter.answer(self.attribute, argument)
         except BaseException as error:
             answer["errored"] = {"message": described(error, memory_note=self.memory_note)}
             return answer
@@ -153,7 +156,7 @@ class _Compactor:
 
     def _adapter_answer(self, view: str, payload: dict[str, Any]) -> dict[str, Any]:
         try:
-            reply = self.attribute.compact(view, payload)
+            reply = self.awaiter.answer(self.attribute.compact, view, payload)
         except BaseException as error:
             return {"errored": {"message": described(error, memory_note=self.memory_note)}}
         if reply.kind == "result":

@@ -21,10 +21,11 @@ from compactcheck.harness import (
 from compactcheck.models import MeteredModel, ModelSlot
 from compactcheck.report.model import Implementation
 from compactcheck.targets.adapters import ADAPTERS, DESCRIPTIONS
+from compactcheck.targets.awaiting import is_async
 from compactcheck.targets.backend import Backend
 from compactcheck.targets.calls import Calls, Isolation
 from compactcheck.targets.harness_process import HarnessStartError
-from compactcheck.targets.inprocess import CallableBackend
+from compactcheck.targets.inprocess import AwaitedAdapter, CallableBackend
 from compactcheck.targets.isolated import LOAD_FAILED, PATH_VARIABLE
 from compactcheck.targets.loading import (
     LoadError,
@@ -184,7 +185,9 @@ def python_target(
     """A target of a Python compactor: a callable, or an adapter object (``compact`` and
     ``implementation``), named ``text``."""
     if is_adapter_object(attribute):
-        backend: Backend = attribute
+        backend: Backend = (
+            AwaitedAdapter(attribute, timeout=timeout) if is_async(attribute.compact) else attribute
+        )
     elif callable(attribute):
         views = cast(tuple[View, ...], callable_views(attribute, view))
         backend = CallableBackend(

@@ -118,7 +118,7 @@ def test_declared_facts_may_be_a_function_of_the_history() -> None:
 
 def test_bad_options_and_unreadable_histories_are_errors() -> None:
     with pytest.raises(compactcheck.CompactcheckError, match="on_violation='ignore'"):
-        compactcheck.guard(orphaning, on_violation="ignore")  # type: ignore[arg-type]
+        compactcheck.guard(orphaning, on_violation="ignore")  # type: ignore[call-overload]
     with pytest.raises(compactcheck.CompactcheckError, match="sample=2"):
         compactcheck.guard(orphaning, sample=2)
     with pytest.raises(compactcheck.CompactcheckError, match="unknown invariant"):
