@@ -159,8 +159,9 @@ def replay_entries(
         try:
             recorded = _recorded(path, data, models or ModelTerms(), target)
         except (CompactcheckError, UnknownInvariantError) as error:
+            # A law, view or format this compactcheck does not know: the entry cannot be read.
             results[path] = ReplayResult(
-                path, data["target"], data["view"], data["invariant"], "errored", str(error)
+                path, data["target"], data["view"], data["invariant"], "skipped", f"{path}: {error}"
             )
             continue
         slot = recorded.model
@@ -262,13 +263,17 @@ def _how_to_name(name: str, override: str | None, entries: Sequence[_Recorded]) 
     """What to do about a ``py:`` target a replay cannot load: name another with --target."""
     if override is not None or not name.startswith("py:"):
         return ""
-    attribute = name.rpartition(":")[2]
-    why = (
-        f"; {attribute} cannot be loaded by name (a lambda, a closure or a method handed to "
-        "compactcheck.fuzz())"
-        if not attribute.isidentifier()
-        else ""
-    )
+    module_part, _, attribute = name.removeprefix("py:").rpartition(":")
+    why = ""
+    if not attribute.isidentifier():
+        why = (
+            f"; {attribute} cannot be loaded by name (a lambda, a closure or a method handed "
+            "to compactcheck.fuzz())"
+        )
+    elif module_part == "__main__":
+        why = f"; {attribute} was defined in an interactive session, not in a file"
+    elif not module_part:
+        why = f"; the entry names no file or module that defines {attribute}"
     where = entries[0].path if len(entries) == 1 else entries[0].path.parent
     return (
         f"{why}; replay it against a module-level compactor that does the same: "
