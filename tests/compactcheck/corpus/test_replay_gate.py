@@ -83,6 +83,30 @@ def test_every_entry_replays_and_an_unreadable_one_is_skipped_by_name(
     assert exit_code(results) == ExitCode.FAILED
 
 
+def test_the_laws_of_a_provider_format_replay(corpus: Path) -> None:
+    results = replay(corpus)
+    assert {result.verdict for result in results} == {"still failing"}
+    assert len(results) == len(list(corpus.glob("*.json")))
+
+
+def test_the_command_at_80_columns_breaks_no_target_name_or_law_id(
+    corpus: Path, tmp_path: Path
+) -> None:
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    # Entries whose replay has always worked, so that only the table is tested here.
+    for entry_file in corpus.glob("*.json"):
+        if _view_and_format(entry_file)[1] in ("", CHAT):
+            shutil.copy(entry_file, folder)
+    done = cli("replay", str(folder), cwd=tmp_path, columns=80)
+    assert done.returncode == ExitCode.FAILED, done.stderr
+    lines = done.stdout.splitlines()
+    for path in folder.glob("*.json"):
+        entry = read_entry(path)
+        assert any(entry.target in line for line in lines), entry.target
+        assert any(f" {entry.invariant} " in line for line in lines), entry.invariant
+
+
 def test_skipped_entries_alone_make_the_replay_inconclusive(tmp_path: Path) -> None:
     folder = tmp_path / "corpus"
     folder.mkdir()
