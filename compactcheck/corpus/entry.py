@@ -16,7 +16,7 @@ from invariants import WireModel
 
 CORPUS_VERSION: Final = 1
 # What re-running a shrunk round showed (the report's values, less its "not_checked").
-Reproduced = Literal["deterministic", "flaky", "errored"]
+RerunVerdict = Literal["deterministic", "flaky", "errored"]
 DEFAULT_CORPUS_DIR = Path(".compactcheck") / "corpus"
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _MAX_ENTRY_BYTES = 50 * 1024 * 1024
@@ -63,7 +63,7 @@ class CorpusEntry(WireModel):
         "openai:gpt-4o-mini; replay asks it again, or reads its recorded answers with --offline; "
         "null: the target's own echo",
     )
-    reproduced: Reproduced | None = Field(
+    reproduced: RerunVerdict | None = Field(
         default=None,
         description="the run's re-runs of the round: it broke the law every time "
         "(deterministic), only some times (flaky: replay tries it several times and never calls "
@@ -86,7 +86,7 @@ def write_entry(directory: Path, entry: CorpusEntry, path: Path | None = None) -
     return path
 
 
-def note_reproduced(path: Path, reproduced: Reproduced) -> None:
+def note_reproduced(path: Path, reproduced: RerunVerdict) -> None:
     """Add what the run's re-runs of its round showed to an entry already written."""
     write_entry(path.parent, read_entry(path).model_copy(update={"reproduced": reproduced}), path)
 

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, Phase, example, given, seed, settings
 from hypothesis.errors import HypothesisException, HypothesisWarning
 from hypothesis.strategies import SearchStrategy
 
-from compactcheck.corpus.entry import CorpusEntry, note_reproduced
+from compactcheck.corpus.entry import CorpusEntry, RerunVerdict, note_reproduced
 from compactcheck.corpus.replay import recorded_rounds
 from compactcheck.engine import interrupts
 from compactcheck.engine.config import RunConfig
@@ -582,7 +582,7 @@ class TargetRun:
                 unanswered += 1
             elif not finding.holds:
                 broke += 1
-        verdict: Reproduced = (
+        verdict: RerunVerdict = (
             "deterministic" if broke == 3 else "errored" if unanswered == 3 else "flaky"
         )
         # The entry keeps it: a replay must know a flaky finding, which may pass by luck.

@@ -62,7 +62,8 @@ def loaded(project: Path) -> Iterator[Callable[[str, str], ModuleType]]:
 
     def load(relative: str, name: str) -> ModuleType:
         spec = importlib.util.spec_from_file_location(name, project / relative)
-        assert spec is not None and spec.loader is not None
+        assert spec is not None
+        assert spec.loader is not None
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
         names.append(name)
