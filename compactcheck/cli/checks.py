@@ -29,7 +29,7 @@ from compactcheck.targets.registry import resolve
 def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register the commands."""
     replay_command = commands.add_parser(
-        "replay", help="re-run the crash corpus: fixed or still failing"
+        "replay", help="re-run the crash corpus: fixed, still failing, or not shown fixed"
     )
     replay_command.add_argument(
         "path",
