@@ -289,7 +289,8 @@ def _verdict(entry: _Recorded, tried: Sequence[ReplayResult]) -> ReplayResult:
     if failing:
         detail = f"failed in {len(failing)} of {len(tried)} tries: {failing[0].detail}"
         return replace(failing[0], detail=detail)
-    if all(result.verdict == "errored" for result in tried):
+    if all(result.verdict in ("errored", "not judged") for result in tried):
+        # Not one try judged the law: that is what the entry shows, not a failure unseen.
         return tried[0]
     return entry.result(
         "not reproduced",

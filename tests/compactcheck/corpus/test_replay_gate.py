@@ -193,14 +193,16 @@ def test_a_flaky_finding_that_recurs_in_one_try_of_many_still_fails(tmp_path: Pa
     assert f"failed in 1 of {FLAKY_TRIES} tries" in result.detail
 
 
+@pytest.mark.parametrize("reproduced", ["deterministic", "flaky"])
 def test_a_target_that_no_longer_compacts_the_history_is_not_called_fixed(
-    corpus: Path, tmp_path: Path
+    corpus: Path, tmp_path: Path, reproduced: str
 ) -> None:
     (tmp_path / "same.py").write_text("def compact(messages):\n    return messages\n")
     [source] = corpus.glob("*messages-demote-system*constraints_preserved*.json")
     data = json.loads(source.read_text())
     entry = tmp_path / "entry.json"
-    entry.write_text(json.dumps({**data, "target": f"py:{tmp_path / 'same.py'}:compact"}))
+    target = f"py:{tmp_path / 'same.py'}:compact"
+    entry.write_text(json.dumps({**data, "target": target, "reproduced": reproduced}))
     [result] = replay(entry)
     assert result.verdict == "not judged"
     assert "no longer compacts this history" in result.detail
