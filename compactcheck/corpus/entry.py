@@ -88,7 +88,10 @@ def write_entry(directory: Path, entry: CorpusEntry, path: Path | None = None) -
 
 def note_reproduced(path: Path, reproduced: RerunVerdict) -> None:
     """Add what the run's re-runs of its round showed to an entry already written."""
-    write_entry(path.parent, read_entry(path).model_copy(update={"reproduced": reproduced}), path)
+    entry = read_entry(path)
+    # A campaign keeps a known failure's entry: once seen flaky, it may pass a replay by luck.
+    if entry.reproduced != "flaky":
+        write_entry(path.parent, entry.model_copy(update={"reproduced": reproduced}), path)
 
 
 def read_entry(path: Path) -> CorpusEntry:

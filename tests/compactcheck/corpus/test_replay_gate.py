@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import compactcheck
-from compactcheck.corpus.entry import read_entry
+from compactcheck.corpus.entry import note_reproduced, read_entry
 from compactcheck.corpus.replay import FLAKY_TRIES, ReplayResult, exit_code, replay
 from compactcheck.errors import ExitCode
 from invariants import VIEWS
@@ -221,3 +221,12 @@ def test_an_entry_written_before_the_classification_still_loads(corpus: Path) ->
 def test_a_fixed_entry_passes_the_gate() -> None:
     fixed = ReplayResult(Path("e.json"), "t", "messages", "goal_preserved", "fixed", "holds")
     assert exit_code([fixed]) == ExitCode.OK
+
+
+def test_an_entry_once_found_flaky_stays_flaky(corpus: Path, tmp_path: Path) -> None:
+    path = tmp_path / "entry.json"
+    shutil.copy(next(corpus.glob("*.json")), path)
+    note_reproduced(path, "flaky")
+    # A later run of a campaign that keeps this entry saw it break three times out of three.
+    note_reproduced(path, "deterministic")
+    assert read_entry(path).reproduced == "flaky"
