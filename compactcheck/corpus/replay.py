@@ -177,8 +177,10 @@ def replay_entries(
         try:
             resolved = resolve(name, view=view, calls=calls, format=format, model=entries[0].model)
         except (CompactcheckError, UnknownInvariantError) as error:
-            detail = str(error) + _how_to_name(name, target, entries)
-            results.update((entry.path, entry.result("errored", detail)) for entry in entries)
+            results.update(
+                (entry.path, entry.result("errored", str(error) + _how_to(name, target, entry)))
+                for entry in entries
+            )
             continue
         try:
             if view not in resolved.drivers:
@@ -259,7 +261,7 @@ def _located(name: str, path: Path) -> str:
     return name
 
 
-def _how_to_name(name: str, override: str | None, entries: Sequence[_Recorded]) -> str:
+def _how_to(name: str, override: str | None, entry: _Recorded) -> str:
     """What to do about a ``py:`` target a replay cannot load: name another with --target."""
     if override is not None or not name.startswith("py:"):
         return ""
@@ -274,11 +276,11 @@ def _how_to_name(name: str, override: str | None, entries: Sequence[_Recorded]) 
         why = f"; {attribute} was defined in an interactive session, not in a file"
     elif not module_part:
         why = f"; the entry names no file or module that defines {attribute}"
-    where = entries[0].path if len(entries) == 1 else entries[0].path.parent
-    return (
-        f"{why}; replay it against a module-level compactor that does the same: "
-        f"compactcheck replay {where} --target py:FILE.py:NAME"
-    )
+    # A callable that cannot be named needs a module-level one that does the same; a file
+    # that moved, its new place.
+    whom = "a module-level compactor that does the same" if why else "the compactor where it is"
+    command = f"compactcheck replay {entry.path} --target py:FILE.py:NAME"
+    return f"{why}; replay it against {whom}: {command}"
 
 
 def _verdict(entry: _Recorded, tried: Sequence[ReplayResult]) -> ReplayResult:
