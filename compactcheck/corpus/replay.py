@@ -1,4 +1,4 @@
-"""Replay the crash corpus: is each recorded failure fixed, still failing, or erroring?"""
+"""Replay the crash corpus: is each recorded failure fixed, still failing, or not shown fixed?"""
 
 from __future__ import annotations
 
@@ -102,9 +102,12 @@ class _Recorded:
         """How often its round is re-run: a flaky finding may not recur at the first try."""
         return FLAKY_TRIES if self.data.get("reproduced") == "flaky" else 1
 
+    # The target as the table shows it: the entry's own name, or the one --target gave.
+    shown: str
+
     def result(self, verdict: ReplayVerdict, detail: str) -> ReplayResult:
         return ReplayResult(
-            self.path, self.data["target"], self.view, self.data["invariant"], verdict, detail
+            self.path, self.shown, self.view, self.data["invariant"], verdict, detail
         )
 
 
@@ -243,7 +246,7 @@ def _recorded(
         )
     model = models.slot(data.get("model"), path)
     name = target or _located(data["target"], path)
-    return _Recorded(path, data, laws[0], name, view, format, model)
+    return _Recorded(path, data, laws[0], name, view, format, model, target or data["target"])
 
 
 def _located(name: str, path: Path) -> str:

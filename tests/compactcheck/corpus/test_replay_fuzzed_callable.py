@@ -122,8 +122,13 @@ def test_a_closure_says_how_to_replay_it_and_the_override_does(
     assert result.verdict == "errored"
     assert "cannot be loaded by name" in result.detail
     assert f"compactcheck replay {entry} --target py:FILE.py:NAME" in result.detail
-    [again] = replay(entry, target=f"py:{project / 'mine.py'}:compact")
+    named = f"py:{project / 'mine.py'}:compact"
+    [again] = replay(entry, target=named)
     assert again.verdict == "still failing", again.detail
+    assert again.target == named
+    done = cli("replay", str(entry), "--target", named, cwd=project)
+    assert done.returncode == ExitCode.FAILED, done.stdout + done.stderr
+    assert "STILL FAILING" in done.stdout
 
 
 def test_a_lambda_says_how_to_replay_it(project: Path) -> None:
