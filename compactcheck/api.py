@@ -108,7 +108,7 @@ def fuzz(
                 "a Python callable runs in this process: workers must be 1 (name it as "
                 "py:module:attribute to fuzz it in worker processes)"
             )
-        name = f"py:{getattr(compactor, '__qualname__', type(compactor).__name__)}"
+        name = location.callable_target(compactor, config.corpus_dir)
         targets = [python_target(compactor, name, view, timeout, budget)]
         try:
             engine.check(targets, view)

@@ -16,7 +16,7 @@ from compactcheck.cli.options import (
     model_slot,
 )
 from compactcheck.corpus import location
-from compactcheck.corpus.replay import ModelTerms, replay
+from compactcheck.corpus.replay import ModelTerms, exit_code, replay
 from compactcheck.engine.results import slot_calls
 from compactcheck.errors import CompactcheckError, ExitCode
 from compactcheck.golden import DEFAULT_CORPUS, CaseResult, case_files, load_case, run_case
@@ -29,7 +29,7 @@ from compactcheck.targets.registry import resolve
 def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register the commands."""
     replay_command = commands.add_parser(
-        "replay", help="re-run the crash corpus: fixed or still failing"
+        "replay", help="re-run the crash corpus: fixed, still failing, or not shown fixed"
     )
     replay_command.add_argument(
         "path",
@@ -37,6 +37,11 @@ def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         type=Path,
         help="a corpus file or folder (default: .compactcheck/corpus of the project the working "
         "directory is in)",
+    )
+    replay_command.add_argument(
+        "--target",
+        help="replay the entries against this target instead of the one each names (an entry "
+        "of a callable fuzz() cannot name: a lambda, a closure)",
     )
     call_options(replay_command)
     model_options(replay_command, replay=True)
@@ -63,7 +68,8 @@ def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def replay_main(arguments: argparse.Namespace, console: Console) -> int:
-    """Re-run every corpus entry: failed while any still fails, inconclusive if one errored."""
+    """Re-run every corpus entry: failed while any still fails, inconclusive while any other
+    could not be called fixed (see ``corpus.replay.exit_code``)."""
     path = arguments.path or location.for_targets([]).corpus
     terms = ModelTerms(
         name=arguments.model,
@@ -72,15 +78,12 @@ def replay_main(arguments: argparse.Namespace, console: Console) -> int:
         max_tokens=arguments.max_model_tokens,
         offline=arguments.offline,
     )
-    results = replay(path, calls=calls_of(arguments), models=terms)
+    results = replay(path, calls=calls_of(arguments), models=terms, target=arguments.target)
     if not results:
         console.print(f"no corpus entries at {path}")
         return ExitCode.OK
-    console.print(replay_table(results))
-    verdicts = {item.verdict for item in results}
-    if "still failing" in verdicts:
-        return ExitCode.FAILED
-    return ExitCode.INCONCLUSIVE if "errored" in verdicts else ExitCode.OK
+    console.print(replay_table(results, console.width))
+    return exit_code(results)
 
 
 def smoke_main(arguments: argparse.Namespace, console: Console) -> int:

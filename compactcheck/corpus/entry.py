@@ -15,6 +15,8 @@ from compactcheck.errors import InputFileError, one_line
 from invariants import WireModel
 
 CORPUS_VERSION: Final = 1
+# What re-running a shrunk round showed (the report's values, less its "not_checked").
+RerunVerdict = Literal["deterministic", "flaky", "errored"]
 DEFAULT_CORPUS_DIR = Path(".compactcheck") / "corpus"
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _MAX_ENTRY_BYTES = 50 * 1024 * 1024
@@ -61,19 +63,35 @@ class CorpusEntry(WireModel):
         "openai:gpt-4o-mini; replay asks it again, or reads its recorded answers with --offline; "
         "null: the target's own echo",
     )
+    reproduced: RerunVerdict | None = Field(
+        default=None,
+        description="the run's re-runs of the round: it broke the law every time "
+        "(deterministic), only some times (flaky: replay tries it several times and never calls "
+        "it fixed), or no re-run answered (errored); absent: not checked",
+    )
 
     def to_json_data(self) -> dict[str, Any]:
         """The entry as JSON data, every field included, input and output as recorded."""
         # Python mode, so that input and output reach json.dumps exactly as the run recorded them.
-        # An entry of a target run without a model slot is written as it always was.
-        return self.model_dump(by_alias=True, exclude={"model"} if self.model is None else None)
+        # Optional slots left empty are not written: such an entry reads as it always did.
+        empty = {name for name in ("model", "reproduced") if getattr(self, name) is None}
+        return self.model_dump(by_alias=True, exclude=empty or None)
 
 
-def write_entry(directory: Path, entry: CorpusEntry) -> Path:
-    """Write (or replace) an entry atomically; returns its path."""
-    path = entry_path(directory, entry.target, entry.view, entry.invariant)
+def write_entry(directory: Path, entry: CorpusEntry, path: Path | None = None) -> Path:
+    """Write (or replace) an entry atomically, at ``path`` or where its name puts it; returns
+    its path."""
+    path = path or entry_path(directory, entry.target, entry.view, entry.invariant)
     write_text_atomically(path, json.dumps(entry.to_json_data(), indent=1, ensure_ascii=False))
     return path
+
+
+def note_reproduced(path: Path, reproduced: RerunVerdict) -> None:
+    """Add what the run's re-runs of its round showed to an entry already written."""
+    entry = read_entry(path)
+    # A campaign keeps a known failure's entry: once seen flaky, it may pass a replay by luck.
+    if entry.reproduced != "flaky":
+        write_entry(path.parent, entry.model_copy(update={"reproduced": reproduced}), path)
 
 
 def read_entry(path: Path) -> CorpusEntry:

@@ -104,6 +104,37 @@ def callable_file(function: Callable[..., Any] | object) -> Path | None:
     return Path(source)
 
 
+def callable_target(function: object, corpus_dir: Path) -> str:
+    """The ``py:`` name a callable handed to ``fuzz()`` is recorded under, so that ``replay``
+    loads it again: ``py:pkg.mod:name`` for a module-level name in a package or an installed
+    module, else ``py:FILE.py:name`` (a script run as ``__main__`` too), FILE relative to the
+    project the corpus is in (absolute outside it), so that it survives a checkout move.
+
+    A callable with no module-level name (a lambda, a closure, a method) is named by its
+    qualified name, which ``replay`` says it cannot load (and how to name another).
+    """
+    module = inspect.getmodule(function if callable(function) else type(function))
+    label = getattr(function, "__qualname__", f"{type(function).__qualname__}()")
+    if module is None:
+        return f"py:{label}"
+    names = [getattr(function, "__name__", None), *vars(module)]
+    name = next(
+        (n for n in names if isinstance(n, str) and getattr(module, n, None) is function), None
+    )
+    spec, file = module.__spec__, getattr(module, "__file__", None)
+    # `python -m pkg.mod` runs pkg.mod as __main__: importable under its own name.
+    module_name = spec.name if module.__name__ == "__main__" and spec else module.__name__
+    in_package = spec is None or bool(spec.parent)
+    if file is None or (module_name != "__main__" and (in_package or _installed(Path(file)))):
+        # A module in a package is imported by name: loaded as a file, its relative imports
+        # would fail. (An interactive session's __main__ has no file: replay says so.)
+        return f"py:{module_name}:{name or label}"
+    path = Path(file).resolve()
+    root = project_root(corpus_dir)
+    shown = path.relative_to(root).as_posix() if root and path.is_relative_to(root) else path
+    return f"py:{shown}:{name or label}"
+
+
 def state_dir(files: Sequence[tuple[str, Path | None]], cwd: Path | None = None) -> StateDir:
     """The state folder for targets ``(name, file)``: see the module's docstring."""
     roots: dict[Path, str] = {}

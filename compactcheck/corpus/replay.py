@@ -1,4 +1,4 @@
-"""Replay the crash corpus: is each recorded failure fixed, still failing, or erroring?"""
+"""Replay the crash corpus: is each recorded failure fixed, still failing, or not shown fixed?"""
 
 from __future__ import annotations
 
@@ -9,17 +9,24 @@ from pathlib import Path
 from typing import Any, Literal
 
 from compactcheck.corpus.entry import corpus_files, load_entry
+from compactcheck.corpus.location import project_root
 from compactcheck.engine.crash import CALL_ANSWERED, call_finding, call_law
-from compactcheck.errors import CompactcheckError
+from compactcheck.errors import CompactcheckError, ExitCode
 from compactcheck.models import ModelSlot
 from compactcheck.models.ledger import run_ledger
 from compactcheck.targets.ahead import answered_ahead
 from compactcheck.targets.calls import Calls
+from compactcheck.targets.loading import is_file_spec
 from compactcheck.targets.registry import Target, resolve
-from invariants import Invariant, UnknownInvariantError, View, select
+from invariants import VIEWS, Invariant, UnknownInvariantError, View, select
 from invariants.formats import CHAT, Format, check_format
 
-ReplayVerdict = Literal["fixed", "still failing", "errored"]
+ReplayVerdict = Literal[
+    "fixed", "still failing", "not reproduced", "not judged", "errored", "skipped"
+]
+# A flaky finding broke its law in at least one of four calls (the one that found it and three
+# re-runs): at that rate it recurs within 25 tries with probability 1 - 0.75**25 > 0.999.
+FLAKY_TRIES = 25
 
 
 @dataclass(frozen=True)
@@ -32,6 +39,15 @@ class ReplayResult:
     invariant: str
     verdict: ReplayVerdict
     detail: str
+
+
+def exit_code(results: Sequence[ReplayResult]) -> ExitCode:
+    """The replay as a gate: failed while any entry still fails; inconclusive while any could
+    not say "fixed" (errored, skipped, not judged, a flaky one not reproduced); else ok."""
+    verdicts = {result.verdict for result in results}
+    if "still failing" in verdicts:
+        return ExitCode.FAILED
+    return ExitCode.OK if verdicts <= {"fixed"} else ExitCode.INCONCLUSIVE
 
 
 @dataclass(frozen=True)
@@ -81,45 +97,74 @@ class _Recorded:
     format: Format
     model: ModelSlot | None
 
+    @property
+    def tries(self) -> int:
+        """How often its round is re-run: a flaky finding may not recur at the first try."""
+        return FLAKY_TRIES if self.data.get("reproduced") == "flaky" else 1
+
+    # The target as the table shows it: the entry's own name, or the one --target gave.
+    shown: str
+
     def result(self, verdict: ReplayVerdict, detail: str) -> ReplayResult:
         return ReplayResult(
-            self.path, self.target, self.view, self.data["invariant"], verdict, detail
+            self.path, self.shown, self.view, self.data["invariant"], verdict, detail
         )
 
 
 def replay_entry(
-    path: Path, *, calls: Calls | None = None, models: ModelTerms | None = None
+    path: Path,
+    *,
+    calls: Calls | None = None,
+    models: ModelTerms | None = None,
+    target: str | None = None,
 ) -> ReplayResult:
     """Re-run one entry's recorded round against its target and re-judge its law.
 
     An entry recorded with a model is replayed with it, its answers read from the model cache
     (``models`` says where, and whether a request not recorded may be sent).
     """
-    [result] = replay_entries([path], calls=calls, models=models)
+    [result] = replay_entries([path], calls=calls, models=models, target=target)
     return result
 
 
 def replay(
-    location: Path, *, calls: Calls | None = None, models: ModelTerms | None = None
+    location: Path,
+    *,
+    calls: Calls | None = None,
+    models: ModelTerms | None = None,
+    target: str | None = None,
 ) -> list[ReplayResult]:
     """Replay every entry at a path (a file or a corpus folder)."""
-    return replay_entries(corpus_files(location), calls=calls, models=models)
+    return replay_entries(corpus_files(location), calls=calls, models=models, target=target)
 
 
 def replay_entries(
-    paths: Sequence[Path], *, calls: Calls | None = None, models: ModelTerms | None = None
+    paths: Sequence[Path],
+    *,
+    calls: Calls | None = None,
+    models: ModelTerms | None = None,
+    target: str | None = None,
 ) -> list[ReplayResult]:
-    """Replay entries, in order. The entries of one target (and model) share one start of it,
-    and their requests go to it pipelined (answers ahead): they do not depend on one another."""
+    """Replay entries, in order; ``target`` replaces the target they name.
+
+    The entries of one target (and model) share one start of it, and their requests go to it
+    pipelined (answers ahead): they do not depend on one another. An entry that cannot be read
+    is skipped, with its reason, and the others are replayed.
+    """
     results: dict[Path, ReplayResult] = {}
     groups: dict[tuple[str, View, Format, str, str], list[_Recorded]] = {}
     for path in paths:
-        data = load_entry(path)
         try:
-            recorded = _recorded(path, data, models or ModelTerms())
+            data = load_entry(path)
+        except CompactcheckError as error:
+            results[path] = ReplayResult(path, "", "", "", "skipped", str(error))
+            continue
+        try:
+            recorded = _recorded(path, data, models or ModelTerms(), target)
         except (CompactcheckError, UnknownInvariantError) as error:
+            # A law, view or format this compactcheck does not know: the entry cannot be read.
             results[path] = ReplayResult(
-                path, data["target"], data["view"], data["invariant"], "errored", str(error)
+                path, data["target"], data["view"], data["invariant"], "skipped", f"{path}: {error}"
             )
             continue
         slot = recorded.model
@@ -133,24 +178,29 @@ def replay_entries(
         groups.setdefault(key, []).append(recorded)
     for (name, view, format, _, _), entries in groups.items():
         try:
-            target = resolve(name, view=view, calls=calls, format=format, model=entries[0].model)
+            resolved = resolve(name, view=view, calls=calls, format=format, model=entries[0].model)
         except (CompactcheckError, UnknownInvariantError) as error:
-            results.update((entry.path, entry.result("errored", str(error))) for entry in entries)
+            results.update(
+                (entry.path, entry.result("errored", str(error) + _how_to(name, target, entry)))
+                for entry in entries
+            )
             continue
         try:
-            if view not in target.drivers:
+            if view not in resolved.drivers:
                 for entry in entries:
                     results[entry.path] = entry.result(
                         "errored", f"{name} no longer handles the {view} view"
                     )
                 continue
-            runs = [partial(_replayed, target, entry) for entry in entries]
-            with answered_ahead(target.backend, runs):
-                results.update(
-                    (entry.path, run()) for entry, run in zip(entries, runs, strict=True)
-                )
+            runs = {entry.path: partial(_replayed, resolved, entry) for entry in entries}
+            # A flaky entry's tries are the same call given several times: sent in one batch.
+            ahead = [runs[entry.path] for entry in entries for _ in range(entry.tries)]
+            with answered_ahead(resolved.backend, ahead):
+                for entry in entries:
+                    tried = [runs[entry.path]() for _ in range(entry.tries)]
+                    results[entry.path] = _verdict(entry, tried)
         finally:
-            target.close()
+            resolved.close()
     return [results[path] for path in paths]
 
 
@@ -181,11 +231,77 @@ def _format_of(data: dict[str, Any]) -> Format:
     return CHAT
 
 
-def _recorded(path: Path, data: dict[str, Any], models: ModelTerms) -> _Recorded:
-    view, invariant = data["view"], data["invariant"]
-    [law] = [call_law(view)] if invariant == CALL_ANSWERED else select(view, [invariant])
+def _recorded(
+    path: Path, data: dict[str, Any], models: ModelTerms, target: str | None
+) -> _Recorded:
+    view, invariant, format = data["view"], data["invariant"], _format_of(data)
+    if view not in VIEWS:
+        raise CompactcheckError(f"expected a view ({', '.join(VIEWS)}), found {view!r}")
+    # The laws of the entry's format: a format's structural laws judge no other format.
+    laws = [call_law(view)] if invariant == CALL_ANSWERED else select(view, [invariant], (), format)
+    if not laws:
+        raise CompactcheckError(
+            f"{invariant} does not judge the {format} format this entry's round is in; "
+            "`compactcheck invariants` lists the formats of each law"
+        )
     model = models.slot(data.get("model"), path)
-    return _Recorded(path, data, law, data["target"], view, _format_of(data), model)
+    name = target or _located(data["target"], path)
+    return _Recorded(path, data, laws[0], name, view, format, model, target or data["target"])
+
+
+def _located(name: str, path: Path) -> str:
+    """A ``py:FILE.py:NAME`` target as this replay can load it: its file taken from the working
+    directory, as a run names it, or else from the project the corpus at ``path`` is in (where
+    ``fuzz()`` names it from), so that a corpus replays from anywhere in its checkout."""
+    module_part, _, attribute = name.removeprefix("py:").rpartition(":")
+    if not name.startswith("py:") or not module_part or not is_file_spec(module_part):
+        return name
+    if Path(module_part).is_absolute() or Path(module_part).is_file():
+        return name
+    root = project_root(path.parent)
+    if root is not None and (root / module_part).is_file():
+        return f"py:{root / module_part}:{attribute}"
+    return name
+
+
+def _how_to(name: str, override: str | None, entry: _Recorded) -> str:
+    """What to do about a ``py:`` target a replay cannot load: name another with --target."""
+    if override is not None or not name.startswith("py:"):
+        return ""
+    module_part, _, attribute = name.removeprefix("py:").rpartition(":")
+    why = ""
+    if not attribute.isidentifier():
+        why = (
+            f"; {attribute} cannot be loaded by name (a lambda, a closure or a method handed "
+            "to compactcheck.fuzz())"
+        )
+    elif module_part == "__main__":
+        why = f"; {attribute} was defined in an interactive session, not in a file"
+    elif not module_part:
+        why = f"; the entry names no file or module that defines {attribute}"
+    # A callable that cannot be named needs a module-level one that does the same; a file
+    # that moved, its new place.
+    whom = "a module-level compactor that does the same" if why else "the compactor where it is"
+    command = f"compactcheck replay {entry.path} --target py:FILE.py:NAME"
+    return f"{why}; replay it against {whom}: {command}"
+
+
+def _verdict(entry: _Recorded, tried: Sequence[ReplayResult]) -> ReplayResult:
+    """One entry's verdict from its tries: a failure in any of them is still a failure."""
+    failing = [result for result in tried if result.verdict == "still failing"]
+    if len(tried) == 1:
+        return tried[0]
+    if failing:
+        detail = f"failed in {len(failing)} of {len(tried)} tries: {failing[0].detail}"
+        return replace(failing[0], detail=detail)
+    if all(result.verdict in ("errored", "not judged") for result in tried):
+        # Not one try judged the law: that is what the entry shows, not a failure unseen.
+        return tried[0]
+    return entry.result(
+        "not reproduced",
+        f"not reproduced in {len(tried)} tries, but the run found it flaky: not proof of a fix "
+        "(delete the entry once its cause is fixed)",
+    )
 
 
 def _replayed(target: Target, entry: _Recorded) -> ReplayResult:
@@ -203,8 +319,11 @@ def _replayed(target: Target, entry: _Recorded) -> ReplayResult:
             return result("fixed", "the call answers on the recorded input")
         return result("still failing", call.violations[0].because)
     if outcome.status == "unchanged" and not outcome.judges(law):
-        # An unchanged history keeps every content law: the recorded failure is gone.
-        return result("fixed", "the target now hands this history back unchanged")
+        # An unchanged history keeps every content law trivially: that is not a fix of the law.
+        return result(
+            "not judged",
+            f"no longer compacts this history (hands it back unchanged): {law.id} not judged",
+        )
     if not outcome.judges(law):
         return result("errored", f"round was {outcome.status}: {outcome.reason}")
     finding = outcome.judge(law)

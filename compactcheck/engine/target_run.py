@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, Phase, example, given, seed, settings
 from hypothesis.errors import HypothesisException, HypothesisWarning
 from hypothesis.strategies import SearchStrategy
 
-from compactcheck.corpus.entry import CorpusEntry
+from compactcheck.corpus.entry import CorpusEntry, RerunVerdict, note_reproduced
 from compactcheck.corpus.replay import recorded_rounds
 from compactcheck.engine import interrupts
 from compactcheck.engine.config import RunConfig
@@ -582,6 +582,11 @@ class TargetRun:
                 unanswered += 1
             elif not finding.holds:
                 broke += 1
-        if broke == 3:
-            return "deterministic"
-        return "errored" if unanswered == 3 else "flaky"
+        verdict: RerunVerdict = (
+            "deterministic" if broke == 3 else "errored" if unanswered == 3 else "flaky"
+        )
+        # The entry keeps it: a replay must know a flaky finding, which may pass by luck.
+        path = self.corpus.get(law.id)
+        if path is not None and path.is_file():
+            note_reproduced(path, verdict)
+        return verdict

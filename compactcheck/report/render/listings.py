@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
@@ -11,6 +12,7 @@ from compactcheck.corpus.replay import ReplayResult
 from compactcheck.engine.crash import call_law
 from compactcheck.golden import CaseResult
 from compactcheck.report import untrusted
+from compactcheck.report.render.console import NARROW, shortened
 from compactcheck.targets.registry import builtin_targets
 from invariants import VIEWS, Invariant, View, catalogue
 from invariants.catalogue import ALL_FORMATS
@@ -63,23 +65,32 @@ def rules_table() -> Table:
     return table
 
 
-def replay_table(results: Sequence[ReplayResult]) -> Table:
-    """What re-running each corpus entry gave."""
-    table = Table(
-        title=f"Replay of {len(results)} corpus entr{'y' if len(results) == 1 else 'ies'}"
-    )
-    for column in ("target", "view", "invariant", "verdict", "detail"):
-        table.add_column(column)
-    colour = {"fixed": "green", "still failing": "red", "errored": "yellow"}
+def replay_table(results: Sequence[ReplayResult], width: int = NARROW) -> Group:
+    """What re-running each corpus entry gave: a table per target and view, titled with them
+    (cut to ``width`` in the middle), so that no target name or law id is broken across lines."""
+    groups: dict[tuple[str, str], list[ReplayResult]] = {}
     for item in results:
-        table.add_row(
-            Text(untrusted.safe_line(item.target)),
-            item.view,
-            item.invariant,
-            Text(item.verdict.upper(), style=colour[item.verdict]),
-            Text(untrusted.safe_line(item.detail)),
-        )
-    return table
+        groups.setdefault((item.target, item.view), []).append(item)
+    titles = [
+        f"{untrusted.safe_line(target)} [{view}]" if target else "entries that cannot be read"
+        for target, view in groups
+    ]
+    colour = {"fixed": "green", "still failing": "red"}
+    count = f"{len(results)} corpus entr{'y' if len(results) == 1 else 'ies'}"
+    parts: list[Text | Table] = [Text(f"Replay of {count}", style="bold")]
+    for title, items in zip(shortened(titles, width - 4), groups.values(), strict=True):
+        table = Table(title=Text(title), title_justify="left", expand=True)
+        table.add_column("invariant", no_wrap=True)
+        table.add_column("verdict", no_wrap=True)
+        table.add_column("detail", ratio=1)
+        for item in items:
+            table.add_row(
+                Text(untrusted.safe_line(item.invariant) or "-"),
+                Text(item.verdict.upper(), style=colour.get(item.verdict, "yellow")),
+                Text(untrusted.safe_line(item.detail)),
+            )
+        parts.append(table)
+    return Group(*parts)
 
 
 def golden_table(results: Sequence[CaseResult]) -> Table:

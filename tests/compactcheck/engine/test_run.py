@@ -97,7 +97,16 @@ def test_replay_says_fixed_when_the_target_no_longer_breaks_the_law(tmp_path: Pa
     assert first.returncode == 1, first.stdout[-2000:]
     [path] = (tmp_path / "corpus").glob("*.json")
     data = json.loads(path.read_text())
-    data["target"] = "reference-messages"  # the fixed compactor
+    # The fixed compactor: it still compacts that history (a target that hands it back
+    # unchanged is "not judged", never fixed), and keeps every call with its results.
+    (tmp_path / "fixed.py").write_text(
+        "def compact(messages):\n"
+        "    for i, m in enumerate(messages[:-1]):\n"
+        "        if m['role'] == 'assistant' and not m.get('tool_calls'):\n"
+        "            return messages[:i] + messages[i + 1:]\n"
+        "    return messages\n"
+    )
+    data["target"] = "py:fixed.py:compact"
     path.write_text(json.dumps(data))
     replayed = cli("replay", "corpus", cwd=tmp_path)
     assert replayed.returncode == 0, replayed.stdout
