@@ -195,7 +195,9 @@ def _after_table(report: Report, console: Console) -> None:
         console.print(Panel(Group(*parts), title=title, title_align="left", border_style="red"))
 
     for target in problems(report):
-        lines: list[Text] = [_safe(f"error: {error}") for error in target.errors]
+        # A problem may end in a command to copy (ids to exclude): it is not cut at a line's
+        # usual limit.
+        lines: list[Text] = [Text(safe_line(f"error: {error}", 2000)) for error in target.errors]
         if target.stderr:
             lines += [
                 Text("stderr (tail):", style="bold"),
