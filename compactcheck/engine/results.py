@@ -121,8 +121,8 @@ def _coverage_lines(run: TargetRun, short: list[str]) -> list[str]:
         lines.append(
             f"{COVERAGE_PREFIX}{', '.join(never)} could not be exercised by the given "
             f"transcripts (not once in {tally.examples} pieces of them: they hold nothing these "
-            "laws judge, such as tool calls, thinking blocks or facts to infer), and more examples cannot "
-            "change that: add a transcript that holds it, or leave them out with "
+            "laws judge, such as tool calls, thinking blocks or facts to infer), and more "
+            "examples cannot change that: add a transcript that holds it, or leave them out with "
             f"--exclude-invariants {','.join(never)}"
         )
     if rare:

@@ -18,6 +18,7 @@ from compactcheck.report.render._digest import (
     fidelity_gaps,
     fidelity_rows,
     header_fields,
+    history_text,
     input_problems_line,
     problems,
     returned_lines,
@@ -167,7 +168,7 @@ def _after_table(report: Report, console: Console) -> None:
         parts: list[Text] = [
             Text.assemble(("because: ", "bold"), safe_line(example.because, 2000)),
             Text(
-                f"round {example.round} · history of {example.history_size} · "
+                f"round {example.round} · {history_text(example, target)} · "
                 f"reproduced: {example.reproduced}",
                 style="dim",
             ),
@@ -176,7 +177,7 @@ def _after_table(report: Report, console: Console) -> None:
         ]
         if example.diff:
             parts += [Text("diff:", style="bold"), Text(json_block(example.diff))]
-        returned = returned_lines(example)
+        returned = returned_lines(example, target)
         if returned is not None:
             parts.append(Text("the compactor returned:", style="bold"))
             parts += [_safe(f"  {line}") for line in returned]

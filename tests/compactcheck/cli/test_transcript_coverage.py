@@ -81,7 +81,5 @@ def test_a_format_law_of_thinking_blocks_on_the_shipped_transcripts(tmp_path: Pa
     assert "could not be exercised by the given transcripts" in coverage
     assert "--max-total-examples" not in coverage
     # The console shows the whole line, ids to exclude included, at 80 columns.
-    console = "".join(
-        line.strip("│ ") for line in done.stdout.splitlines() if line.startswith("│")
-    )
+    console = "".join(line.strip("│ ") for line in done.stdout.splitlines() if line.startswith("│"))
     assert "anthropic_opaque_blocks_carried" in console.split("--exclude-invariants")[-1]
