@@ -58,7 +58,7 @@ def print_report(report: Report, console: Console) -> None:
         console.print(Text("INCOMPLETE: the run was interrupted; the results are partial.", "bold"))
 
     numbers = {id(result): number for number, (_, result, _) in violations(report)}
-    if console.width < NARROW:
+    if console.width < _wide_width(report):
         _narrow_tables(report, console, numbers)
     else:
         _wide_table(report, console, numbers)
@@ -68,6 +68,23 @@ def print_report(report: Report, console: Console) -> None:
 # Below this width the table is cut into one table per target, titled with its name: a law id
 # or a target name is never broken across lines (CI logs are often 80 columns wide).
 NARROW = 120
+# What the one table needs beside its target and law columns: verdict, counts, borders, and a
+# note column wide enough to read.
+_BESIDE_NAMES = 60
+# The target column of the one table is at least this wide (or as wide as its longest name): a
+# longer name, a path as a rule, folds.
+_TARGET_WIDTH = 30
+
+
+def _target_width(report: Report) -> int:
+    names = [len(f"{t.target} [{where(t)}]") for t in report.targets] or [0]
+    return min(max(names), _TARGET_WIDTH)
+
+
+def _wide_width(report: Report) -> int:
+    """The least width at which the one table holds every law id whole beside its target."""
+    ids = [len(r.invariant) for t in report.targets for r in t.results] or [0]
+    return max(NARROW, _target_width(report) + max(ids) + _BESIDE_NAMES)
 
 
 def shortened(names: Sequence[str], width: int) -> list[str]:
@@ -133,8 +150,9 @@ def _narrow_tables(report: Report, console: Console, numbers: dict[int, int]) ->
 
 def _wide_table(report: Report, console: Console, numbers: dict[int, int]) -> None:
     table = Table(title="Conformance")
-    table.add_column("target [view]", overflow="fold", ratio=2)
-    table.add_column("invariant", overflow="fold", ratio=2)
+    table.add_column("target [view]", overflow="fold", ratio=2, min_width=_target_width(report))
+    # A law id is never broken across lines: it is copied into --invariants and the like.
+    table.add_column("invariant", no_wrap=True)
     table.add_column("verdict", no_wrap=True)
     table.add_column("examples", justify="right", no_wrap=True)
     table.add_column("exercised", justify="right", no_wrap=True)
