@@ -164,13 +164,20 @@ def sources(request: NativeRequest) -> tuple[str, ...]:
     The reading splits a turn (a tool result per message) and skips what it does not read
     (thinking), so the path of the item a message begins in is found by reading prefixes.
     """
+    whole = len(read(request))
     system, path = _SOURCES[format_of(request)]
     field = HISTORY_FIELD[format_of(request)]
-    out: list[str] = [system] * len(read(request.model_copy(update={field: ()})))
-    for index in range(len(getattr(request, field))):
-        grown = len(read(request.model_copy(update={field: getattr(request, field)[: index + 1]})))
-        out += [path.format(index)] * (grown - len(out))
-    return tuple(out)
+    items = getattr(request, field)
+    try:
+        out: list[str] = [system] * len(read(request.model_copy(update={field: ()})))
+        for index in range(len(items)):
+            grown = len(read(request.model_copy(update={field: items[: index + 1]})))
+            out += [path.format(index)] * (grown - len(out))
+    except (ValueError, TypeError, KeyError):
+        # A prefix a reading cannot take alone (say, a response whose id only a later turn
+        # settles): the messages are shown without their paths rather than not at all.
+        return ("",) * whole
+    return tuple(out) if len(out) == whole else ("",) * whole
 
 
 # Per format: the path of its system prompt and of one item of its history, spelled as that
