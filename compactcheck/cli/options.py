@@ -6,6 +6,7 @@ import argparse
 import difflib
 import re
 import secrets
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -49,22 +50,17 @@ class Parser(argparse.ArgumentParser):
     Python 3.11's argparse suggests nothing (``suggest_on_error`` came in 3.14).
     """
 
+    _given: tuple[str, ...] = ()
+
     def parse_args(  # type: ignore[override]
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
     ) -> argparse.Namespace:
         """The parsed arguments; an unknown option is named with the option it resembles."""
+        self._given = tuple(sys.argv[1:] if args is None else args)
         parsed, extras = self.parse_known_args(args, namespace)
         if extras:
             options = [*self._option_string_actions, *_command_options(self, parsed)]
-            guesses = [
-                (close[0], given)
-                for extra in extras
-                if extra.startswith("-")
-                and (close := difflib.get_close_matches(given := extra.split("=")[0], options, n=1))
-            ]
-            meant = ", ".join(f"{option} for {given}" for option, given in guesses)
-            hint = f"; did you mean {guesses[0][0] if len(guesses) == 1 else meant}?"
-            self.error(f"unrecognized arguments: {' '.join(extras)}{hint if guesses else ''}")
+            self.error(f"unrecognized arguments: {' '.join(extras)}{_meant(extras, options)}")
         return parsed
 
     def error(self, message: str) -> None:  # type: ignore[override]
@@ -74,7 +70,32 @@ class Parser(argparse.ArgumentParser):
             close = difflib.get_close_matches(found["given"], choices, n=1)
             if close:
                 message += f"; did you mean {close[0]}?"
+        elif message.endswith("required: command"):
+            # `compactcheck --verison`: the unknown option, not the missing command, is the slip.
+            unknown = [
+                given
+                for given in self._given
+                if given.startswith("-") and given.split("=")[0] not in self._option_string_actions
+            ]
+            if unknown:
+                meant = _meant(unknown, list(self._option_string_actions))
+                message = f"unrecognized arguments: {' '.join(unknown)}{meant}"
         self.exit(ExitCode.USAGE, f"compactcheck: error: {message} (see --help)\n")
+
+
+def _meant(given: Sequence[str], options: Sequence[str]) -> str:
+    """ "; did you mean --seed?" for the options among ``given`` that resemble one ("" if none)."""
+    guesses = [
+        (close[0], option)
+        for item in given
+        if item.startswith("-")
+        and (close := difflib.get_close_matches(option := item.split("=")[0], options, n=1))
+    ]
+    if not guesses:
+        return ""
+    if len(guesses) == 1:
+        return f"; did you mean {guesses[0][0]}?"
+    return f"; did you mean {', '.join(f'{meant} for {option}' for meant, option in guesses)}?"
 
 
 def _command_options(parser: argparse.ArgumentParser, parsed: argparse.Namespace) -> list[str]:

@@ -43,6 +43,7 @@ def _one_error_line(done: subprocess.CompletedProcess[str]) -> str:
         (["run", "reference", "--format", "anthropik"], "did you mean anthropic?"),
         (["check", "a", "b", "--exclude-invarants=x"], "did you mean --exclude-invariants?"),
         (["invariants", "--veiw", "messages"], "did you mean --view?"),
+        (["--verison"], "unrecognized arguments: --verison; did you mean --version?"),
     ],
 )
 def test_a_misspelled_command_or_option_is_named_with_what_was_meant(
