@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from pathlib import Path
 
@@ -23,6 +24,8 @@ def write_text_atomically(path: Path, text: str) -> None:
     except OSError as error:
         raise OutputFileError(f"{path}: cannot write here ({error.strerror or error})") from error
     try:
+        # mkstemp makes the file 0600; the result gets the mode open() would have given it.
+        os.fchmod(handle, _mode_of(path))
         with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
             stream.write(text)
             stream.flush()
@@ -34,3 +37,25 @@ def write_text_atomically(path: Path, text: str) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def _mode_of(path: Path) -> int:
+    """The mode open() would leave ``path`` with: its own if it exists, else 0666 less the umask."""
+    try:
+        return stat.S_IMODE(path.stat().st_mode)
+    except OSError:
+        return 0o666 & ~_umask()
+
+
+def _umask() -> int:
+    """The process's umask, read without changing it where the system allows."""
+    try:
+        # Linux (4.7 and later) states it; setting it to read it would race with other threads.
+        for line in Path("/proc/self/status").read_text(encoding="ascii").splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask

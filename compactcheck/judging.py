@@ -17,9 +17,9 @@ named in the judgement; a violation judged on them says so in its ``because``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
@@ -43,9 +43,15 @@ from invariants.inference import infer_facts, inferred_note
 from invariants.messages import ChatMessage
 from invariants.state import AgentState
 
+_Parsed = TypeVar("_Parsed")
+
 
 class PairError(CompactcheckError, ValueError):
     """A recorded pair that cannot be judged (not valid data of its view or format)."""
+
+    # Which side is not valid, "before" or "after" ("" when it is not one side's fault), so
+    # that a caller can name the file it read that side from.
+    side: str = ""
 
 
 @dataclass(frozen=True)
@@ -101,16 +107,29 @@ class MessagesPair:
 def parse_messages_pair(before: Any, after: Any, format: Format | None = None) -> MessagesPair:
     """Both sides of a messages compaction in one format (``format``, or detected from both)."""
     chosen = check_format(format) if format is not None else _detect(before, after)
-    try:
-        if chosen == CHAT:
-            return MessagesPair(chosen, _chat(before), _chat(after))
-        native_before = parse_request(chosen, as_request(chosen, before))
-        native_after = parse_request(chosen, as_request(chosen, after))
-    except ValidationError as error:
-        raise PairError(f"not valid {chosen} data: {one_line(error)}") from None
+    if chosen == CHAT:
+        return MessagesPair(
+            chosen, _side(_chat, before, "before", chosen), _side(_chat, after, "after", chosen)
+        )
+    native_before = _side(_native(chosen), before, "before", chosen)
+    native_after = _side(_native(chosen), after, "after", chosen)
     return MessagesPair(
         chosen, read(native_before), read(native_after), native_before, native_after
     )
+
+
+def _native(chosen: Format) -> Callable[[Any], NativeRequest]:
+    return lambda data: parse_request(chosen, as_request(chosen, data))
+
+
+def _side(parse: Callable[[Any], _Parsed], data: Any, side: str, chosen: Format) -> _Parsed:
+    """One side of a pair parsed; a PairError that says which side is not valid."""
+    try:
+        return parse(data)
+    except ValidationError as error:
+        failure = PairError(f"the {side} side is not valid {chosen} data: {one_line(error)}")
+        failure.side = side
+        raise failure from None
 
 
 def _detect(before: Any, after: Any) -> Format:

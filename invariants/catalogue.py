@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable, Sequence
 from typing import Literal, TypeVar, overload
 
@@ -26,6 +27,7 @@ __all__ = [
     "View",
     "catalogue",
     "invariant",
+    "known_ids_text",
     "run_checks",
     "select",
 ]
@@ -39,6 +41,19 @@ _A = TypeVar("_A")
 
 class UnknownInvariantError(CompactcheckError, ValueError):
     """A view, or an invariant id of a view, that the catalogue does not have."""
+
+
+def known_ids_text(unknown: Sequence[str], known: Iterable[str]) -> str:
+    """The ids a typo could have meant, closest first, then every other known id.
+
+    A long list is cut where it is printed: the ids most likely meant must come before the cut.
+    """
+    listed = sorted(known)
+    matches = [difflib.get_close_matches(name, listed, n=3, cutoff=0.6) for name in unknown]
+    best = [found[0] for found in matches if found]
+    guess = f"did you mean {', '.join(dict.fromkeys(best))}? " if best else ""
+    close = [match for found in matches for match in found]
+    return f"{guess}known: {', '.join(dict.fromkeys([*close, *listed]))}"
 
 
 # Catalogue order, which reports and listings follow: snapshot, messages, session.
@@ -125,7 +140,7 @@ def select(
     if unknown:
         raise UnknownInvariantError(
             f"unknown invariant(s) for the {view} view: {', '.join(map(repr, unknown))}; "
-            f"known: {', '.join(sorted(known))}"
+            + known_ids_text(unknown, known)
         )
     return [law for law in laws if (wanted is None or law.id in wanted) and law.id not in unwanted]
 

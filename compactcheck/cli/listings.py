@@ -61,7 +61,7 @@ def targets_main(arguments: argparse.Namespace, console: Console) -> int:
                 for name, (view, description) in builtin_targets().items()
             ]
         )
-    return _show(console, targets_table())
+    return _show(console, targets_table(console.width))
 
 
 def invariants_main(arguments: argparse.Namespace, console: Console) -> int:
@@ -81,7 +81,7 @@ def invariants_main(arguments: argparse.Namespace, console: Console) -> int:
                 for law in laws
             ]
         )
-    return _show(console, invariants_table(arguments.view))
+    return _show(console, invariants_table(arguments.view, console.width))
 
 
 def statistics_main(arguments: argparse.Namespace, console: Console) -> int:

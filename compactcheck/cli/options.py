@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import difflib
+import re
 import secrets
+import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from compactcheck.corpus import location
@@ -37,11 +41,71 @@ def toolkit_version() -> str:
     return installed_version()
 
 
+_INVALID_CHOICE = re.compile(r"invalid choice: '(?P<given>[^']*)' \(choose from (?P<choices>.*)\)")
+
+
 class Parser(argparse.ArgumentParser):
-    """An argument parser whose errors are one line and exit code 2."""
+    """An argument parser whose errors are one line, exit code 2, with a did-you-mean.
+
+    Python 3.11's argparse suggests nothing (``suggest_on_error`` came in 3.14).
+    """
+
+    _given: tuple[str, ...] = ()
+
+    def parse_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> argparse.Namespace:
+        """The parsed arguments; an unknown option is named with the option it resembles."""
+        self._given = tuple(sys.argv[1:] if args is None else args)
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            options = [*self._option_string_actions, *_command_options(self, parsed)]
+            self.error(f"unrecognized arguments: {' '.join(extras)}{_meant(extras, options)}")
+        return parsed
 
     def error(self, message: str) -> None:  # type: ignore[override]
+        found = _INVALID_CHOICE.search(message)
+        if found is not None:
+            choices = re.findall(r"'([^']*)'", found["choices"])
+            close = difflib.get_close_matches(found["given"], choices, n=1)
+            if close:
+                message += f"; did you mean {close[0]}?"
+        elif message.endswith("required: command"):
+            # `compactcheck --verison`: the unknown option, not the missing command, is the slip.
+            unknown = [
+                given
+                for given in self._given
+                if given.startswith("-") and given.split("=")[0] not in self._option_string_actions
+            ]
+            if unknown:
+                meant = _meant(unknown, list(self._option_string_actions))
+                message = f"unrecognized arguments: {' '.join(unknown)}{meant}"
         self.exit(ExitCode.USAGE, f"compactcheck: error: {message} (see --help)\n")
+
+
+def _meant(given: Sequence[str], options: Sequence[str]) -> str:
+    """ "; did you mean --seed?" for the options among ``given`` that resemble one ("" if none)."""
+    guesses = [
+        (close[0], option)
+        for item in given
+        if item.startswith("-")
+        and (close := difflib.get_close_matches(option := item.split("=")[0], options, n=1))
+    ]
+    if not guesses:
+        return ""
+    if len(guesses) == 1:
+        return f"; did you mean {guesses[0][0]}?"
+    return f"; did you mean {', '.join(f'{meant} for {option}' for meant, option in guesses)}?"
+
+
+def _command_options(parser: argparse.ArgumentParser, parsed: argparse.Namespace) -> list[str]:
+    """The option strings of the command the arguments chose (its own parser's)."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            chosen = action.choices.get(getattr(parsed, action.dest or "", "") or "")
+            if chosen is not None:
+                return list(chosen._option_string_actions)
+    return []
 
 
 def csv(text: str) -> list[str]:

@@ -8,17 +8,18 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
 
 from compactcheck.cli.options import csv, outputs, reading_option, toolkit_version, write_outputs
 from compactcheck.engine.selection import Selection
 from compactcheck.errors import CompactcheckError, ExitCode, one_line
-from compactcheck.judging import check_pair
+from compactcheck.judging import PairError, check_pair
 from compactcheck.recorded import Finding, audit
 from compactcheck.report import untrusted
 from compactcheck.report.render import print_report
-from invariants import VIEWS
+from invariants import VIEWS, Facts
 from invariants.formats import FORMATS
 
 
@@ -91,7 +92,30 @@ def _facts(given: str | None) -> dict[str, Any] | None:
     )
     if not isinstance(data, dict):
         raise PairFileError("--facts: expected a JSON object (goal, constraints, must_keep, ...)")
+    _check_facts(data)
     return data
+
+
+def _check_facts(data: dict[str, Any]) -> None:
+    """PairFileError naming the first field of the declared facts that is not of its kind."""
+    try:
+        # The goal may be left to inference: any text stands in for it here.
+        Facts.model_validate({"goal": "", **data})
+    except ValidationError as error:
+        problem = error.errors(include_url=False)[0]
+        field = ".".join(str(part) for part in problem["loc"])
+        found = problem.get("input")
+        if problem["type"] in ("tuple_type", "list_type"):
+            raise PairFileError(
+                f"--facts: {field}: expected a list, found {json.dumps(found)}; write "
+                f'"{field}": [{json.dumps(found)}]'
+            ) from None
+        if problem["type"] == "extra_forbidden":
+            raise PairFileError(
+                f"--facts: {field} is not a field of facts; expected some of "
+                f"{', '.join(Facts.model_fields)}"
+            ) from None
+        raise PairFileError(f"--facts: {field or '(top level)'}: {problem['msg']}") from None
 
 
 def _json_object(text: str) -> Any:
@@ -105,14 +129,21 @@ def check_main(arguments: argparse.Namespace, console: Console) -> int:
     """Judge the pair; one line per law; exit 1 on a violation."""
     before = _json_file(arguments.before, "BEFORE")
     after = _json_file(arguments.after, "AFTER")
-    judgement = check_pair(
-        before,
-        after,
-        _declared(arguments),
-        view=arguments.view,
-        format=arguments.format,
-        selection=Selection(arguments.invariants, arguments.exclude_invariants),
-    )
+    try:
+        judgement = check_pair(
+            before,
+            after,
+            _declared(arguments),
+            view=arguments.view,
+            format=arguments.format,
+            selection=Selection(arguments.invariants, arguments.exclude_invariants),
+        )
+    except PairError as error:
+        if not error.side:
+            raise
+        path = arguments.before if error.side == "before" else arguments.after
+        detail = str(error).removeprefix(f"the {error.side} side is ")
+        raise PairFileError(f"{error.side.upper()} {path}: {detail}") from None
     where = f"{arguments.view}" + (f", {judgement.format}" if judgement.format else "")
     console.print(escape(f"compactcheck check [{where}]"), highlight=False)
     if judgement.inferred:

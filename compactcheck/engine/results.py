@@ -109,6 +109,31 @@ def _law_result(run: TargetRun, law: Invariant) -> InvariantResult:
     return InvariantResult(**common, verdict=verdict, because=because)
 
 
+def _coverage_lines(run: TargetRun, short: list[str]) -> list[str]:
+    """Why laws were exercised too rarely to be judged, and what would help."""
+    tally, config = run.tally, run.config
+    # Pieces of recorded transcripts hold only what the recordings hold: a law that none of
+    # them exercised (no thinking blocks, no fact to infer) stays so however many are drawn.
+    never = [law for law in short if config.transcripts and tally.exercised[law] == 0]
+    rare = [law for law in short if law not in never]
+    lines = []
+    if never:
+        lines.append(
+            f"{COVERAGE_PREFIX}{', '.join(never)} could not be exercised by the given "
+            f"transcripts (not once in {tally.examples} pieces of them: they hold nothing these "
+            "laws judge, such as tool calls, thinking blocks or facts to infer), and more "
+            "examples cannot change that: add a transcript that holds it, or leave them out with "
+            f"--exclude-invariants {','.join(never)}"
+        )
+    if rare:
+        lines.append(
+            f"{COVERAGE_PREFIX}{', '.join(rare)} exercised fewer than "
+            f"{config.min_exercised} times in {tally.examples} histories (the cap "
+            f"is {config.example_cap}; raise it with --max-total-examples)"
+        )
+    return lines
+
+
 def target_report(run: TargetRun, started: float) -> TargetReport:
     errors = ["interrupted: the counts cover the histories run so far"] if run.interrupted else []
     tally = run.tally
@@ -117,11 +142,7 @@ def target_report(run: TargetRun, started: float) -> TargetReport:
         errors.append(tally.vacuity())
     short = [law.id for law in run.short_of_coverage() if judged]
     if short and not tally.rarely_compacted():
-        errors.append(
-            f"{COVERAGE_PREFIX}{', '.join(short)} exercised fewer than "
-            f"{run.config.min_exercised} times in {tally.examples} histories (the cap "
-            f"is {run.config.example_cap}; raise it with --max-total-examples)"
-        )
+        errors.extend(_coverage_lines(run, short))
     calls = {status: tally.statuses[status] for status in CALL_STATUSES if tally.statuses[status]}
     errors.extend(run.refused_waivers)
     # Judged before the model's counts are read: a violation's re-runs may ask it again.

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from compactcheck.engine.crash import CALL_ANSWERED, call_law, known_ids
 from invariants import Invariant, UnknownInvariantError, View, catalogue, select
-from invariants.catalogue import ALL_FORMATS
+from invariants.catalogue import ALL_FORMATS, known_ids_text
 from invariants.formats import CHAT, Format
 
 
@@ -26,8 +26,8 @@ class Selection:
         if unknown:
             where = "any view" if chosen is None else f"the {', '.join(chosen)} view(s)"
             raise UnknownInvariantError(
-                f"unknown invariant(s) {', '.join(unknown)} for {where}; known: "
-                f"{', '.join(sorted(known))} (`compactcheck invariants` lists them)"
+                f"unknown invariant(s) {', '.join(unknown)} for {where}; "
+                f"{known_ids_text(unknown, known)} (`compactcheck invariants` lists them)"
             )
 
     def laws(self, view: View, format: Format = CHAT) -> list[Invariant]:

@@ -17,6 +17,8 @@ from compactcheck.report.model import (
     Spread,
     TargetReport,
 )
+from compactcheck.report.render.conversation import reading
+from invariants import dump_messages
 
 Violation = tuple[TargetReport, InvariantResult, Counterexample]
 
@@ -173,11 +175,44 @@ def _text(value: object) -> str:
     return text if len(text) <= 60 else text[:59] + "…"
 
 
-def returned_lines(example: Counterexample) -> list[str] | None:
+def history_count(example: Counterexample, target: TargetReport) -> int:
+    """How many messages the failing round's input held, counted as its indexes are.
+
+    In the messages view, the messages as the laws read them (a provider's system prompt is
+    one, each tool result is one), so that "output index N" and the witness's "#N" agree with
+    it; elsewhere the events or log records handed in.
+    """
+    if target.view == "messages":
+        messages, _ = reading(example.input, target.format)
+        if messages:
+            return len(messages)
+    return example.history_size
+
+
+def history_text(example: Counterexample, target: TargetReport) -> str:
+    """The failing round's input size as every renderer says it ("history of 6 messages")."""
+    unit = " messages" if target.view == "messages" else ""
+    return f"history of {history_count(example, target)}{unit}"
+
+
+def returned_lines(example: Counterexample, target: TargetReport | None = None) -> list[str] | None:
     """What the compactor answered in the failing round, a line per message (None if unknown).
 
+    In the messages view each line is numbered as the laws index the output ("output index N"),
+    with the provider request's path beside it where the format has one ("3 (messages.2)").
     At most RETURNED_LINES lines: the first ones and the last, with how many are left out.
     """
+    if target is not None and target.view == "messages":
+        messages, paths = reading(example.output, target.format)
+        if messages:
+            return _cut(
+                [
+                    f"{index}{f' ({path})' if path else ''}: {_one_line(item)}"
+                    for index, (item, path) in enumerate(
+                        zip(dump_messages(messages), paths, strict=True)
+                    )
+                ]
+            )
     output = example.output
     if isinstance(output, dict) and isinstance(output.get("request"), dict):
         output = output["request"]
@@ -187,7 +222,10 @@ def returned_lines(example: Counterexample) -> list[str] | None:
     listed: list[Any] | None = found if isinstance(found, list) else None
     if listed is None:
         return None
-    lines = [f"{index}: {_one_line(item)}" for index, item in enumerate(listed)]
+    return _cut([f"{index}: {_one_line(item)}" for index, item in enumerate(listed)])
+
+
+def _cut(lines: list[str]) -> list[str]:
     if len(lines) > RETURNED_LINES:
         kept = RETURNED_LINES - 2
         lines = [*lines[:kept], f"... {len(lines) - kept - 1} more", lines[-1]]

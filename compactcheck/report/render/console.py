@@ -18,6 +18,7 @@ from compactcheck.report.render._digest import (
     fidelity_gaps,
     fidelity_rows,
     header_fields,
+    history_text,
     input_problems_line,
     problems,
     returned_lines,
@@ -57,7 +58,7 @@ def print_report(report: Report, console: Console) -> None:
         console.print(Text("INCOMPLETE: the run was interrupted; the results are partial.", "bold"))
 
     numbers = {id(result): number for number, (_, result, _) in violations(report)}
-    if console.width < NARROW:
+    if console.width < _wide_width(report):
         _narrow_tables(report, console, numbers)
     else:
         _wide_table(report, console, numbers)
@@ -67,6 +68,23 @@ def print_report(report: Report, console: Console) -> None:
 # Below this width the table is cut into one table per target, titled with its name: a law id
 # or a target name is never broken across lines (CI logs are often 80 columns wide).
 NARROW = 120
+# What the one table needs beside its target and law columns: verdict, counts, borders, and a
+# note column wide enough to read.
+_BESIDE_NAMES = 60
+# The target column of the one table is at least this wide (or as wide as its longest name): a
+# longer name, a path as a rule, folds.
+_TARGET_WIDTH = 30
+
+
+def _target_width(report: Report) -> int:
+    names = [len(f"{t.target} [{where(t)}]") for t in report.targets] or [0]
+    return min(max(names), _TARGET_WIDTH)
+
+
+def _wide_width(report: Report) -> int:
+    """The least width at which the one table holds every law id whole beside its target."""
+    ids = [len(r.invariant) for t in report.targets for r in t.results] or [0]
+    return max(NARROW, _target_width(report) + max(ids) + _BESIDE_NAMES)
 
 
 def shortened(names: Sequence[str], width: int) -> list[str]:
@@ -132,8 +150,9 @@ def _narrow_tables(report: Report, console: Console, numbers: dict[int, int]) ->
 
 def _wide_table(report: Report, console: Console, numbers: dict[int, int]) -> None:
     table = Table(title="Conformance")
-    table.add_column("target [view]", overflow="fold", ratio=2)
-    table.add_column("invariant", overflow="fold", ratio=2)
+    table.add_column("target [view]", overflow="fold", ratio=2, min_width=_target_width(report))
+    # A law id is never broken across lines: it is copied into --invariants and the like.
+    table.add_column("invariant", no_wrap=True)
     table.add_column("verdict", no_wrap=True)
     table.add_column("examples", justify="right", no_wrap=True)
     table.add_column("exercised", justify="right", no_wrap=True)
@@ -167,7 +186,7 @@ def _after_table(report: Report, console: Console) -> None:
         parts: list[Text] = [
             Text.assemble(("because: ", "bold"), safe_line(example.because, 2000)),
             Text(
-                f"round {example.round} · history of {example.history_size} · "
+                f"round {example.round} · {history_text(example, target)} · "
                 f"reproduced: {example.reproduced}",
                 style="dim",
             ),
@@ -176,7 +195,7 @@ def _after_table(report: Report, console: Console) -> None:
         ]
         if example.diff:
             parts += [Text("diff:", style="bold"), Text(json_block(example.diff))]
-        returned = returned_lines(example)
+        returned = returned_lines(example, target)
         if returned is not None:
             parts.append(Text("the compactor returned:", style="bold"))
             parts += [_safe(f"  {line}") for line in returned]
@@ -195,7 +214,9 @@ def _after_table(report: Report, console: Console) -> None:
         console.print(Panel(Group(*parts), title=title, title_align="left", border_style="red"))
 
     for target in problems(report):
-        lines: list[Text] = [_safe(f"error: {error}") for error in target.errors]
+        # A problem may end in a command to copy (ids to exclude): it is not cut at a line's
+        # usual limit.
+        lines: list[Text] = [Text(safe_line(f"error: {error}", 2000)) for error in target.errors]
         if target.stderr:
             lines += [
                 Text("stderr (tail):", style="bold"),

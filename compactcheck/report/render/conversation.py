@@ -16,10 +16,13 @@ from pydantic import JsonValue, ValidationError
 from invariants.formats import (
     CHAT,
     FORMATS,
+    HISTORY_FIELD,
     Format,
+    NativeRequest,
     as_request,
     check_format,
     detect_format,
+    format_of,
     parse_request,
     read,
 )
@@ -59,6 +62,9 @@ class Bubble:
     """The id of the call a tool result answers."""
     call_at: int | None = None
     """The index of the message holding that call; None when it is not on this side."""
+    source: str = ""
+    """Where the provider request holds it ("messages.2", "contents[2]", "system"), as a
+    provider rule names it; "" in chat completions, where the list is the request's own."""
 
     @property
     def orphaned(self) -> bool:
@@ -126,7 +132,7 @@ def conversation(data: JsonValue, answer: JsonValue, format: str = "") -> Conver
     read_out = _messages(answer, format or (read_in[0] if read_in else ""))
     if read_in is None or read_out is None:
         return None
-    (chosen, before), (_, after) = read_in, read_out
+    (chosen, before, sources_in), (_, after, sources_out) = read_in, read_out
     matched_in: set[int] = set()
     matched_out: set[int] = set()
     for at, message in enumerate(after):
@@ -138,13 +144,56 @@ def conversation(data: JsonValue, answer: JsonValue, format: str = "") -> Conver
             matched_out.add(at)
     return Conversation(
         format=chosen,
-        before=_bubbles(before, matched_in, "dropped"),
-        after=_bubbles(after, matched_out, "summarised"),
+        before=_bubbles(before, matched_in, "dropped", sources_in),
+        after=_bubbles(after, matched_out, "summarised", sources_out),
     )
 
 
-def _messages(side: JsonValue, format: str) -> tuple[Format, tuple[ChatMessage, ...]] | None:
-    """The chat reading of one side (a request, a bare history, or either under "request")."""
+def reading(side: JsonValue, format: str = "") -> tuple[tuple[ChatMessage, ...], tuple[str, ...]]:
+    """One side of a messages witness as the laws read it, with each message's request path.
+
+    Empty when the side is not one we read.
+    """
+    found = _messages(side, format)
+    return ((), ()) if found is None else (found[1], found[2])
+
+
+def sources(request: NativeRequest) -> tuple[str, ...]:
+    """For each message of a request's chat reading, the request's path it was read from.
+
+    The reading splits a turn (a tool result per message) and skips what it does not read
+    (thinking), so the path of the item a message begins in is found by reading prefixes.
+    """
+    whole = len(read(request))
+    system, path = _SOURCES[format_of(request)]
+    field = HISTORY_FIELD[format_of(request)]
+    items = getattr(request, field)
+    try:
+        out: list[str] = [system] * len(read(request.model_copy(update={field: ()})))
+        for index in range(len(items)):
+            grown = len(read(request.model_copy(update={field: items[: index + 1]})))
+            out += [path.format(index)] * (grown - len(out))
+    except (ValueError, TypeError, KeyError):
+        # A prefix a reading cannot take alone (say, a response whose id only a later turn
+        # settles): the messages are shown without their paths rather than not at all.
+        return ("",) * whole
+    return tuple(out) if len(out) == whole else ("",) * whole
+
+
+# Per format: the path of its system prompt and of one item of its history, spelled as that
+# format's provider rules spell them (invariants/laws/messages).
+_SOURCES: dict[Format, tuple[str, str]] = {
+    "anthropic": ("system", "messages.{}"),
+    "openai-responses": ("instructions", "input[{}]"),
+    "gemini": ("systemInstruction", "contents[{}]"),
+}
+
+
+def _messages(
+    side: JsonValue, format: str
+) -> tuple[Format, tuple[ChatMessage, ...], tuple[str, ...]] | None:
+    """The chat reading of one side (a request, a bare history, or either under "request"),
+    with the request's path of each message ("" each in chat completions)."""
     data = side
     if isinstance(data, dict) and isinstance(data.get("request"), (dict, list)):
         data = data["request"]
@@ -154,17 +203,19 @@ def _messages(side: JsonValue, format: str) -> tuple[Format, tuple[ChatMessage, 
     try:
         if found == CHAT:
             listed = data.get("messages") if isinstance(data, dict) else data
-            return found, parse_messages(listed)
+            messages = parse_messages(listed)
+            return found, messages, ("",) * len(messages)
         if isinstance(data, dict) and found == "anthropic":
             # The recorded input carries the drawn knobs beside the request's own fields.
             data = {key: value for key, value in data.items() if key in ("system", "messages")}
-        return found, read(parse_request(found, as_request(found, data)))
+        request = parse_request(found, as_request(found, data))
+        return found, read(request), sources(request)
     except (ValidationError, ValueError, TypeError, KeyError):
         return None
 
 
 def _bubbles(
-    messages: Sequence[ChatMessage], matched: set[int], unmatched: Mark
+    messages: Sequence[ChatMessage], matched: set[int], unmatched: Mark, where: Sequence[str]
 ) -> tuple[Bubble, ...]:
     call_at: dict[str, int] = {}
     result_at: dict[str, int] = {}
@@ -183,14 +234,22 @@ def _bubbles(
                 Call(c.id, c.function.name, c.function.arguments, result_at.get(c.id))
                 for c in message.tool_calls or ()
             )
-            out.append(Bubble(index, message.role, text, mark, calls=calls))
+            out.append(Bubble(index, message.role, text, mark, calls=calls, source=where[index]))
         elif isinstance(message, ToolMessage):
             answered = message.tool_call_id
             out.append(
-                Bubble(index, "tool", text, mark, answers=answered, call_at=call_at.get(answered))
+                Bubble(
+                    index,
+                    "tool",
+                    text,
+                    mark,
+                    answers=answered,
+                    call_at=call_at.get(answered),
+                    source=where[index],
+                )
             )
         else:
-            out.append(Bubble(index, message.role, text, mark))
+            out.append(Bubble(index, message.role, text, mark, source=where[index]))
     return tuple(out)
 
 
@@ -277,4 +336,6 @@ __all__ = [
     "Picture",
     "conversation",
     "picture",
+    "reading",
+    "sources",
 ]

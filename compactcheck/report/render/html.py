@@ -18,6 +18,7 @@ from compactcheck.report.render._digest import (
     fidelity_gaps,
     fidelity_rows,
     header_fields,
+    history_text,
     input_problems_line,
     problems,
     unconcluded,
@@ -51,6 +52,7 @@ class _Witness:
     example: Counterexample
     rejected: str | None
     picture: Picture | None
+    history: str
 
 
 @dataclass(frozen=True)
@@ -136,6 +138,7 @@ def render_html(report: Report) -> str:
             example=example,
             rejected=input_problems_line(example),
             picture=picture(target.view, example.input, example.output, target.format),
+            history=history_text(example, target),
         )
         for number, (target, result, example) in numbered
     ]

@@ -19,6 +19,7 @@ from compactcheck.report.model import Counterexample, InvariantResult, Report, T
 from compactcheck.report.render._digest import (
     FIDELITY_LABELS,
     fidelity_gaps,
+    history_text,
     measure_text,
     waived_text,
 )
@@ -49,6 +50,11 @@ class Published:
         """The witness as a conversation or an event list."""
         target, example = self.target, self.example
         return picture(target.view, example.input, example.output, target.format)
+
+    @property
+    def history(self) -> str:
+        """The failing round's input size, counted as the witness's indexes are."""
+        return history_text(self.example, self.target)
 
     @property
     def dump(self) -> dict[str, JsonValue]:

@@ -5,7 +5,13 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from compactcheck.report.model import InvariantResult, Report, TargetReport
-from compactcheck.report.render._digest import calls_line, header_fields, input_problems_line, where
+from compactcheck.report.render._digest import (
+    calls_line,
+    header_fields,
+    history_text,
+    input_problems_line,
+    where,
+)
 from compactcheck.report.untrusted import block, json_block, safe_line
 
 # ElementTree escapes &, <, > and quotes (so "]]>" cannot end anything), but happily writes
@@ -18,14 +24,13 @@ def _properties(parent: ET.Element, items: list[tuple[str, str]]) -> None:
         ET.SubElement(properties, "property", name=name, value=safe_line(value))
 
 
-def _failure_text(result: InvariantResult) -> str:
+def _failure_text(result: InvariantResult, target: TargetReport) -> str:
     example = result.counterexample
     if example is None:
         return safe_line(result.because or "violation without a counterexample", 2000)
     parts = [
         f"because: {safe_line(example.because, 2000)}",
-        f"round {example.round}, history of {example.history_size}, "
-        f"reproduced: {example.reproduced}",
+        f"round {example.round}, {history_text(example, target)}, reproduced: {example.reproduced}",
         "witness:",
         json_block(example.witness),
     ]
@@ -60,7 +65,7 @@ def _testcase(suite: ET.Element, target: TargetReport, result: InvariantResult) 
         example = result.counterexample
         message = safe_line(example.because, 1000) if example is not None else because
         failure = ET.SubElement(case, "failure", message=message, type="violation")
-        failure.text = _failure_text(result)
+        failure.text = _failure_text(result, target)
     elif result.verdict == "errored":
         error = ET.SubElement(case, "error", message=because or "the backend errored")
         error.set("type", "errored")

@@ -18,32 +18,68 @@ from invariants import VIEWS, Invariant, View, catalogue
 from invariants.catalogue import ALL_FORMATS
 from reference_engine.snapshot import ALL_RULES, RULE_STATEMENTS, SEED_RULES
 
-
-def targets_table() -> Table:
-    """The built-in targets."""
-    table = Table(title="Built-in targets (also: py:module:attr, py:file.py:attr, cmd:COMMAND)")
-    # Folded, never cut short: two long names must stay tellable apart on a narrow terminal.
-    table.add_column("target", overflow="fold")
-    table.add_column("view")
-    table.add_column("what it is")
-    for name, (view, description) in builtin_targets().items():
-        table.add_row(name, view, description)
-    return table
+# Below this width a listing is cut into one table per view (and per format), titled with it,
+# so that what is left for the text beside a name is wide enough to read.
+NARROW = 120
 
 
-def invariants_table(view: View | None) -> Table:
-    """The invariant catalogue (of one view, or of all)."""
-    table = Table(title="Invariant catalogue")
-    table.add_column("view")
-    table.add_column("id", overflow="fold")
-    table.add_column("format", overflow="fold")
-    table.add_column("statement")
+def targets_table(width: int = NARROW) -> Group:
+    """The built-in targets; one table per view on a narrow terminal."""
+    title = "Built-in targets (also: py:module:attr, py:file.py:attr, cmd:COMMAND)"
+    listed = builtin_targets()
+    if width >= NARROW:
+        table = _names_table(title, ["target", "view"], "what it is")
+        for name, (view, description) in listed.items():
+            table.add_row(name, view, description)
+        return Group(table)
+    tables = []
+    for each in VIEWS:
+        rows = [(name, text) for name, (view, text) in listed.items() if view == each]
+        if rows:
+            table = _names_table(f"{title}: {each} view", ["target"], "what it is")
+            for row in rows:
+                table.add_row(*row)
+            tables.append(table)
+    return Group(*tables)
+
+
+def invariants_table(view: View | None, width: int = NARROW) -> Group:
+    """The invariant catalogue (of one view, or of all); one table per view and format on a
+    narrow terminal."""
     views = VIEWS if view is None else (view,)
     # The call law first: a run judges it beside the catalogue's on every view.
-    for law in [*(call_law(each) for each in views), *catalogue(view, ALL_FORMATS)]:
-        statement = law.statement + (f" (mirrors {law.mirrors})" if law.mirrors else "")
-        table.add_row(law.view, law.id, law_formats(law), statement)
+    laws = [*(call_law(each) for each in views), *catalogue(view, ALL_FORMATS)]
+    if width >= NARROW:
+        table = _names_table("Invariant catalogue", ["view", "id", "format"])
+        for law in laws:
+            table.add_row(law.view, law.id, law_formats(law), _statement(law))
+        return Group(table)
+    groups: dict[str, list[Invariant]] = {}
+    for law in laws:
+        formats = law_formats(law)
+        title = f"{law.view} view" + {"": "", "all": ", all formats"}.get(formats, f", {formats}")
+        groups.setdefault(title, []).append(law)
+    tables = []
+    for title, members in groups.items():
+        table = _names_table(f"Invariant catalogue: {title}", ["id"])
+        for law in members:
+            table.add_row(law.id, _statement(law))
+        tables.append(table)
+    return Group(*tables)
+
+
+def _names_table(title: str, columns: Sequence[str], text: str = "statement") -> Table:
+    """A table of short columns that never wrap, ending in a column of text that does."""
+    table = Table(title=title, title_justify="left")
+    # A law id or target name is copied into commands: it is never broken across lines.
+    for column in columns:
+        table.add_column(column, no_wrap=True)
+    table.add_column(text, ratio=1, overflow="fold")
     return table
+
+
+def _statement(law: Invariant) -> str:
+    return law.statement + (f" (mirrors {law.mirrors})" if law.mirrors else "")
 
 
 def law_formats(law: Invariant) -> str:

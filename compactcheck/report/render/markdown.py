@@ -12,6 +12,7 @@ from compactcheck.report.render._digest import (
     fidelity_gaps,
     fidelity_rows,
     header_fields,
+    history_text,
     input_problems_line,
     problems,
     unconcluded,
@@ -143,7 +144,7 @@ def render_markdown(report: Report) -> str:
             "",
             f"**Because:** {text(example.because, 2000)}",
             "",
-            f"Round {example.round} · history of {example.history_size} · "
+            f"Round {example.round} · {history_text(example, target)} · "
             f"reproduced: {example.reproduced} · examples {result.examples} · "
             f"exercised {result.exercised}",
             "",

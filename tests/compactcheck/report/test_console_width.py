@@ -97,7 +97,8 @@ def test_a_violation_shows_what_the_compactor_returned_a_line_per_message() -> N
     target = REPORT.targets[2].model_copy(update={"results": [broken]})
     text = render_console(REPORT.model_copy(update={"targets": [target]}), width=100)
     assert "the compactor returned:" in text
-    assert "0: user: message 0 xxxx" in text
+    # Numbered as the laws index the output, the Anthropic request's path beside each.
+    assert "0 (messages.0): user: message 0 xxxx" in text
     assert "... 9 more" in text
-    assert "19: user: message 19" in text
-    assert "10: user" not in text
+    assert "19 (messages.19): user: message 19" in text
+    assert "10 (messages.10)" not in text
