@@ -18,9 +18,8 @@ from invariants import VIEWS, Invariant, View, catalogue
 from invariants.catalogue import ALL_FORMATS
 from reference_engine.snapshot import ALL_RULES, RULE_STATEMENTS, SEED_RULES
 
-# Below this width a listing is cut into one table per view (and per format), titled with it,
-# so that what is left for the text beside a name is wide enough to read.
-NARROW = 120
+# Below NARROW (the console's) a listing is cut into one table per view (and per format), titled
+# with it, so that what is left for the text beside a name is wide enough to read.
 
 
 def targets_table(width: int = NARROW) -> Group:
