@@ -54,6 +54,7 @@ from compactcheck.engine.core import report_of, run_target
 from compactcheck.engine.plan import gather_corpora
 from compactcheck.engine.selection import Selection
 from compactcheck.engine.shards import Shard
+from compactcheck.engine.steering import history_size
 from compactcheck.engine.target_run import TargetRun
 from compactcheck.errors import CompactcheckError, one_line
 from compactcheck.harness import MALFORMED, Case
@@ -703,6 +704,10 @@ class LawCase:
         suffix = f"-shard{shard.index}of{shard.count}" if shard.count > 1 else ""
         return f"{self.target}-{self.view}-{self.invariant}{suffix}"
 
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        # Hypothesis prints a failing test's arguments: the law, not the whole session's state.
+        printer.text(f"<compactcheck law {self.test_id}>")
+
     def _open(self) -> Target:
         return _open(self.target, self.spec or self.target, self.view, self.calls, self.config)
 
@@ -739,11 +744,21 @@ class LawCase:
         if broken is not None:
             outcome, finding = broken
             path = run.record(law, outcome, finding, shrunk=False)
-            raise AssertionError(
-                f"{self.invariant} broken by {self.target} in round {outcome.round}: "
-                f"{finding.violations[0].because}\ncorpus: {path}\n"
-                f"replay: {_replay_command(path, self.root, self.here)}"
+            violation = finding.violations[0]
+            example = Counterexample(
+                round=outcome.round,
+                because=violation.because,
+                witness=list(violation.witness),
+                diff=violation.diff,
+                input=outcome.input,
+                output=outcome.output,
+                history_size=history_size(outcome),
+                corpus_file=str(path),
+                input_problems=list(outcome.input_problems),
+                # Hypothesis replays the failing case itself before it reports it.
+                reproduced="not_checked",
             )
+            raise AssertionError(self.failure(example))
 
     def entry(self, example: Counterexample) -> Path | None:
         """The corpus entry of a violation, where it is once the session ends."""

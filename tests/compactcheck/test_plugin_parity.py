@@ -356,3 +356,33 @@ def test_the_report_names_the_installed_version(tmp_path: Path) -> None:
     report = root / "report.json"
     pytest_in(root, "--compactcheck-max-examples", "5", "--compactcheck-json", str(report), "tests")
     assert load(report).toolkit_version == version("compactcheck") != "0+unknown"
+
+
+HYPOTHESIS = """
+import pytest
+from hypothesis import given, settings, strategies as st
+
+
+@pytest.mark.compactcheck("py:compactors/trimmer.py:compact", invariants="user_turn_present")
+@settings(max_examples=50, database=None)
+@given(data=st.data())
+def test_law(compactcheck_law, data):
+    compactcheck_law.check_case(data.draw(compactcheck_law.cases()))
+"""
+
+
+def test_a_hypothesis_test_of_a_law_fails_as_check_does(tmp_path: Path) -> None:
+    root = project(tmp_path, HYPOTHESIS)
+    done = pytest_in(root, "tests")
+    assert done.returncode == 1, output(done)
+    failed = done.stdout.split("short test summary")[0]
+    assert "user_turn_present broken by py:compactors/trimmer.py:compact [messages]" in failed
+    # Lines of the AssertionError, without pytest's "E   " in front.
+    lines = [line.removeprefix("E").strip() for line in failed.splitlines()]
+    returned = lines.index("the compactor returned:")
+    assert lines[returned + 1].startswith("0: system: ")
+    prefix = "replay: compactcheck replay .compactcheck/corpus/py_compactors_trimmer.py_compact--"
+    assert any(line.startswith(prefix) for line in lines)
+    # Hypothesis shows the law it was handed, not the session's state.
+    assert "compactcheck_law=<compactcheck law py:compactors/trimmer.py:compact-messages-" in failed
+    assert "from_workers" not in failed
