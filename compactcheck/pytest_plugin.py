@@ -202,7 +202,13 @@ OPTIONS: tuple[RunOption, ...] = (
         "address space of a py: compactor's worker process (0: no limit)",
         metavar="MB",
     ),
-    RunOption("--budget", "RunConfig.budget.limit", positive, None, "declared size limit (as run)"),
+    RunOption(
+        "--budget",
+        "RunConfig.budget.limit",
+        positive,
+        None,
+        "declared size limit of compacted messages, counted as the counter option says",
+    ),
     RunOption(
         "--counter",
         "RunConfig.budget.counter",
@@ -354,6 +360,7 @@ NOT_OFFERED: Mapping[str, str] = {
 }
 
 _BY_KEY = {option.key: option for option in OPTIONS}
+_NUMBERS: tuple[Callable[[str], Any], ...] = (int, positive, natural)
 # What the marker takes besides its target.
 MARKER_KEYWORDS = tuple(option.key for option in OPTIONS if option.marker)
 
@@ -402,7 +409,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                 option.option,
                 type=option.parse,
                 default=None,
-                metavar=option.metavar or option.key.upper(),
+                metavar=option.metavar or ("N" if option.parse in _NUMBERS else option.key.upper()),
                 help=text,
             )
         parser.addini(option.ini, f"as {option.option}", default="")
@@ -511,6 +518,16 @@ def _model_slot(config: pytest.Config, values: Mapping[str, Any]) -> ModelSlot |
     """The session's model slot, its ledger the controller's under xdist; None without a model."""
     name = values["model"]
     if not name:
+        given = [
+            _BY_KEY[key].option
+            for key in ("model_cache", "max_model_calls", "max_model_tokens", "offline")
+            if values[key] is not None and values[key] is not False
+        ]
+        if given:
+            # As run: a cap or cache without a model would silently do nothing.
+            raise pytest.UsageError(
+                f"{', '.join(given)}: needs a model to apply to; name it with --compactcheck-model"
+            )
         return None
     try:
         slot = ModelSlot(

@@ -306,9 +306,19 @@ def test_a_failing_law_shows_what_the_cli_shows_and_how_to_replay_it(tmp_path: P
     root = project(tmp_path, MUTANT.format(keywords=", invariants='user_turn_present'"))
     report = root / "report.json"
     done = pytest_in(
-        root, "--compactcheck-max-examples", "10", "--compactcheck-json", str(report), "tests"
+        root,
+        "--compactcheck-max-examples",
+        "10",
+        "--compactcheck-json",
+        str(report),
+        *("--compactcheck-markdown", "report.md", "--compactcheck-html", "report.html"),
+        *("--compactcheck-junit", "junit.xml"),
+        "tests",
     )
     assert done.returncode == 1, output(done)
+    # Every report `run` writes, the plugin writes.
+    for name in ("report.md", "report.html", "junit.xml"):
+        assert "drop-user-turns" in (root / name).read_text(), name
     [example] = [
         result.counterexample
         for result in load(report).targets[0].results
@@ -386,3 +396,13 @@ def test_a_hypothesis_test_of_a_law_fails_as_check_does(tmp_path: Path) -> None:
     # Hypothesis shows the law it was handed, not the session's state.
     assert "compactcheck_law=<compactcheck law py:compactors/trimmer.py:compact-messages-" in failed
     assert "from_workers" not in failed
+
+
+def test_a_model_option_without_a_model_is_a_usage_error(tmp_path: Path) -> None:
+    root = project(tmp_path, MUTANT.format(keywords=""))
+    done = pytest_in(root, "--compactcheck-max-model-calls", "0", "tests")
+    assert done.returncode == 4, output(done)
+    assert (
+        "ERROR: --compactcheck-max-model-calls: needs a model to apply to; name it with "
+        "--compactcheck-model"
+    ) in done.stderr
