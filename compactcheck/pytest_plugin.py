@@ -856,6 +856,10 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     try:
         cases = _law_cases(metafunc)
     except pytest.UsageError as error:
+        if hasattr(metafunc.config, "workerinput"):
+            # An xdist worker that stopped the session would be reported as a crash: there it
+            # is the module's collection error, shown as this one line.
+            raise pytest.Collector.CollectError(str(error)) from None
         metafunc.config.stash[_SESSION].usage_errors.append(str(error))
         cases = []
     metafunc.parametrize("compactcheck_law", cases, ids=[case.test_id for case in cases])

@@ -117,6 +117,18 @@ def test_mutant(compactcheck_law):
     assert "Traceback" not in done.stdout + done.stderr
 
 
+def test_under_xdist_an_unknown_marker_keyword_is_a_one_line_collection_error(
+    tmp_path: Path,
+) -> None:
+    pytest.importorskip("xdist", reason="pytest-xdist is not installed (dev extra)")
+    tests = MUTANT.format(keywords=", budjet=8000")
+    done = pytest_in(project(tmp_path, tests), "-n", "2", "tests")
+    # A worker that raised a usage error would be reported as crashed (INTERNALERROR, exit 3).
+    assert done.returncode in (1, 2), output(done)
+    assert "INTERNALERROR" not in done.stdout + done.stderr
+    assert "unknown keyword 'budjet' (did you mean budget?); known: view" in done.stdout
+
+
 def _run_options() -> set[str]:
     """Every long option of `compactcheck run`."""
     parser = argparse.ArgumentParser()
