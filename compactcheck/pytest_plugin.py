@@ -575,9 +575,11 @@ def _transcripts(
     path: Path | None = values["transcripts"]
     if path is None:
         return ()
-    if "transcripts" in marked or config.getoption("--compactcheck-transcripts") is None:
-        # Written in the code or the ini file: read from the rootdir, wherever pytest runs.
+    if "transcripts" in marked:
+        # Written in the code: read from the rootdir, wherever pytest runs.
         path = Path(config.rootpath) / path
+    else:
+        path = _placed(config, "transcripts", path)
     if values["view"] not in (None, "messages"):
         raise pytest.UsageError(
             f"transcripts feed the messages view; view {values['view']} has no transcripts"
@@ -593,16 +595,20 @@ def _transcripts(
     return session.transcripts[path]
 
 
-def _corpus_dir(config: pytest.Config, values: Mapping[str, Any]) -> Path:
-    """The corpus folder: the option's (read from where pytest runs), the ini value's (read
-    from the rootdir), else .compactcheck/corpus in the rootdir."""
-    given: Path | None = values["corpus"]
-    root = Path(config.rootpath)
-    if given is None:
-        return root / DEFAULT_CORPUS_DIR
-    if config.getoption("--compactcheck-corpus") is not None:
+def _placed(config: pytest.Config, key: str, given: Path) -> Path:
+    """A path option's value: read from where pytest runs when given on its command line,
+    from the rootdir when written in the ini file (or a marker)."""
+    if config.getoption(_BY_KEY[key].option) is not None:
         return Path(config.invocation_params.dir) / given
-    return root / given
+    return Path(config.rootpath) / given
+
+
+def _corpus_dir(config: pytest.Config, values: Mapping[str, Any]) -> Path:
+    """The corpus folder the options name, else .compactcheck/corpus in the rootdir."""
+    given: Path | None = values["corpus"]
+    if given is None:
+        return Path(config.rootpath) / DEFAULT_CORPUS_DIR
+    return _placed(config, "corpus", given)
 
 
 def _run_config(
@@ -1042,11 +1048,10 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
     merged = [point_into(target, run_config.corpus_dir) for target in merge_target_groups(ordered)]
     report = report_of(merged, run_config, "", complete=not interrupted)
-    here = Path(config.invocation_params.dir)
     for name, path in outputs.items():
         if path is None:
             continue
         if name == "json":
-            write_report(report, here / path)
+            write_report(report, _placed(config, name, path))
         else:
-            write_text(here / path, RENDERERS[name](report))
+            write_text(_placed(config, name, path), RENDERERS[name](report))

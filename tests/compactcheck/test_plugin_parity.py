@@ -418,3 +418,10 @@ def test_a_model_option_without_a_model_is_a_usage_error(tmp_path: Path) -> None
         "ERROR: --compactcheck-max-model-calls: needs a model to apply to; name it with "
         "--compactcheck-model"
     ) in done.stderr
+
+
+def test_a_report_named_in_the_ini_file_is_written_in_the_rootdir(tmp_path: Path) -> None:
+    keywords = ", invariants='user_turn_present'"
+    root = project(tmp_path, MUTANT.format(keywords=keywords), "compactcheck_json = report.json\n")
+    pytest_in(root / "tests", "--compactcheck-max-examples", "5", "test_it.py")
+    assert load(root / "report.json").targets[0].target == "mutant:messages-drop-user-turns"
