@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import cache
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
@@ -28,6 +29,8 @@ def json_files(
     return [path]
 
 
+# Read once: every run config asks, and the metadata does not change while we run.
+@cache
 def installed_version() -> str:
     """The installed version of compactcheck ("0+unknown" when it is not installed)."""
     try:

@@ -12,6 +12,7 @@ from hypothesis.database import ExampleDatabase
 
 from compactcheck.corpus.entry import DEFAULT_CORPUS_DIR
 from compactcheck.engine.shards import Shard
+from compactcheck.files import installed_version
 from compactcheck.models import ModelSlot
 from compactcheck.scale.database import profile_database
 from invariants import Budget
@@ -44,7 +45,8 @@ class RunConfig:
     reading: Reading = "tokens"
     # Off: report the first failing history as found, unshrunk (faster; --no-shrink).
     shrink: bool = True
-    toolkit_version: str = "0+unknown"
+    # The installed version (importlib.metadata), so that every front end reports it.
+    toolkit_version: str = field(default_factory=installed_version)
     database: ExampleDatabase | None = None
     # A URL rather than a client, so that a config crosses into worker processes.
     redis_url: str | None = None
