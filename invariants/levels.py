@@ -52,6 +52,7 @@ _CARRY_ON = frozenset(
         "constraints_preserved",
         "recent_tail_preserved",
         "order_preserved",
+        "kept_messages_verbatim",
         "progress",
         # snapshot
         "pending_steps_preserved",
