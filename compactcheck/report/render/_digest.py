@@ -201,6 +201,7 @@ FIDELITY_LABELS = {
     "pending": "pending steps kept",
     "changed_files": "changed files kept",
     "reasserted": "superseded reasserted",
+    "pruned": "result text pruned",
     "compression": "size out / size in",
 }
 
@@ -277,7 +278,7 @@ def fidelity_gaps(target: TargetReport) -> dict[str, str]:
         if kind == "compression" or kind not in ours or kind not in theirs:
             continue
         gap = ours[kind].mean - theirs[kind].mean
-        worse = gap > 0.005 if kind == "reasserted" else gap < -0.005
+        worse = gap > 0.005 if kind in ("reasserted", "pruned") else gap < -0.005
         if worse:
             gaps.append(
                 (
