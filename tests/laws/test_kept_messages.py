@@ -24,7 +24,8 @@ FACTS = Facts(goal="fix the login bug", constraints=("Use uv",))
 def call(call_id: str, path: str) -> Message:
     arguments = json.dumps({"path": path})
     function = {"name": "read_file", "arguments": arguments}
-    return {"role": "assistant", "tool_calls": [{"id": call_id, "type": "function", "function": function}]}
+    tool_call = {"id": call_id, "type": "function", "function": function}
+    return {"role": "assistant", "tool_calls": [tool_call]}
 
 
 def result(call_id: str, text: str) -> Message:

@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from compactcheck.report.levels import level_text
+from compactcheck.report.levels import target_level_text
 from compactcheck.report.model import (
     CALL_STATUSES,
     MIN_COMPACTED_PERCENT,
@@ -95,7 +95,7 @@ def calls_line(target: TargetReport, max_examples: int | None = None) -> str | N
         else ""
     )
     what = "pairs" if target.isolation == "recorded" else "calls"
-    level = level_text(target.level, target.results)
+    level = target_level_text(target)
     waived = waived_text(target)
     declared = f"; waived by the target: {waived}" if waived else ""
     return (

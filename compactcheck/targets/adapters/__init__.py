@@ -164,7 +164,7 @@ WAIVERS: dict[str, dict[str, str]] = {
         "tool_results_unpruned": "replaces old tool results by a placeholder: that is its job",
     },
     "haystack:tool-result-offload": {
-        "tool_results_unpruned": "replaces old tool results by a pointer to a file: that is its job",
+        "tool_results_unpruned": "replaces old tool results by a pointer to a file: its job",
     },
 }
 

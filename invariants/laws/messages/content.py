@@ -373,7 +373,14 @@ def non_empty(before: Messages, after: Messages, facts: Facts) -> Finding:
     return Finding("non_empty", True, (violation,))
 
 
-@invariant("messages", "user_turn_present", "an input with a user message keeps at least one")
+@invariant(
+    "messages",
+    "user_turn_present",
+    "an input with a user message keeps at least one: Anthropic (Claude on Bedrock and Vertex "
+    "too), Gemini, Bedrock's Converse and many OpenAI-compatible servers reject a history with "
+    "no user turn (level 1 in the anthropic and gemini formats); OpenAI's own chat completions "
+    "and Responses accept it, but the request is lost (level 2 there)",
+)
 def user_turn_present(before: Messages, after: Messages, facts: Facts) -> Finding:
     """The model still sees something the user said."""
     del facts

@@ -310,7 +310,7 @@ def _misplaced(before: Messages, after: Messages, aligned: Alignment) -> list[Vi
         )
         where = (
             f"between input messages {low} and {high}, which are adjacent"
-            if 0 <= low and high < len(before)
+            if low >= 0 and high < len(before)
             else "before the first input message, where nothing was dropped"
             if low < 0
             else "after the last input message, where nothing was dropped"
@@ -351,9 +351,7 @@ def kept_messages_verbatim(before: Messages, after: Messages, facts: Facts) -> F
         if _pruned(before[in_index], after[out_index]) is None
     ]
     # Only a kept call or result is tied to its input by an id, so only one can be changed.
-    exercised = any(
-        isinstance(after[o], ToolMessage) or call_ids(after[o]) for o in aligned.kept
-    )
+    exercised = any(isinstance(after[o], ToolMessage) or call_ids(after[o]) for o in aligned.kept)
     return Finding("kept_messages_verbatim", exercised, tuple(found))
 
 
