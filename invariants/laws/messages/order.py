@@ -350,8 +350,9 @@ def kept_messages_verbatim(before: Messages, after: Messages, facts: Facts) -> F
         for out_index, in_index in aligned.changed
         if _pruned(before[in_index], after[out_index]) is None
     ]
-    # Only a kept call or result is tied to its input by an id, so only one can be changed.
-    exercised = any(isinstance(after[o], ToolMessage) or call_ids(after[o]) for o in aligned.kept)
+    # Every kept message was read for its content (a changed one is tied to its input by a
+    # call id; any other is kept only verbatim), as order reads them for their order.
+    exercised = any(not isinstance(after[o], SystemMessage) for o in aligned.kept)
     return Finding("kept_messages_verbatim", exercised, tuple(found))
 
 
@@ -404,7 +405,9 @@ def tool_results_unpruned(before: Messages, after: Messages, facts: Facts) -> Fi
     del facts
     pruned = pruning(before, after)
     if not pruned.results:
-        return Finding("tool_results_unpruned", pruned.present > 0)
+        # A compactor handed tool results chose whether to keep them whole.
+        had_results = any(isinstance(message, ToolMessage) for message in before)
+        return Finding("tool_results_unpruned", had_results)
     out_index, in_index = pruned.results[0]
     more = len(pruned.results) - 1
     also = f" ({more} more result(s) pruned too)" if more else ""
