@@ -228,7 +228,11 @@ def _report(state: _Audit, path: Path, started: float, toolkit_version: str) -> 
             "compactions": compactions,
             "unchanged": unchanged,
             "errored": state.statuses["errored"],
-            "level": level_of(law.law.id, bool(law.law.formats)),
+            # A log of several formats is held to the strictest placement of each law.
+            "level": min(
+                (level_of(law.law.id, bool(law.law.formats), f) for f in state.formats),
+                default=level_of(law.law.id, bool(law.law.formats)),
+            ),
         }
         if law.first is not None:
             because = law.first.because

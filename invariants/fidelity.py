@@ -11,13 +11,14 @@ tail, or the session's surface. Pure functions, no I/O.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 from invariants.canonical import json_text
 from invariants.compaction import SnapshotAfter, SnapshotBefore
 from invariants.facts import Counter, Facts
 from invariants.laws.messages.content import reassertions
+from invariants.laws.messages.order import pruning
 from invariants.laws.messages.reading import FactLookup
 from invariants.laws.messages.size import message_size
 from invariants.messages import ChatMessage
@@ -31,6 +32,7 @@ KIND_NAMES = {
     "pending": "pending steps",
     "changed_files": "changed files",
     "reasserted": "superseded constraints reasserted",
+    "pruned": "tool result text pruned to placeholders",
     "compression": "compression (size out / size in)",
 }
 
@@ -54,7 +56,8 @@ class RoundFidelity:
 
     ``reasserted`` counts superseded constraints: ``present`` those the input mentions,
     ``kept`` those the output asserts as current again (the lower its share the better).
-    ``size_in`` and ``size_out`` are measured under ``counter``.
+    ``size_in`` and ``size_out`` are measured under ``counter``. ``pruned`` counts tool result
+    characters, as ``tool_results_unpruned`` reads them.
     """
 
     round: int
@@ -66,6 +69,10 @@ class RoundFidelity:
     size_in: int
     size_out: int
     counter: str
+    # Characters of the tool results the output still answers by call id (``present``) and of
+    # those that placeholders replaced (``kept``: the lower its share the better); messages
+    # view only.
+    pruned: Survival = Survival()
 
     @property
     def compression(self) -> float | None:
@@ -138,7 +145,9 @@ def messages_fidelity(
     read = reassertions(before, after, facts)
     sizes = (message_size(before, counter), message_size(after, counter), counter)
     reasserted = Survival(len(read.asserted), len(read.stale))
-    return _measured(round, facts, held_in, held_out, reasserted, sizes)
+    measured = _measured(round, facts, held_in, held_out, reasserted, sizes)
+    cut = pruning(before, after)
+    return replace(measured, pruned=Survival(cut.pruned, cut.present))
 
 
 def snapshot_fidelity(

@@ -13,6 +13,10 @@
 A target reaches level N when every applicable law of levels 1 to N passed and none of them is
 waived (a waived law is not promised). A law of level 1 cannot be waived: a provider's rejection
 is never a design choice.
+
+A law's level can depend on the wire format, where providers differ: a history with no user
+turn is rejected by Anthropic and Gemini (level 1 in their formats) but accepted by OpenAI's own
+endpoints, where it loses the user's request instead (level 2).
 """
 
 from __future__ import annotations
@@ -52,6 +56,7 @@ _CARRY_ON = frozenset(
         "constraints_preserved",
         "recent_tail_preserved",
         "order_preserved",
+        "kept_messages_verbatim",
         "progress",
         # snapshot
         "pending_steps_preserved",
@@ -64,13 +69,42 @@ _CARRY_ON = frozenset(
 )
 
 
-def level_of(invariant: str, structural: bool = False) -> int:
-    """The level a law belongs to; a format's structural law (``structural``) is level 1."""
-    if structural or invariant in _ACCEPTED:
+# Laws placed per format by what the format's provider does with a breach; other formats take
+# the law's level above.
+_BY_FORMAT: Mapping[tuple[str, str], int] = {
+    # OpenAI's chat completions and Responses accept a list with no user turn (a system-only
+    # list is answered); the agent then answers no request, so the agent cannot carry on.
+    ("user_turn_present", "openai-chat"): 2,
+    ("user_turn_present", "openai-responses"): 2,
+}
+
+# What each format's provider does with a breach of a law placed per format, as level texts
+# and the catalogue say it.
+PROVIDER_RULES: Mapping[tuple[str, str], str] = {
+    ("user_turn_present", "anthropic"): "Anthropic's Messages API (Claude on Bedrock and "
+    "Vertex too) rejects a history with no user turn",
+    ("user_turn_present", "gemini"): "Gemini's generateContent rejects a history with no user "
+    "turn ('contents is not specified' when only the system instruction is left)",
+    ("user_turn_present", "openai-chat"): "OpenAI chat completions accept a history with no "
+    "user turn, but the request it answers is lost; many OpenAI-compatible servers and Bedrock "
+    "reject it",
+    ("user_turn_present", "openai-responses"): "OpenAI Responses accepts a history with no user "
+    "turn, but the request it answers is lost",
+}
+
+
+def level_of(invariant: str, structural: bool = False, format: str = "openai-chat") -> int:
+    """The level a law belongs to in ``format``; a format's structural law is level 1."""
+    if structural:
+        return 1
+    placed = _BY_FORMAT.get((invariant, format))
+    if placed is not None:
+        return placed
+    if invariant in _ACCEPTED:
         return 1
     if invariant in _CARRY_ON:
         return 2
     return 3
 
 
-__all__ = ["LEVELS", "level_of"]
+__all__ = ["LEVELS", "PROVIDER_RULES", "level_of"]

@@ -119,7 +119,8 @@ def _gate(report: Report, required: int, console: Console) -> int:
         console.print(
             Text(
                 f"{'ok' if ok else 'below'}: {target.target} [{target.view}] reaches "
-                f"{level_text(reached, target.results)}; required {required} ({LEVELS[required]})",
+                f"{level_text(reached, target.results, target.format)}; required {required} "
+                f"({LEVELS[required]})",
                 style="green" if ok else "bold red",
             )
         )

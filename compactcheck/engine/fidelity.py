@@ -34,7 +34,7 @@ REFERENCE_TARGETS: dict[str, str] = {
     "snapshot": "reference",
     "session": "reference-session",
 }
-MEASURES = (*KINDS, "reasserted", "compression")
+MEASURES = (*KINDS, "reasserted", "pruned", "compression")
 
 
 def round_fidelity(view: View, outcome: RoundOutcome, counter: Counter) -> RoundFidelity | None:

@@ -29,7 +29,9 @@ if TYPE_CHECKING:
 
 def law_result(run: TargetRun, law: Invariant) -> InvariantResult:
     """The verdict of one law, before the target's waiver and its model's refusals over it."""
-    return _law_result(run, law).model_copy(update={"level": level_of(law.id, bool(law.formats))})
+    return _law_result(run, law).model_copy(
+        update={"level": level_of(law.id, bool(law.formats), run.format)}
+    )
 
 
 def model_calls(run: TargetRun) -> ModelCalls | None:

@@ -194,7 +194,7 @@ class TargetRun:
         # What the target declared it does not promise; a law of level 1 cannot be waived.
         structural = {law.id: bool(law.formats) for law in self.judging}
         self.waivers, self.refused_waivers = accepted_waivers(
-            target.implementation.waivers, structural
+            target.implementation.waivers, structural, self.format
         )
         reference_name = REFERENCE_TARGETS[view]
         self.fidelity = FidelityTally(

@@ -126,6 +126,7 @@ class FidelityRound(_ReportModel):
         default_factory=dict,
         description="by kind: must_keep, constraints, pending, changed_files (shares kept, 1.0 "
         "= all), reasserted (share of superseded constraints asserted as current again, 0.0 "
+        "= none), pruned (share of the text of kept tool results replaced by placeholders, 0.0 "
         "= none), compression (size out / size in); a kind no input held is absent",
     )
 

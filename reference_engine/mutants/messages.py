@@ -171,6 +171,27 @@ def _truncate_tool_output(messages: Messages) -> Messages:
     )
 
 
+def _cleared(message: AssistantMessage) -> AssistantMessage:
+    """The calls of ``message`` with their arguments cleared."""
+    assert message.tool_calls is not None
+    calls = tuple(
+        call.model_copy(update={"function": call.function.model_copy(update={"arguments": "{}"})})
+        for call in message.tool_calls
+    )
+    return message.model_copy(update={"tool_calls": calls})
+
+
+def _clear_call_arguments(messages: Messages) -> Messages:
+    # Clears the arguments of the older tool calls it keeps, to save their tokens (LangChain's
+    # ClearToolUsesEdit with clear_tool_inputs): the kept call no longer says what it did.
+    compacted = _reference(messages)
+    newest = len(compacted) - 1
+    return tuple(
+        _cleared(m) if isinstance(m, AssistantMessage) and m.tool_calls and at < newest else m
+        for at, m in enumerate(compacted)
+    )
+
+
 def _terse_lines(message: ChatMessage) -> list[str]:
     """Summary lines that name each call without its arguments and each result by its status."""
     if isinstance(message, AssistantMessage) and message.tool_calls:
@@ -308,9 +329,16 @@ MESSAGE_MUTANTS: tuple[Mutant, ...] = (
     ),
     _mutant(
         "messages-truncate-tool-output",
-        "order_preserved",
+        "tool_results_unpruned",
         "prunes long tool outputs of kept messages in place",
         _truncate_tool_output,
+        8,
+    ),
+    _mutant(
+        "messages-clear-call-arguments",
+        "kept_messages_verbatim",
+        "clears the arguments of the older tool calls it keeps, to save their tokens",
+        _clear_call_arguments,
         8,
     ),
     _mutant(

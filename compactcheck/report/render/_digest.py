@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from compactcheck.report.levels import level_text
+from compactcheck.report.levels import target_level_text
 from compactcheck.report.model import (
     CALL_STATUSES,
     MIN_COMPACTED_PERCENT,
@@ -97,7 +97,7 @@ def calls_line(target: TargetReport, max_examples: int | None = None) -> str | N
         else ""
     )
     what = "pairs" if target.isolation == "recorded" else "calls"
-    level = level_text(target.level, target.results)
+    level = target_level_text(target)
     waived = waived_text(target)
     declared = f"; waived by the target: {waived}" if waived else ""
     return (
@@ -239,6 +239,7 @@ FIDELITY_LABELS = {
     "pending": "pending steps kept",
     "changed_files": "changed files kept",
     "reasserted": "superseded reasserted",
+    "pruned": "result text pruned",
     "compression": "size out / size in",
 }
 
@@ -315,7 +316,7 @@ def fidelity_gaps(target: TargetReport) -> dict[str, str]:
         if kind == "compression" or kind not in ours or kind not in theirs:
             continue
         gap = ours[kind].mean - theirs[kind].mean
-        worse = gap > 0.005 if kind == "reasserted" else gap < -0.005
+        worse = gap > 0.005 if kind in ("reasserted", "pruned") else gap < -0.005
         if worse:
             gaps.append(
                 (

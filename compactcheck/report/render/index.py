@@ -14,7 +14,7 @@ from markupsafe import Markup
 from pydantic import JsonValue
 
 from compactcheck.report.compare import summary
-from compactcheck.report.levels import level_text
+from compactcheck.report.levels import target_level_text
 from compactcheck.report.model import Counterexample, InvariantResult, Report, TargetReport
 from compactcheck.report.render._digest import (
     FIDELITY_LABELS,
@@ -72,9 +72,7 @@ def level_rows(reports: Sequence[Report]) -> list[tuple[str, str, str]]:
     for report in reports:
         for target in report.targets:
             waived = waived_text(target)
-            rows.append(
-                (target.target, level_text(target.level, target.results) or "-", waived or "none")
-            )
+            rows.append((target.target, target_level_text(target) or "-", waived or "none"))
     return rows
 
 

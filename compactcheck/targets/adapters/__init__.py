@@ -161,10 +161,10 @@ WAIVERS: dict[str, dict[str, str]] = {
         "facts_preserved": _WINDOW,
     },
     "haystack:tool-result-pruning": {
-        "order_preserved": "replaces old tool results by a placeholder: that is its job",
+        "tool_results_unpruned": "replaces old tool results by a placeholder: that is its job",
     },
     "haystack:tool-result-offload": {
-        "order_preserved": "replaces old tool results by a pointer to a file: that is its job",
+        "tool_results_unpruned": "replaces old tool results by a pointer to a file: its job",
     },
 }
 

@@ -30,6 +30,8 @@ LAWS: tuple[MessagesLaw, ...] = (
     content.constraints_preserved,
     order.recent_tail_preserved,
     order.order_preserved,
+    order.kept_messages_verbatim,
+    order.tool_results_unpruned,
     content.facts_preserved,
     content.non_empty,
     content.user_turn_present,

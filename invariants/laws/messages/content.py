@@ -225,11 +225,35 @@ def reassertions(before: Messages, after: Messages, facts: Facts) -> Reassertion
     return found
 
 
+def _rewritten_without(
+    system: SystemMessage, after: Messages, current: Sequence[str], facts: Facts
+) -> list[str] | None:
+    """What a system prompt rewritten in place lost from the output's system messages.
+
+    A compactor may rewrite the system prompt to hold its summary (rolling-summary memories):
+    what must survive is its constraints, read in the output's system messages as the law reads
+    them anywhere; the constraints returned are those no output system message says. A prompt
+    that states none of the run's constraints must keep each of its lines there, word for word,
+    in any order. None when the output has no system message, or lost such a prompt's lines.
+    """
+    out_systems = [message for message in after if isinstance(message, SystemMessage)]
+    if not out_systems:
+        return None
+    own = FactLookup.of((system,), facts.reading)
+    stated = [text for text in current if own.holds(text)]
+    kept = FactLookup.of(tuple(out_systems), facts.reading)
+    if stated:
+        return [text for text in stated if not kept.holds(text)]
+    lines = [line.strip() for line in content_text(system.content).splitlines() if line.strip()]
+    return [] if lines and all(line in kept.text for line in lines) else None
+
+
 @invariant(
     "messages",
     "constraints_preserved",
-    "system messages survive as system messages; current constraints stay, superseded ones are "
-    "not reasserted",
+    "system messages survive as system messages (one rewritten to hold a summary keeps its "
+    "constraints, or else its lines, in the output's system messages); current constraints stay, "
+    "superseded ones are not reasserted",
 )
 def constraints_preserved(before: Messages, after: Messages, facts: Facts) -> Finding:
     """The system prompt is not demoted, and the constraints read as they did."""
@@ -238,6 +262,8 @@ def constraints_preserved(before: Messages, after: Messages, facts: Facts) -> Fi
         content_text(message.content) for message in after if isinstance(message, SystemMessage)
     }
     systems = [(i, m) for i, m in enumerate(before) if isinstance(m, SystemMessage)]
+    held = FactLookup.of(before, facts.reading)
+    current = [text for text in facts.constraints if held.holds(text)]
     for index, system in systems:
         text = content_text(system.content)
         if text in out_system_texts:
@@ -247,6 +273,22 @@ def constraints_preserved(before: Messages, after: Messages, facts: Facts) -> Fi
             ((j, m) for j, m in enumerate(after) if text in content_text(m.content)), None
         )
         if holder is not None and isinstance(holder[1], SystemMessage):
+            continue
+        lost = _rewritten_without(system, after, current, facts) if holder is None else None
+        if lost is not None:
+            # A constraint the output no longer says at all is reported once, as lost, below;
+            # one it says elsewhere was demoted out of the system prompt.
+            out = FactLookup.of(after, facts.reading)
+            demoted = [text for text in lost if out.holds(text)]
+            if demoted:
+                found.append(
+                    Violation(
+                        "constraints_preserved",
+                        f"the system message at input index {index} was rewritten without its "
+                        f"constraint {demoted[0]!r}, which only a non-system message still says",
+                        witness(system),
+                    )
+                )
             continue
         if holder is not None:
             j, kept = holder
@@ -268,8 +310,6 @@ def constraints_preserved(before: Messages, after: Messages, facts: Facts) -> Fi
                     witness(system),
                 )
             )
-    held = FactLookup.of(before, facts.reading)
-    current = [text for text in facts.constraints if held.holds(text)]
     for text, at, source in _lost(before, held, after, facts, current):
         found.append(
             Violation(
@@ -333,7 +373,14 @@ def non_empty(before: Messages, after: Messages, facts: Facts) -> Finding:
     return Finding("non_empty", True, (violation,))
 
 
-@invariant("messages", "user_turn_present", "an input with a user message keeps at least one")
+@invariant(
+    "messages",
+    "user_turn_present",
+    "an input with a user message keeps at least one: Anthropic (Claude on Bedrock and Vertex "
+    "too), Gemini, Bedrock's Converse and many OpenAI-compatible servers reject a history with "
+    "no user turn (level 1 in the anthropic and gemini formats); OpenAI's own chat completions "
+    "and Responses accept it, but the request is lost (level 2 there)",
+)
 def user_turn_present(before: Messages, after: Messages, facts: Facts) -> Finding:
     """The model still sees something the user said."""
     del facts

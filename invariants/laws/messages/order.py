@@ -1,8 +1,17 @@
-"""The messages laws on order: kept messages in place and unchanged, one summary for one span."""
+"""The messages laws on what is kept: the tail, the order, the content, whole tool results.
+
+A compactor keeps some input messages, drops others and writes new ones in their place
+(summaries, notes, placeholders). ``alignment`` reads which output message is which input
+message once; four laws judge it, each a promise a compactor can make or waive on its own: the
+last message stays last, kept messages keep their order (and each new message stands where
+messages were dropped), a kept message keeps its content, and a kept tool result keeps its
+text rather than a shorter placeholder.
+"""
 
 from __future__ import annotations
 
 from collections import Counter as Tally
+from dataclasses import dataclass
 
 from invariants.facts import Facts
 from invariants.law import invariant
@@ -13,7 +22,14 @@ from invariants.laws.messages.reading import (
     label,
     message_key,
 )
+from invariants.messages import ChatMessage, SystemMessage, ToolMessage, content_text
 from invariants.verdict import Finding, Violation, value_diff, witness
+
+# The slot of an output system message that is no input message: a system prompt rewritten to
+# hold a summary (rolling-summary memories) still stands in the system prompt's place. Its
+# content is ``constraints_preserved``'s to judge. (A key is a tuple, an identity a string: the
+# slots never collide.)
+_SYSTEM = "system"
 
 
 @invariant(
@@ -91,166 +107,317 @@ class _Matcher:
         return options[cursor] if cursor >= 0 else None
 
 
-@invariant(
-    "messages",
-    "order_preserved",
-    "kept messages keep their order and content; one summary replaces one contiguous span",
-)
-def order_preserved(before: Messages, after: Messages, facts: Facts) -> Finding:
-    """Kept messages are unchanged and in order; at most one summary, in place of one span."""
-    del facts
+@dataclass(frozen=True)
+class Moved:
+    """A kept output message that cannot sit where it does without reordering the input."""
+
+    out_index: int
+    original: int
+    # The kept output message it sits on the wrong side of, and that one's input position.
+    bound_out: int
+    bound: int
+
+
+@dataclass(frozen=True)
+class Alignment:
+    """Which output message is which input message, read once for the laws on what is kept.
+
+    ``kept`` maps each output message kept in order to its input position, matched leftmost;
+    ``latest`` maps the same messages to their rightmost possible positions (a text that
+    repeats, "Go on.", can be either copy). ``changed`` lists the kept messages tied to their
+    original by a tool call id rather than by their content, with that original; ``new`` the
+    output messages that are no input message (summaries, notes, placeholders, and the extra
+    copies of a text the input held fewer times); ``moved`` the kept ones out of order.
+    """
+
+    kept: dict[int, int]
+    latest: dict[int, int]
+    changed: tuple[tuple[int, int], ...]
+    new: tuple[int, ...]
+    moved: tuple[Moved, ...]
+    copies: frozenset[int]
+
+
+def _positions(before: Messages, keys: list[MessageKey]) -> dict[object, list[int]]:
+    """Each input message's positions by its key, and by its identity where an output needs it."""
     positions: dict[object, list[int]] = {}
     before_keys = [message_key(message) for message in before]
     for index, key in enumerate(before_keys):
         positions.setdefault(key, []).append(index)
-    keys = [message_key(message) for message in after]
-    # The input's identities (a key is a tuple, an identity a string: they never collide) are
-    # read only when an output message that is no input message has one: usually none has.
+    # The input's identities are read only when an output message that is no input message has
+    # one: usually none has.
     if any(key not in positions and _identity_of(key) is not None for key in keys):
         for index, key in enumerate(before_keys):
             identity = _identity_of(key)
             if identity is not None:
                 positions.setdefault(identity, []).append(index)
-    found: list[Violation] = []
-    # An output holding more copies of a text than the input did wrote the extra ones itself
-    # (a compactor's "Skipped 30 messages." placeholder can repeat an earlier one word for word):
-    # the last copies are new messages, not kept ones moved out of order.
+    if any(key[0] == "system" and key not in positions for key in keys):
+        for index, message in enumerate(before):
+            if isinstance(message, SystemMessage):
+                positions.setdefault(_SYSTEM, []).append(index)
+    return positions
+
+
+def _extra_copies(keys: list[MessageKey], positions: dict[object, list[int]]) -> set[int]:
+    """The output positions of copies of a text beyond those the input held: new messages.
+
+    A compactor's "Skipped 30 messages." note can repeat an earlier one word for word: the last
+    copies are new messages, not kept ones moved out of order.
+    """
     extra = Tally(key for key in keys if key in positions)
     for key in extra:
         extra[key] -= len(positions[key])
     written: set[int] = set()
     from_end: Tally[object] = Tally()
-    for out_index in range(len(after) - 1, -1, -1):
+    for out_index in range(len(keys) - 1, -1, -1):
         key = keys[out_index]
         if extra[key] > 0 and from_end[key] < extra[key]:
             written.add(out_index)
         from_end[key] += 1
+    return written
+
+
+# The alignments of the last few compactions: the laws on what is kept and the pruning measure
+# of one compaction read the same pair of lists.
+_ALIGNED: list[tuple[Messages, Messages, Alignment]] = []
+
+
+def alignment(before: Messages, after: Messages) -> Alignment:
+    """How the output's messages align with the input's; linear in both lengths.
+
+    Reused for the very same tuples (which cannot change), as ``reassertions`` is.
+    """
+    for held_before, held_after, found in _ALIGNED:
+        if held_before is before and held_after is after:
+            return found
+    found = _align(before, after)
+    if type(before) is tuple and type(after) is tuple:
+        _ALIGNED.insert(0, (before, after, found))
+        del _ALIGNED[4:]
+    return found
+
+
+def _align(before: Messages, after: Messages) -> Alignment:
+    keys = [message_key(message) for message in after]
+    positions = _positions(before, keys)
+    copies = _extra_copies(keys, positions)
     slots: list[object | None] = []
-    summaries: list[int] = []
-    for out_index, message in enumerate(after):
-        key = keys[out_index]
-        if out_index in written:
+    for out_index, key in enumerate(keys):
+        if out_index in copies:
             slots.append(None)
-            summaries.append(out_index)
         elif key in positions:
             slots.append(key)
         elif (identity := _identity_of(key)) is not None and identity in positions:
-            original = positions[identity][0]
-            found.append(
-                Violation(
-                    "order_preserved",
-                    f"the {label(message)} at output index {out_index} changed its content "
-                    f"from input index {original}",
-                    witness(before[original], message),
-                    value_diff(before[original].to_json_data(), message.to_json_data()),
-                )
-            )
             slots.append(identity)
+        elif key[0] == "system" and _SYSTEM in positions:
+            slots.append(_SYSTEM)
         else:
             slots.append(None)
-            summaries.append(out_index)
-    if len(summaries) > 1:
-        found.append(
-            Violation(
-                "order_preserved",
-                f"{len(summaries)} output messages (indices "
-                f"{', '.join(str(i) for i in summaries)}) are not in the input; a summary must "
-                "replace one span with one message",
-                witness(*(after[i] for i in summaries)),
-            )
-        )
-    split = summaries[0] if summaries else len(after)
     matcher = _Matcher(positions)
-    matched: dict[int, int] = {}
-    # Messages before the summary match leftmost, those after it rightmost, so that repeated
-    # texts ("Done.") leave the widest span to the summary.
+    kept: dict[int, int] = {}
+    new: list[int] = []
+    moved: list[Moved] = []
     lowest, lowest_out = -1, -1
-    for out_index in range(split):
+    for out_index, slot in enumerate(slots):
+        if slot is None:
+            new.append(out_index)
+            continue
+        chosen = matcher.first_above(slot, lowest)
+        if chosen is not None:
+            kept[out_index] = lowest = chosen
+            lowest_out = out_index
+        elif slot == _SYSTEM:
+            # A second rewritten system message, or one below the kept ones: a new message.
+            new.append(out_index)
+        else:
+            moved.append(Moved(out_index, positions[slot][0], lowest_out, lowest))
+    latest: dict[int, int] = {}
+    highest = len(before)
+    for out_index in sorted(kept, reverse=True):
         slot = slots[out_index]
         assert slot is not None
-        chosen = matcher.first_above(slot, lowest)
-        if chosen is None:
-            found.append(_moved(before, after, out_index, slot, positions, lowest_out, lowest))
-            continue
-        matched[out_index] = lowest = chosen
-        lowest_out = out_index
-    highest, highest_out = len(before), -1
-    for out_index in range(len(after) - 1, split, -1):
-        slot = slots[out_index]
-        if slot is None:
-            continue
+        # Every kept message matched leftmost, so a rightmost match below the next one exists.
         chosen = matcher.last_below(slot, highest)
-        if chosen is None or chosen <= lowest:
-            bound_out, bound = (highest_out, highest) if chosen is None else (lowest_out, lowest)
-            found.append(_moved(before, after, out_index, slot, positions, bound_out, bound))
-            continue
-        matched[out_index] = highest = chosen
-        highest_out = out_index
-    if len(summaries) == 1 and not found:
-        found.extend(_span_violations(before, after, split, matched, lowest, highest))
-    exercised = len(matched) >= 2 or (bool(summaries) and bool(matched))
+        assert chosen is not None
+        latest[out_index] = highest = chosen
+    changed = tuple(
+        (out_index, kept[out_index])
+        for out_index in sorted(kept)
+        if isinstance(slots[out_index], str) and slots[out_index] != _SYSTEM
+    )
+    return Alignment(kept, latest, changed, tuple(new), tuple(moved), frozenset(copies))
+
+
+@invariant(
+    "messages",
+    "order_preserved",
+    "kept messages keep their relative order, and each new message (a summary, a note) stands "
+    "where input messages were dropped; any number of summaries, a summary merged into the "
+    "system message, and repeated texts are allowed",
+)
+def order_preserved(before: Messages, after: Messages, facts: Facts) -> Finding:
+    """Kept messages are in their input order; every summary stands in place of what it replaces."""
+    del facts
+    aligned = alignment(before, after)
+    found = [_moved(after, moved) for moved in aligned.moved]
+    if not found and len(aligned.kept) < len(before):
+        # Something was dropped: each new message must stand in a gap that lost a message. (With
+        # nothing dropped a new message replaces nothing: a note added, which this law allows.)
+        found.extend(_misplaced(before, after, aligned))
+    exercised = len(aligned.kept) >= 2 or (bool(aligned.new) and bool(aligned.kept))
     return Finding("order_preserved", exercised, tuple(found))
 
 
-def _moved(
-    before: Messages,
-    after: Messages,
-    out_index: int,
-    slot: object,
-    positions: dict[object, list[int]],
-    bound_out: int,
-    bound: int,
-) -> Violation:
+def _moved(after: Messages, moved: Moved) -> Violation:
     """A kept message that cannot sit where it does without reordering or repeating the input."""
-    message = after[out_index]
-    original = positions[slot][0]
+    message = after[moved.out_index]
+    bound_out = moved.bound_out
     beside = (
         f", on the wrong side of the {label(after[bound_out])} at output index {bound_out} "
-        f"(input index {bound})"
-        if 0 <= bound_out < len(after) and bound_out != out_index
+        f"(input index {moved.bound})"
+        if 0 <= bound_out < len(after) and bound_out != moved.out_index
         else ""
     )
     return Violation(
         "order_preserved",
-        f"the {label(message)} at output index {out_index} is out of its input order or "
-        f"repeated; it was at input index {original}{beside}",
+        f"the {label(message)} at output index {moved.out_index} is out of its input order or "
+        f"repeated; it was at input index {moved.original}{beside}",
         witness(message, after[bound_out] if beside else None),
     )
 
 
-def _span_violations(
-    before: Messages,
-    after: Messages,
-    summary: int,
-    matched: dict[int, int],
-    lowest: int,
-    highest: int,
-) -> list[Violation]:
-    """Whether the single summary replaces one contiguous span, in that span's place."""
-    kept = set(matched.values())
-    dropped = [index for index in range(len(before)) if index not in kept]
-    if not dropped:
-        return []
-    start, end = dropped[0], dropped[-1]
-    if end - start + 1 == len(dropped) and lowest < start and highest > end:
-        return []
-    inside = next(((o, i) for o, i in matched.items() if start < i < end), None)
-    if inside is not None:
-        out_index, in_index = inside
-        because = (
-            f"the summary at output index {summary} replaces input messages {start}..{end}, "
-            f"which are not contiguous: the {label(after[out_index])} at input index {in_index} "
-            f"inside them is kept at output index {out_index}"
+def _misplaced(before: Messages, after: Messages, aligned: Alignment) -> list[Violation]:
+    """The new messages that stand where no input message was dropped, each once."""
+    found: list[Violation] = []
+    ordered = sorted(aligned.kept)
+    at = 0
+    for out_index in aligned.new:
+        while at < len(ordered) and ordered[at] < out_index:
+            at += 1
+        previous = ordered[at - 1] if at > 0 else None
+        following = ordered[at] if at < len(ordered) else None
+        # The widest gap any matching leaves: the earlier kept message as early as it can be,
+        # the later one as late.
+        low = aligned.kept[previous] if previous is not None else -1
+        high = aligned.latest[following] if following is not None else len(before)
+        if high - low > 1:
+            continue
+        message = after[out_index]
+        what = (
+            "a further copy of an input message"
+            if out_index in aligned.copies
+            else "not in the input (a summary or a note)"
         )
-        return [
+        where = (
+            f"between input messages {low} and {high}, which are adjacent"
+            if low >= 0 and high < len(before)
+            else "before the first input message, where nothing was dropped"
+            if low < 0
+            else "after the last input message, where nothing was dropped"
+        )
+        neighbour = after[previous] if previous is not None else None
+        following_message = after[following] if following is not None else None
+        found.append(
             Violation(
                 "order_preserved",
-                because,
-                witness(before[start], after[out_index], after[summary], before[end]),
+                f"the {label(message)} at output index {out_index} is {what}, but stands "
+                f"where no input message was dropped: {where}",
+                witness(neighbour, message, following_message),
             )
-        ]
-    because = (
-        f"the summary at output index {summary} does not sit where the input messages "
-        f"{start}..{end} it replaces were"
+        )
+    return found
+
+
+@invariant(
+    "messages",
+    "kept_messages_verbatim",
+    "a message the output keeps (tied to the input by its tool call ids) keeps its content: "
+    "call names and arguments, texts (a tool result shortened to a placeholder is judged by "
+    "tool_results_unpruned)",
+)
+def kept_messages_verbatim(before: Messages, after: Messages, facts: Facts) -> Finding:
+    """A kept call or result is the input's, not an edited copy of it."""
+    del facts
+    aligned = alignment(before, after)
+    found = [
+        Violation(
+            "kept_messages_verbatim",
+            f"the {label(after[out_index])} at output index {out_index} changed its content "
+            f"from input index {in_index}",
+            witness(before[in_index], after[out_index]),
+            value_diff(before[in_index].to_json_data(), after[out_index].to_json_data()),
+        )
+        for out_index, in_index in aligned.changed
+        if _pruned(before[in_index], after[out_index]) is None
+    ]
+    # Every kept message was read for its content (a changed one is tied to its input by a
+    # call id; any other is kept only verbatim), as order reads them for their order.
+    exercised = any(not isinstance(after[o], SystemMessage) for o in aligned.kept)
+    return Finding("kept_messages_verbatim", exercised, tuple(found))
+
+
+def _pruned(original: ChatMessage, kept: ChatMessage) -> int | None:
+    """The characters a kept tool result lost to a shorter placeholder; None when it did not."""
+    if not (isinstance(original, ToolMessage) and isinstance(kept, ToolMessage)):
+        return None
+    was, now = content_text(original.content), content_text(kept.content)
+    return len(was) - len(now) if len(now) < len(was) else None
+
+
+@dataclass(frozen=True)
+class Pruning:
+    """How much tool result text one compaction replaced by placeholders."""
+
+    # The characters of the input's results that the output still answers by call id, and
+    # the characters of those that placeholders took the place of.
+    present: int
+    pruned: int
+    # Each pruned result: its output and input positions.
+    results: tuple[tuple[int, int], ...]
+
+
+def pruning(before: Messages, after: Messages) -> Pruning:
+    """The tool result text the output keeps answered by call id, and how much of it is pruned."""
+    aligned = alignment(before, after)
+    present = pruned = 0
+    results: list[tuple[int, int]] = []
+    changed = dict(aligned.changed)
+    for out_index, in_index in aligned.kept.items():
+        original = before[in_index]
+        if not isinstance(original, ToolMessage):
+            continue
+        present += len(content_text(original.content))
+        lost = _pruned(original, after[out_index]) if out_index in changed else None
+        if lost is not None:
+            pruned += lost
+            results.append((out_index, in_index))
+    return Pruning(present, pruned, tuple(results))
+
+
+@invariant(
+    "messages",
+    "tool_results_unpruned",
+    "a tool result the output keeps keeps its text: not replaced by a shorter placeholder or "
+    "truncated (waive it for a compactor that prunes old results by design)",
+)
+def tool_results_unpruned(before: Messages, after: Messages, facts: Facts) -> Finding:
+    """A kept tool result is whole: the model can read what the call returned."""
+    del facts
+    pruned = pruning(before, after)
+    if not pruned.results:
+        # A compactor handed tool results chose whether to keep them whole.
+        had_results = any(isinstance(message, ToolMessage) for message in before)
+        return Finding("tool_results_unpruned", had_results)
+    out_index, in_index = pruned.results[0]
+    more = len(pruned.results) - 1
+    also = f" ({more} more result(s) pruned too)" if more else ""
+    original, kept = before[in_index], after[out_index]
+    violation = Violation(
+        "tool_results_unpruned",
+        f"the {label(kept)} at output index {out_index} was pruned from "
+        f"{len(content_text(original.content))} to {len(content_text(kept.content))} "
+        f"characters (input index {in_index}){also}",
+        witness(original, kept),
+        value_diff(original.to_json_data(), kept.to_json_data()),
     )
-    return [Violation("order_preserved", because, witness(before[start], after[summary]))]
+    return Finding("tool_results_unpruned", True, (violation,))
