@@ -42,6 +42,7 @@ from compactcheck.targets.loading import (
     callable_views,
     is_adapter_object,
     load_attribute,
+    signature_problem,
 )
 
 PROTOCOL_VERSION = 1
@@ -139,10 +140,11 @@ class _Compactor:
         try:
             output = self.attribute(argument)
         except BaseException as error:
-            answer["errored"] = {"message": described(error, memory_note=self.memory_note)}
+            message = described(error, memory_note=self.memory_note, function=self.attribute)
+            answer["errored"] = {"message": message}
             return answer
         # JSON and size are judged once, as the answer line is written (_encoded).
-        result, problem = result_of(view, output, None, payload)
+        result, problem = result_of(view, output, None, payload, function=self.attribute)
         if result is None:
             answer["errored"] = {"message": problem}
         else:
@@ -241,6 +243,10 @@ def main(argv: list[str] | None = None) -> int:
             f"implementation, found {type(attribute).__name__}",
             file=sys.stderr,
         )
+        return LOAD_FAILED
+    problem = "" if is_adapter_object(attribute) else signature_problem(attribute)
+    if problem:
+        print(f"py:{arguments.spec}: {problem}", file=sys.stderr)
         return LOAD_FAILED
     compactor = _Compactor(attribute, arguments.view, arguments.name or arguments.spec, memory_note)
     return _serve(compactor, protocol_in, protocol_out)
