@@ -435,7 +435,8 @@ class CommandBackend:
         except ExitedError:
             raise HarnessStartError(
                 f"harness {name!r} {self._ended(process)} before answering the start handshake",
-                last_words=self._ring.last_line(process.stderr_mark),
+                # Whole: a worker that could not load its compactor says why in one line.
+                last_words=self._ring.last_line(process.stderr_mark, limit=2000),
                 exit_code=process.popen.returncode,
             ) from None
         except OversizeError:
