@@ -133,7 +133,7 @@ class CallableBackend:
         result, problem = result_of(
             view, output, self.max_answer_bytes, payload, function=self.function
         )
-        return Answer.ok(result) if result is not None else Answer.error(problem)
+        return Answer.ok(result) if result is not None else Answer.error(problem, wrong_answer=True)
 
     def compact_many(self, requests: Sequence[tuple[View, dict[str, Any]]]) -> list[Answer]:
         """Answer a batch of requests: in-process there is no round trip to hide, so one by one."""

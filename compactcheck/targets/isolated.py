@@ -51,6 +51,9 @@ LOAD_FAILED = 3
 # Where the parent passes its import path, so that the worker imports what it would.
 PATH_VARIABLE = "COMPACTCHECK_SYS_PATH"
 MAX_ANSWER_BYTES = 16 * 1024 * 1024
+# Marks an errored answer as the compactor's wrong answer (see Answer.wrong_answer); a field the
+# protocol's readers ignore, so only compactcheck reads it.
+WRONG_ANSWER = "wrongAnswer"
 
 
 def _private_streams() -> tuple[BinaryIO, BinaryIO]:
@@ -146,7 +149,7 @@ class _Compactor:
         # JSON and size are judged once, as the answer line is written (_encoded).
         result, problem = result_of(view, output, None, payload, function=self.attribute)
         if result is None:
-            answer["errored"] = {"message": problem}
+            answer["errored"] = {"message": problem, WRONG_ANSWER: True}
         else:
             answer["result"] = result
         if argument != argument_of(view, pristine):
@@ -177,7 +180,7 @@ def _encoded(answer: dict[str, Any]) -> bytes:
         # Only a result or inputAfter can hold what JSON cannot carry, or be that long.
         answer.pop("inputAfter", None)
         answer.pop("result", None)
-        answer["errored"] = {"message": problem}
+        answer["errored"] = {"message": problem, WRONG_ANSWER: True}
         text = json.dumps(answer, ensure_ascii=False, separators=(",", ":"), default=repr)
     return (text + "\n").encode()
 

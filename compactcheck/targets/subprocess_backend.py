@@ -522,7 +522,9 @@ def _outcome(data: dict[str, Any], parsed: CompactResponse[Any]) -> Answer:
         message = parsed.errored.message
         if parsed.errored.traceback:
             message = f"{message}\n{parsed.errored.traceback.rstrip()}"
-        return Answer("errored", reason=message, input_after=after)
+        # compactcheck's own worker marks an answer its compactor got wrong (isolated.py).
+        wrong = data["errored"].get("wrongAnswer") is True
+        return Answer("errored", reason=message, input_after=after, wrong_answer=wrong)
     result: dict[str, Any] = data["result"]
     return Answer("result", result, input_after=after)
 
