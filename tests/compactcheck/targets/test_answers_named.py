@@ -219,3 +219,31 @@ def test_a_signature_that_fails_only_when_called_is_placed_at_the_users_file(
     # A decorated function's code starts at its decorator.
     line = _line("lies_about_its_signature") - 1
     assert answer.reason.endswith(f"(at {source}:{line})")
+
+
+@PATHS
+def test_a_wrong_answer_on_every_call_is_said_once_as_the_call_laws_violation(
+    source: Path, tmp_path: Path, in_process: bool
+) -> None:
+    target = resolve(
+        f"py:{source}:forgets_return", calls=Calls(timeout=30.0, in_process=in_process)
+    )
+    config = RunConfig(
+        seed=0, max_examples=5, max_total_examples=5, profile="ci", corpus_dir=tmp_path / "c"
+    )
+    try:
+        report = run_target(target, "messages", config)
+    finally:
+        target.close()
+    answered = next(r for r in report.results if r.invariant == "call_answered")
+    assert answered.verdict == "violation"
+    assert answered.counterexample is not None
+    assert "forgets_return returned None" in answered.because
+    assert f"(at {source}:{_line('forgets_return')})" in answered.because
+    others = [
+        r for r in report.results if r.invariant != "call_answered" and r.verdict == "errored"
+    ]
+    assert others
+    for result in others:
+        assert "returned None" not in (result.because or "")
+        assert "(see call_answered)" in (result.because or "")
