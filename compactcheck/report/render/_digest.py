@@ -92,7 +92,8 @@ def stderr_parts(target: TargetReport) -> tuple[str, str]:
     compactcheck's notes of a restart and the worker's own lines, and the tail of a crash: a
     Python fatal error (faulthandler) up to the restart, and a traceback the process ended on.
     """
-    lines = target.stderr.splitlines()
+    # Split at newlines only: other line breaks (CR, NEL) are shown escaped, as anywhere else.
+    lines = target.stderr.split("\n")
     problem = [False] * len(lines)
     crashed_from: int | None = None
     for index, line in enumerate(lines):

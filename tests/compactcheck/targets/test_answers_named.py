@@ -139,7 +139,12 @@ def test_a_wrong_kind_of_answer_is_named_at_the_users_file(
 
 
 def test_both_paths_name_a_wrong_answer_in_the_same_words(source: Path) -> None:
-    for view, payload in (("messages", CHAT), ("snapshot", SNAPSHOT), ("session", SESSION)):
+    cases: list[tuple[View, dict[str, Any]]] = [
+        ("messages", CHAT),
+        ("snapshot", SNAPSHOT),
+        ("session", SESSION),
+    ]
+    for view, payload in cases:
         assert (
             _answer(source, "returns_json_text", view, payload, True).reason
             == _answer(source, "returns_json_text", view, payload, False).reason
@@ -238,8 +243,9 @@ def test_a_wrong_answer_on_every_call_is_said_once_as_the_call_laws_violation(
     answered = next(r for r in report.results if r.invariant == "call_answered")
     assert answered.verdict == "violation"
     assert answered.counterexample is not None
-    assert "forgets_return returned None" in answered.because
-    assert f"(at {source}:{_line('forgets_return')})" in answered.because
+    because = answered.because or ""
+    assert "forgets_return returned None" in because
+    assert f"(at {source}:{_line('forgets_return')})" in because
     others = [
         r for r in report.results if r.invariant != "call_answered" and r.verdict == "errored"
     ]

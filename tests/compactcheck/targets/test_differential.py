@@ -98,6 +98,7 @@ def _run(
     """The run's verdicts and witnesses, law by law, in a form two paths can be compared by
     (shrunk when the run judges one ``law``)."""
     folder.mkdir()
+    mutant = _mutant(text)
     target = resolve(text, view=view, calls=calls, budget=budget, format=format)  # type: ignore[arg-type]
     config = RunConfig(
         seed=SEED,
@@ -110,7 +111,7 @@ def _run(
         format=format,  # type: ignore[arg-type]
         shrink=law is not None,
         # A mutant whose bug only input a provider rejects shows (run --malformed) gets it.
-        malformed=_mutant(text).malformed if _mutant(text) is not None else (),
+        malformed=mutant.malformed if mutant is not None else (),
         include=(law,) if law is not None else None,
     )
     try:
