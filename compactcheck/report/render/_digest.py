@@ -80,6 +80,13 @@ _NOTE = re.compile(r"^\[compactcheck: .*\]$")
 _WORKER_LINE = "compactcheck worker: "
 _FATAL = "Fatal Python error:"
 _TRACEBACK = "Traceback (most recent call last):"
+# A line of a faulthandler dump (a frame has no comma before "in", unlike a traceback's), which
+# a stderr tail cut before its "Fatal Python error" line still shows.
+_FAULT_LINE = re.compile(
+    r'^(  File ".*", line \d+ in \S+|(Current thread|Thread) 0x[0-9a-f]+ .*|Extension modules: .*)$'
+)
+# How much of the stderr a report keeps (engine.results).
+_TAIL = 4000
 # The most lines after a traceback's frames that still read as its exception's message.
 _EXCEPTION_LINES = 5
 
@@ -104,8 +111,11 @@ def stderr_parts(target: TargetReport) -> tuple[str, str]:
             for marked in range(start if start is not None else index, index + 1):
                 problem[marked] = True
             crashed_from = None
-        elif line.startswith(_WORKER_LINE):
+        elif line.startswith(_WORKER_LINE) or _FAULT_LINE.match(line):
             problem[index] = True
+    if len(target.stderr) >= _TAIL and len(lines) > 1:
+        # The tail was cut: its first line is the end of one, of the kind of the line after it.
+        problem[0] = problem[1]
     if crashed_from is not None:
         # It crashed on its last call: nothing restarted it yet.
         for marked in range(crashed_from, len(lines)):

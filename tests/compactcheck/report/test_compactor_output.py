@@ -131,3 +131,20 @@ def test_a_traceback_the_harness_ended_on_is_a_problem_a_logged_one_is_output() 
     assert "still working" in printed
     assert "KeyError" in trouble
     assert "logged and carried on" not in trouble
+
+
+def test_a_dump_whose_header_the_tail_cut_off_is_still_a_problem() -> None:
+    dump = (
+        "code\n"
+        '  File "<frozen runpy>", line 198 in _run_module_as_main\n'
+        "\n"
+        "[compactcheck: worker process was killed by SIGSEGV; restarting it]\n"
+    )
+    # A tail of 4000 characters (all a report keeps) begins with the end of a cut line.
+    printed, trouble = stderr_parts(_tail(dump + "said hi\n" * 500))
+    assert printed.startswith("said hi")
+    assert trouble.startswith("code\n")
+    assert "frozen runpy" in trouble
+    # Whole, it is the compactor's own line.
+    printed, trouble = stderr_parts(_tail("said hi\n" + dump))
+    assert printed == "said hi\ncode"
