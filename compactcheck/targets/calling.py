@@ -138,18 +138,27 @@ def shape_problem(
     a wrapper dict is named as what it is.
     """
     if view == "messages":
-        if payload is None or "request" not in payload:
-            if isinstance(output, list | tuple):
+        fmt = str(payload.get("format")) if payload is not None and "request" in payload else ""
+        chat = not fmt
+        items = output.get("messages") if chat and isinstance(output, dict) else output
+        if isinstance(items, list | tuple):
+            odd = next((i for i, item in enumerate(items) if not isinstance(item, dict)), None)
+            if odd is None:
                 return ""
-            if isinstance(output, dict) and isinstance(output.get("messages"), list):
-                return ""
+            # Framework message objects (LangChain's, say) are not the dicts the format has.
+            return (
+                f"{_name(function)} returned a list holding a {type(items[odd]).__name__} at "
+                f"index {odd}; it must return {fmt + ' history items' if fmt else 'chat messages'}"
+                " as dicts of JSON data"
+                f"{_defined_at(function)}"
+            )
+        if chat:
             wanted = (
                 "a list of chat messages (or a chat completions request holding them as 'messages')"
             )
         else:
-            if isinstance(output, list | tuple | dict):
+            if isinstance(output, dict):
                 return ""
-            fmt = str(payload.get("format"))
             field = _HISTORY_FIELD.get(fmt, "messages")
             wanted = f"the {fmt} request it was handed (a dict) or its history list ('{field}')"
     elif view == "snapshot":
@@ -165,7 +174,7 @@ def shape_problem(
 
 def _returned(function: object, output: Any) -> str:
     """``compact returned None``, in the user's terms."""
-    name = getattr(function, "__name__", None) or "the compactor"
+    name = _name(function)
     if output is None:
         return f"{name} returned None (a missing return?)"
     if isinstance(output, str | bytes):
@@ -175,6 +184,11 @@ def _returned(function: object, output: Any) -> str:
         keys = ", ".join(repr(key) for key in list(output)[:4])
         return f"{name} returned a dict with keys {keys or 'none'}"
     return f"{name} returned a {type(output).__name__}"
+
+
+def _name(function: object) -> str:
+    """What the user calls the compactor: its function's name."""
+    return getattr(function, "__name__", None) or "the compactor"
 
 
 def _defined_at(function: object) -> str:

@@ -34,6 +34,15 @@ def returns_chat_request(messages):
     return {"messages": messages[:1] + messages[-2:]}
 
 
+class Message:
+    def __init__(self, role, content):
+        self.role, self.content = role, content
+
+
+def returns_objects(messages):
+    return [Message(m["role"], m["content"]) for m in messages]
+
+
 def declines(payload):
     return {"skipped": "no compactable history yet: no balanced span before the newest unit"}
 
@@ -253,3 +262,14 @@ def test_a_wrong_answer_on_every_call_is_said_once_as_the_call_laws_violation(
     for result in others:
         assert "returned None" not in (result.because or "")
         assert "(see call_answered)" in (result.because or "")
+
+
+@PATHS
+def test_framework_message_objects_are_named_as_such(source: Path, in_process: bool) -> None:
+    answer = _answer(source, "returns_objects", "messages", CHAT, in_process)
+    assert answer.kind == "errored"
+    assert answer.reason.startswith(
+        "returns_objects returned a list holding a Message at index 0; it must return chat "
+        "messages as dicts of JSON data"
+    )
+    assert answer.reason.endswith(f"(at {source}:{_line('returns_objects')})")
