@@ -133,9 +133,10 @@ def shape_problem(
 ) -> str:
     """What is wrong with the kind of thing a callable returned for ``view``, or ''.
 
-    Only the outer shape is judged here (the drivers read what is inside, as for any backend):
-    ``compact returned None; it must return ...``, so that a forgotten ``return``, JSON text or
-    a wrapper dict is named as what it is.
+    Only the outer shape is judged here, and that a history list holds dicts (the drivers read
+    what is inside, as for any backend): ``compact returned None; it must return ...``, so that
+    a forgotten ``return``, JSON text or a framework's message objects are named as what they
+    are, alike in this process and in the worker.
     """
     if view == "messages":
         fmt = str(payload.get("format")) if payload is not None and "request" in payload else ""

@@ -99,7 +99,7 @@ def signature_problem(attribute: Any) -> str:
         name = getattr(attribute, "__name__", None) or type(attribute).__name__
         code = code_of(attribute)
         where = f" (at {code.co_filename}:{code.co_firstlineno})" if code is not None else ""
-        # Where it is defined comes first: the start error keeps 200 characters of this line.
+        # Where it is defined comes first, before Python's own words for the mismatch.
         return (
             f"{name}{signature}{where} cannot take the one argument a compactor is handed "
             f"(the history of its view): {error}"
