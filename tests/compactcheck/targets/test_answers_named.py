@@ -65,6 +65,8 @@ ANTHROPIC = {
     "format": "anthropic",
     "request": {"system": "be brief", "messages": [{"role": "user", "content": "hi"}]},
 }
+RESPONSES = {"format": "openai-responses", "request": {"input": []}}
+GEMINI = {"format": "gemini", "request": {"contents": []}}
 SNAPSHOT: dict[str, Any] = {"compactorInput": {"events": []}}
 SESSION: dict[str, Any] = {"log": [], "mode": "manual"}
 
@@ -121,6 +123,20 @@ def _line(name: str) -> int:
             ANTHROPIC,
             "forgets_return returned None (a missing return?); it must return the anthropic "
             "request it was handed (a dict) or its history list ('messages')",
+        ),
+        (
+            "returns_json_text",
+            "messages",
+            RESPONSES,
+            "returns_json_text returned JSON text (a str), not data; it must return the "
+            "openai-responses request it was handed (a dict) or its history list ('input')",
+        ),
+        (
+            "forgets_return",
+            "messages",
+            GEMINI,
+            "forgets_return returned None (a missing return?); it must return the gemini "
+            "request it was handed (a dict) or its history list ('contents')",
         ),
         (
             "forgets_return",
