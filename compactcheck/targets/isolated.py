@@ -165,6 +165,8 @@ class _Compactor:
             return {"result": reply.result}
         if reply.kind == "skipped":
             return {"skipped": {"reason": reply.reason}}
+        if getattr(reply, "wrong_answer", False):
+            return {"errored": {"message": reply.reason, WRONG_ANSWER: True}}
         return {"errored": {"message": reply.reason}}
 
 

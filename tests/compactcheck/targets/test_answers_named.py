@@ -289,3 +289,32 @@ def test_framework_message_objects_are_named_as_such(source: Path, in_process: b
         "messages as dicts of JSON data"
     )
     assert answer.reason.endswith(f"(at {source}:{_line('returns_objects')})")
+
+
+ADAPTER = """
+from compactcheck.targets.inprocess import CallableBackend
+
+
+def forgets_return(history):
+    kept = history
+
+
+adapter = CallableBackend(forgets_return, name="forgets", views=("messages",))
+"""
+
+
+@PATHS
+def test_an_adapter_objects_wrong_answer_stays_one_through_the_worker(
+    tmp_path: Path, in_process: bool
+) -> None:
+    path = tmp_path / "adapter.py"
+    path.write_text(ADAPTER, encoding="utf-8")
+    target = resolve(f"py:{path}:adapter", calls=Calls(timeout=30.0, in_process=in_process))
+    try:
+        assert target.backend is not None
+        answer = target.backend.compact("messages", CHAT)
+    finally:
+        target.close()
+    assert answer.kind == "errored"
+    assert answer.wrong_answer
+    assert answer.reason.startswith("forgets_return returned None")
