@@ -62,16 +62,30 @@ def _ours(filename: str) -> bool:
 _HISTORY_FIELD = {"anthropic": "messages", "openai-responses": "input", "gemini": "contents"}
 
 
+# What orjson would write but the worker's JSON (the standard library's) refuses: handed to
+# _refused, so that the fast path refuses it too.
+_STRICT = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
+
+
+def _refused(value: Any) -> Any:
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
 def _json_size(output: Any) -> int:
-    """Bytes of the answer as UTF-8 JSON, anything else written as its ``str``.
+    """Bytes of the answer as UTF-8 JSON; TypeError for what is not JSON data.
 
     orjson, several times faster; the standard library where orjson refuses (non-string keys,
-    integers past 64 bits, nesting past 254 levels), which raises what is not JSON data at all.
+    integers past 64 bits, nesting past 254 levels, or what is not JSON data at all, which it
+    then names as the isolated worker's own encoding does). What is not JSON data is refused
+    here as the worker refuses it: taken on, a datetime in an answer ended the run when its
+    corpus entry was written.
     """
     try:
-        return len(orjson.dumps(output, default=str))
+        return len(orjson.dumps(output, default=_refused, option=_STRICT))
     except TypeError:
-        return len(json.dumps(output, default=str, ensure_ascii=False).encode("utf-8", "replace"))
+        return len(
+            json.dumps(output, ensure_ascii=False, allow_nan=False).encode("utf-8", "replace")
+        )
 
 
 def oversize(size: int, max_answer_bytes: int) -> str:

@@ -43,6 +43,11 @@ def returns_objects(messages):
     return [Message(m["role"], m["content"]) for m in messages]
 
 
+def stamps_messages(messages):
+    import datetime
+    return [dict(m, at=datetime.datetime(2026, 1, 1)) for m in messages]
+
+
 def declines(payload):
     return {"skipped": "no compactable history yet: no balanced span before the newest unit"}
 
@@ -318,3 +323,27 @@ def test_an_adapter_objects_wrong_answer_stays_one_through_the_worker(
     assert answer.kind == "errored"
     assert answer.wrong_answer
     assert answer.reason.startswith("forgets_return returned None")
+
+
+@PATHS
+def test_an_answer_that_is_not_json_data_is_named_alike_and_ends_no_run(
+    source: Path, tmp_path: Path, in_process: bool
+) -> None:
+    answer = _answer(source, "stamps_messages", "messages", CHAT, in_process)
+    assert answer.kind == "errored"
+    assert answer.reason == (
+        "the answer is not JSON data: TypeError: Object of type datetime is not JSON serializable"
+    )
+    # In this process the datetime was taken on, and writing its corpus entry ended the run.
+    target = resolve(
+        f"py:{source}:stamps_messages", calls=Calls(timeout=30.0, in_process=in_process)
+    )
+    config = RunConfig(
+        seed=0, max_examples=3, max_total_examples=3, profile="ci", corpus_dir=tmp_path / "c"
+    )
+    try:
+        report = run_target(target, "messages", config)
+    finally:
+        target.close()
+    answered = next(r for r in report.results if r.invariant == "call_answered")
+    assert answered.verdict == "violation"
