@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import JsonValue
 
 from compactcheck.engine.crash import CALL_ANSWERED
-from compactcheck.engine.verdicts import quiet_verdict, top_failures
+from compactcheck.engine.verdicts import WRONG_ANSWERS, quiet_verdict, top_failures
 from compactcheck.report.levels import level_reached, overlaid
 from compactcheck.report.model import (
     CALL_STATUSES,
@@ -72,7 +72,10 @@ def _law_result(run: TargetRun, law: Invariant) -> InvariantResult:
         "skipped": tally.declined,
     }
     failure = run.failures.get(law.id)
-    if failure is not None and law.id == CALL_ANSWERED and tally.answered == 0:
+    # Calls that answered what the view does not take (a forgotten return) are the call law's
+    # violation even when no call answered well.
+    unanswered = tally.answered == 0 and not tally.statuses[WRONG_ANSWERS]
+    if failure is not None and law.id == CALL_ANSWERED and unanswered:
         # Not one call answered: nothing was judged, and the run says so (exit 3); the
         # corpus keeps the failing call all the same.
         return InvariantResult(

@@ -72,6 +72,10 @@ def vacuity_line(compactions: int, unchanged: int, declined: int, examples: int)
     )
 
 
+# The tally's count of calls that answered what their view does not take (Answer.wrong_answer);
+# not a status of the report's calls, which counts them as errored.
+WRONG_ANSWERS = "wrong answers"
+
 # Only the first this many kinds of failure are kept in a report: a compactor that fails in a new
 # way on every call would otherwise fill it.
 MAX_FAILURE_KINDS = 10
@@ -121,6 +125,8 @@ class Tally:
             self.statuses["timed out"] += 1
         if outcome.reason:
             self.reasons[outcome.reason] += 1
+        if outcome.wrong_answer:
+            self.statuses[WRONG_ANSWERS] += 1
         if outcome.status == "errored":
             self.failures[failure_kind(outcome.reason)] += 1
             if outcome.input_problems:
@@ -185,6 +191,10 @@ def unanswered_verdict(tally: Tally) -> tuple[Verdict, str]:
     common_reason = tally.reasons.most_common(1)[0][0] if tally.reasons else ""
     if statuses["timed out"] and statuses["timed out"] == statuses["errored"]:
         return "unknown", f"every call timed out: {common_reason}"
+    if statuses[WRONG_ANSWERS] and statuses[WRONG_ANSWERS] == statuses["errored"]:
+        # Said once, by the call law's violation: what the target answered is not what the
+        # view takes.
+        return "errored", f"not judged: no call answered what the view takes (see {CALL_ANSWERED})"
     if statuses["errored"] and not statuses["skipped"]:
         return "errored", f"every compaction errored: {common_reason}"
     if statuses["skipped"] and not statuses["errored"]:

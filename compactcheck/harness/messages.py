@@ -128,6 +128,7 @@ class MessagesDriver:
                 output=output,
                 reason=f"the answer is not a valid chat message list: {where}: {what}",
                 input_problems=problems,
+                wrong_answer=True,
             )
         status: Status = "unchanged" if list(after) == list(before) else "compacted"
         # The whole answer is kept: adapters report the parameters they drew beside the messages.
@@ -169,6 +170,7 @@ class MessagesDriver:
                 output=output,
                 reason=f"the answer is not a valid {self.format} request: {where}: {what}",
                 input_problems=problems,
+                wrong_answer=True,
             )
         status: Status = "unchanged" if native_after == native_before else "compacted"
         return RoundOutcome(

@@ -31,6 +31,8 @@ class RoundOutcome:
     # its structural laws read (``before`` and ``after`` are their chat readings).
     native_before: Any = None
     native_after: Any = None
+    # The target answered, but not what the view takes (see Answer.wrong_answer).
+    wrong_answer: bool = False
 
     @property
     def judged(self) -> bool:
@@ -68,5 +70,11 @@ def answer_problem(answer: Answer) -> RoundOutcome | None:
     if answer.kind == "skipped":
         return RoundOutcome(0, "skipped", reason=answer.reason)
     if answer.kind == "errored":
-        return RoundOutcome(0, "errored", reason=answer.reason, timed_out=answer.timed_out)
+        return RoundOutcome(
+            0,
+            "errored",
+            reason=answer.reason,
+            timed_out=answer.timed_out,
+            wrong_answer=answer.wrong_answer,
+        )
     return None

@@ -11,8 +11,8 @@ from compactcheck.harness.session_exchange import SessionBackendError, session_e
 from compactcheck.targets.backend import Backend
 from invariants import Facts, View
 from invariants.session import SessionEvent
+from invariants.session.exchange import MalformedExchangeError, parse_events
 from invariants.session.exchange import Mode as SessionMode
-from invariants.session.exchange import parse_events
 from reference_engine.shared_semantics import SessionCompactor
 from strategies import project_session
 from strategies.facts import facts_of_truth
@@ -30,6 +30,12 @@ def backend_session_compactor(backend: Backend) -> SessionCompactor:
 
     def compact(payload: dict[str, Any]) -> dict[str, Any]:
         answer = backend.compact("session", payload)
+        left = answer.input_after
+        if isinstance(left, dict) and left is not payload:
+            # A backend in another process reports the payload as its compactor left it: the
+            # laws judge that edit in place as they judge one made in this process.
+            payload.clear()
+            payload.update(left)
         if answer.kind == "skipped":
             return {"skipped": answer.reason}
         if answer.kind == "errored" or answer.result is None:
@@ -62,8 +68,20 @@ class SessionDriver:
             cause = error.__cause__
             timed_out = isinstance(cause, BackendFaultError) and cause.answer.timed_out
             reason = cause.answer.reason if isinstance(cause, BackendFaultError) else str(error)
+            # Not the backend's fault, nor a raise of the compactor: an answer outside the shape.
+            wrong = (
+                cause.answer.wrong_answer
+                if isinstance(cause, BackendFaultError)
+                else cause is None or isinstance(cause, MalformedExchangeError)
+            )
             return RoundOutcome(
-                index, "errored", facts, input=recorded, reason=reason, timed_out=timed_out
+                index,
+                "errored",
+                facts,
+                input=recorded,
+                reason=reason,
+                timed_out=timed_out,
+                wrong_answer=wrong,
             )
         if done is None:
             return RoundOutcome(

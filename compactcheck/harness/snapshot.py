@@ -40,7 +40,9 @@ class BackendCompactor:
         except ValidationError as error:
             where, what = first_problem(error)
             raise BackendFaultError(
-                Answer.error(f"the answer is not a valid snapshot draft: {where}: {what}")
+                Answer.error(
+                    f"the answer is not a valid snapshot draft: {where}: {what}", wrong_answer=True
+                )
             ) from error
 
 
@@ -95,6 +97,7 @@ class SnapshotDriver:
                 input=recorded,
                 reason=fault.answer.reason,
                 timed_out=fault.answer.timed_out,
+                wrong_answer=fault.answer.wrong_answer,
             ), None
         if done is None:
             return RoundOutcome(

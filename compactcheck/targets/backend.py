@@ -34,6 +34,10 @@ class Answer:
     # The input as the compactor left it, when a backend in another process says it changed it
     # in place (the answer's ``inputAfter``); None otherwise.
     input_after: Any = None
+    # Errored because the compactor answered, but not with what its view asks (a forgotten
+    # return, JSON text, an invalid message list): a violation of call_answered even when every
+    # call did so, where calls that all raised or crashed leave a run inconclusive.
+    wrong_answer: bool = False
 
     @classmethod
     def ok(cls, result: dict[str, Any]) -> Answer:
@@ -46,9 +50,9 @@ class Answer:
         return cls("skipped", reason=reason)
 
     @classmethod
-    def error(cls, message: str, *, timed_out: bool = False) -> Answer:
-        """The backend failed, or did not answer in time."""
-        return cls("errored", reason=message, timed_out=timed_out)
+    def error(cls, message: str, *, timed_out: bool = False, wrong_answer: bool = False) -> Answer:
+        """The backend failed, did not answer in time, or answered what its view does not take."""
+        return cls("errored", reason=message, timed_out=timed_out, wrong_answer=wrong_answer)
 
 
 class Backend(Protocol):

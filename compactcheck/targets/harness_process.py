@@ -83,16 +83,17 @@ class StderrRing:
         with self._lock:
             return self._data.decode("utf-8", errors="replace")
 
-    def last_line(self, since: int = 0) -> str:
-        """The last non-blank line fed after byte ``since``, for one-line error messages."""
+    def last_line(self, since: int = 0, limit: int = 200) -> str:
+        """The last non-blank line fed after byte ``since``, for one-line error messages (at
+        most ``limit`` characters of it)."""
         with self._lock:
             kept = self._data[max(0, len(self._data) - (self.fed - since)) :]
             text = kept.decode("utf-8", errors="replace")
         lines = [line.strip() for line in text.splitlines() if line.strip()]
         fatal = _python_fatal_error(lines)
         if fatal:
-            return fatal[:200]
-        return lines[-1][:200] if lines else ""
+            return fatal[:limit]
+        return lines[-1][:limit] if lines else ""
 
 
 def _python_fatal_error(lines: list[str]) -> str:

@@ -145,9 +145,13 @@ class CallableBackend:
             # a finding, not the end of the run.
             if isinstance(error, KeyboardInterrupt) and interrupts.heard():
                 raise
-            return Answer.error(described(error, memory_note=self.memory_note))
-        result, problem = result_of(view, output, self.max_answer_bytes, payload)
-        return Answer.ok(result) if result is not None else Answer.error(problem)
+            return Answer.error(
+                described(error, memory_note=self.memory_note, function=self.function)
+            )
+        result, problem = result_of(
+            view, output, self.max_answer_bytes, payload, function=self.function
+        )
+        return Answer.ok(result) if result is not None else Answer.error(problem, wrong_answer=True)
 
     def compact_many(self, requests: Sequence[tuple[View, dict[str, Any]]]) -> list[Answer]:
         """Answer a batch of requests: in-process there is no round trip to hide, so one by one."""

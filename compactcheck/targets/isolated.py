@@ -43,6 +43,7 @@ from compactcheck.targets.loading import (
     callable_views,
     is_adapter_object,
     load_attribute,
+    signature_problem,
 )
 
 PROTOCOL_VERSION = 1
@@ -51,6 +52,9 @@ LOAD_FAILED = 3
 # Where the parent passes its import path, so that the worker imports what it would.
 PATH_VARIABLE = "COMPACTCHECK_SYS_PATH"
 MAX_ANSWER_BYTES = 16 * 1024 * 1024
+# Marks an errored answer as the compactor's wrong answer (see Answer.wrong_answer); a field the
+# protocol's readers ignore, so only compactcheck reads it.
+WRONG_ANSWER = "wrongAnswer"
 
 
 def _private_streams() -> tuple[BinaryIO, BinaryIO]:
@@ -142,12 +146,13 @@ class _Compactor:
         try:
             output = self.awaiter.answer(self.attribute, argument)
         except BaseException as error:
-            answer["errored"] = {"message": described(error, memory_note=self.memory_note)}
+            message = described(error, memory_note=self.memory_note, function=self.attribute)
+            answer["errored"] = {"message": message}
             return answer
         # JSON and size are judged once, as the answer line is written (_encoded).
-        result, problem = result_of(view, output, None, payload)
+        result, problem = result_of(view, output, None, payload, function=self.attribute)
         if result is None:
-            answer["errored"] = {"message": problem}
+            answer["errored"] = {"message": problem, WRONG_ANSWER: True}
         else:
             answer["result"] = result
         if argument != argument_of(view, pristine):
@@ -163,6 +168,8 @@ class _Compactor:
             return {"result": reply.result}
         if reply.kind == "skipped":
             return {"skipped": {"reason": reply.reason}}
+        if getattr(reply, "wrong_answer", False):
+            return {"errored": {"message": reply.reason, WRONG_ANSWER: True}}
         return {"errored": {"message": reply.reason}}
 
 
@@ -178,7 +185,7 @@ def _encoded(answer: dict[str, Any]) -> bytes:
         # Only a result or inputAfter can hold what JSON cannot carry, or be that long.
         answer.pop("inputAfter", None)
         answer.pop("result", None)
-        answer["errored"] = {"message": problem}
+        answer["errored"] = {"message": problem, WRONG_ANSWER: True}
         text = json.dumps(answer, ensure_ascii=False, separators=(",", ":"), default=repr)
     return (text + "\n").encode()
 
@@ -244,6 +251,10 @@ def main(argv: list[str] | None = None) -> int:
             f"implementation, found {type(attribute).__name__}",
             file=sys.stderr,
         )
+        return LOAD_FAILED
+    problem = "" if is_adapter_object(attribute) else signature_problem(attribute)
+    if problem:
+        print(f"py:{arguments.spec}: {problem}", file=sys.stderr)
         return LOAD_FAILED
     compactor = _Compactor(attribute, arguments.view, arguments.name or arguments.spec, memory_note)
     return _serve(compactor, protocol_in, protocol_out)

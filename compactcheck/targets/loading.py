@@ -1,16 +1,19 @@
 """Finding a Python compactor from a ``py:`` spec, in this process or in an isolated worker.
 
-Standard library only, so that a worker starts quickly.
+Standard library only (and ``calling``), so that a worker starts quickly.
 """
 
 from __future__ import annotations
 
 import importlib
 import importlib.util
+import inspect
 import os
 import sys
 from pathlib import Path
 from typing import Any
+
+from compactcheck.targets.calling import code_of
 
 
 class LoadError(Exception):
@@ -77,3 +80,28 @@ def callable_views(attribute: Any, view: str | None) -> tuple[str, ...]:
     messages."""
     declared = getattr(attribute, "views", None)
     return tuple(declared) if declared else ((view,) if view else ("messages",))
+
+
+def signature_problem(attribute: Any) -> str:
+    """Why a plain callable cannot be called with the one argument a view hands it, or ''.
+
+    Judged once when it is loaded, so that ``def compact():`` (or one with two required
+    arguments) is one line naming the user's file, not an error on every call.
+    """
+    try:
+        signature = inspect.signature(attribute)
+    except (TypeError, ValueError):
+        # No signature to read (some builtins): the calls will tell.
+        return ""
+    try:
+        signature.bind(None)
+    except TypeError as error:
+        name = getattr(attribute, "__name__", None) or type(attribute).__name__
+        code = code_of(attribute)
+        where = f" (at {code.co_filename}:{code.co_firstlineno})" if code is not None else ""
+        # Where it is defined comes first, before Python's own words for the mismatch.
+        return (
+            f"{name}{signature}{where} cannot take the one argument a compactor is handed "
+            f"(the history of its view): {error}"
+        )
+    return ""

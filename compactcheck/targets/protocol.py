@@ -288,6 +288,18 @@ class AnyCompactResponse(CompactResponse[MessagesResult | SnapshotResult | Sessi
     """A compact answer for any view (the result's shape follows the request's view)."""
 
 
+class OpaqueResult(_Line):
+    """A result taken as any JSON object, its shape left to the view's driver: the answers of
+    compactcheck's own Python worker, whose results are read as an in-process compactor's are
+    (the protocol's schema is the contract of a harness in another language)."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+# The answer model of the isolated worker: the envelope checked, the result read by the driver.
+OPAQUE_COMPACT_RESPONSE: type[_Line] = CompactResponse[OpaqueResult]
+
+
 class CompactRequest(Request):
     """Ask the harness to compact one input; ``seq`` is opaque and must be echoed."""
 

@@ -32,6 +32,7 @@ from compactcheck.targets.loading import (
     callable_views,
     is_adapter_object,
     load_attribute,
+    signature_problem,
 )
 from compactcheck.targets.subprocess_backend import CommandBackend
 from invariants import VIEWS, Budget, View
@@ -167,7 +168,9 @@ def isolated_backend(spec: str, view: View | None, calls: Calls) -> CommandBacke
     argv += ["--memory-limit", str(calls.memory_limit_mb)]
     env = {**os.environ, PATH_VARIABLE: json.dumps([entry for entry in sys.path if entry])}
     try:
-        return CommandBackend(argv, timeout=calls.timeout, env=env, role="worker process")
+        return CommandBackend(
+            argv, timeout=calls.timeout, env=env, role="worker process", opaque_results=True
+        )
     except HarnessStartError as error:
         if error.exit_code == LOAD_FAILED and error.last_words:
             raise TargetError(error.last_words) from None
@@ -189,6 +192,9 @@ def python_target(
             AwaitedAdapter(attribute, timeout=timeout) if is_async(attribute.compact) else attribute
         )
     elif callable(attribute):
+        problem = signature_problem(attribute)
+        if problem:
+            raise TargetError(f"{text}: {problem}")
         views = cast(tuple[View, ...], callable_views(attribute, view))
         backend = CallableBackend(
             attribute, name=getattr(attribute, "__name__", text), views=views, timeout=timeout

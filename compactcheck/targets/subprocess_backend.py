@@ -36,6 +36,7 @@ from compactcheck.targets.harness_process import (
 from compactcheck.targets.pipeline import DEFAULT_WINDOW, Pending, Window
 from compactcheck.targets.protocol import (
     COMPACT_REQUESTS,
+    OPAQUE_COMPACT_RESPONSE,
     PROTOCOL_VERSION,
     CompactResponse,
     ProtocolError,
@@ -80,6 +81,7 @@ class CommandBackend:
         stderr_bytes: int = DEFAULT_STDERR_BYTES,
         role: str = "harness",
         window: int = DEFAULT_WINDOW,
+        opaque_results: bool = False,
     ) -> None:
         if isinstance(argv, str) or not argv:
             raise HarnessStartError(
@@ -89,6 +91,10 @@ class CommandBackend:
         # What the process is called in findings: "harness" for a cmd: target, "worker process"
         # for a py: target run in isolation.
         self._role = role
+        # compactcheck's own Python worker: its results are read by the view's driver, as an
+        # in-process compactor's are, not judged by the protocol's schema first (so that both
+        # paths judge one answer alike).
+        self._opaque_results = opaque_results
         # The input as the compactor left it, when it says it changed it in place (the
         # optional ``inputAfter`` of an answer); None otherwise.
         self.last_input: Any = None
@@ -181,10 +187,8 @@ class CommandBackend:
             if not oversize.resynced:
                 process.kill()
             return self._oversize(seq)
-        model = COMPACT_REQUESTS[view].answer_model
-        assert model is not None
         try:
-            data, parsed = decode_line(raw, model)
+            data, parsed = decode_line(raw, self._answer_model(view))
         except ProtocolError as error:
             return Answer.error(f"{self._role} answer to seq {seq}: {error}")
         assert isinstance(parsed, CompactResponse)
@@ -354,10 +358,8 @@ class CommandBackend:
             return True
         request = window.resolve(echoed)
         answered.add(echoed)
-        model = COMPACT_REQUESTS[views[request.index]].answer_model
-        assert model is not None
         try:
-            parsed = validate_answer(data, model)
+            parsed = validate_answer(data, self._answer_model(views[request.index]))
         except ProtocolError as error:
             answers[request.index] = Answer.error(f"{self._role} answer to seq {echoed}: {error}")
             return True
@@ -365,6 +367,15 @@ class CommandBackend:
         self._answered = True
         answers[request.index] = _outcome(data, parsed)
         return True
+
+    def _answer_model(self, view: View) -> type[CompactResponse[Any]]:
+        """The model a compact answer of ``view`` must match."""
+        model = (
+            OPAQUE_COMPACT_RESPONSE if self._opaque_results else COMPACT_REQUESTS[view].answer_model
+        )
+        assert model is not None
+        assert issubclass(model, CompactResponse)
+        return model
 
     def _timed_out(self, seq: int) -> Answer:
         return Answer.error(
@@ -424,7 +435,8 @@ class CommandBackend:
         except ExitedError:
             raise HarnessStartError(
                 f"harness {name!r} {self._ended(process)} before answering the start handshake",
-                last_words=self._ring.last_line(process.stderr_mark),
+                # Whole: a worker that could not load its compactor says why in one line.
+                last_words=self._ring.last_line(process.stderr_mark, limit=2000),
                 exit_code=process.popen.returncode,
             ) from None
         except OversizeError:
@@ -510,7 +522,9 @@ def _outcome(data: dict[str, Any], parsed: CompactResponse[Any]) -> Answer:
         message = parsed.errored.message
         if parsed.errored.traceback:
             message = f"{message}\n{parsed.errored.traceback.rstrip()}"
-        return Answer("errored", reason=message, input_after=after)
+        # compactcheck's own worker marks an answer its compactor got wrong (isolated.py).
+        wrong = data["errored"].get("wrongAnswer") is True
+        return Answer("errored", reason=message, input_after=after, wrong_answer=wrong)
     result: dict[str, Any] = data["result"]
     return Answer("result", result, input_after=after)
 

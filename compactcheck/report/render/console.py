@@ -20,8 +20,10 @@ from compactcheck.report.render._digest import (
     header_fields,
     history_text,
     input_problems_line,
+    outputs,
     problems,
     returned_lines,
+    stderr_parts,
     violations,
     where,
 )
@@ -213,15 +215,21 @@ def _after_table(report: Report, console: Console) -> None:
         )
         console.print(Panel(Group(*parts), title=title, title_align="left", border_style="red"))
 
+    for target in outputs(report):
+        printed = stderr_parts(target)[0]
+        title = Text.assemble(("output of ", "bold"), safe_line(target.target, 200))
+        body = Group(
+            Text("what it printed (stderr tail):", style="bold"), Text(block(printed, 4000))
+        )
+        console.print(Panel(body, title=title, title_align="left", border_style="dim"))
+
     for target in problems(report):
         # A problem may end in a command to copy (ids to exclude): it is not cut at a line's
         # usual limit.
         lines: list[Text] = [Text(safe_line(f"error: {error}", 2000)) for error in target.errors]
-        if target.stderr:
-            lines += [
-                Text("stderr (tail):", style="bold"),
-                Text(block(target.stderr.rstrip(), 4000)),
-            ]
+        trouble = stderr_parts(target)[1]
+        if trouble:
+            lines += [Text("stderr (tail):", style="bold"), Text(block(trouble, 4000))]
         title = Text.assemble(("target problems: ", "bold magenta"), safe_line(target.target, 200))
         console.print(Panel(Group(*lines), title=title, title_align="left", border_style="magenta"))
 

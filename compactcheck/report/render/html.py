@@ -20,7 +20,9 @@ from compactcheck.report.render._digest import (
     header_fields,
     history_text,
     input_problems_line,
+    outputs,
     problems,
+    stderr_parts,
     unconcluded,
     violations,
     where,
@@ -161,6 +163,7 @@ def render_html(report: Report) -> str:
             (r.verdict, r.invariant, t.target, where(t), r.because) for t, r in unconcluded(report)
         ],
         problems=[
-            _Problem(t.target, where(t), t.errors, t.stderr.rstrip()) for t in problems(report)
+            _Problem(t.target, where(t), t.errors, stderr_parts(t)[1]) for t in problems(report)
         ],
+        outputs=[_Problem(t.target, where(t), [], stderr_parts(t)[0]) for t in outputs(report)],
     )

@@ -14,7 +14,9 @@ from compactcheck.report.render._digest import (
     header_fields,
     history_text,
     input_problems_line,
+    outputs,
     problems,
+    stderr_parts,
     unconcluded,
     violations,
     where,
@@ -172,6 +174,16 @@ def render_markdown(report: Report) -> str:
             )
         out.append("")
 
+    for target in outputs(report):
+        out += [
+            f"## Output of {text(target.target, 200)} \\[{text(where(target), 60)}\\]",
+            "",
+            "what it printed (stderr tail):",
+            "",
+            fence(block(stderr_parts(target)[0], 4000), "text"),
+            "",
+        ]
+
     for target in problems(report):
         out += [
             f"## Target problems: {text(target.target, 200)} \\[{text(where(target), 60)}\\]",
@@ -180,6 +192,7 @@ def render_markdown(report: Report) -> str:
         out += [f"- {text(error, 1000)}" for error in target.errors]
         if target.errors:
             out.append("")
-        if target.stderr:
-            out += ["stderr (tail):", "", fence(block(target.stderr.rstrip(), 4000), "text"), ""]
+        trouble = stderr_parts(target)[1]
+        if trouble:
+            out += ["stderr (tail):", "", fence(block(trouble, 4000), "text"), ""]
     return "\n".join(out)

@@ -148,5 +148,8 @@ class AdapterBackend(CallableBackend):
             return Answer.skip(f"{model.name}: {model.refusal}")
         if answer.kind != "result" or answer.result is None:
             return answer
+        if self.adapter.format == CHAT:
+            # A chat answer is taken whole ({"messages": [...], "parameters": ...}).
+            return answer
         inner = answer.result[_envelope(self.adapter.format)]
         return Answer.ok(dict(inner))

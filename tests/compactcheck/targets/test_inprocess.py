@@ -47,9 +47,9 @@ def test_an_enormous_answer_is_capped() -> None:
 
 def test_an_answer_that_is_not_json_is_errored() -> None:
     def circular(messages: Any) -> Any:
-        loop: list[Any] = []
-        loop.append(loop)
-        return loop
+        loop: dict[str, Any] = {"role": "user"}
+        loop["content"] = loop
+        return [loop]
 
     answer = answer_of(circular)
     assert answer.kind == "errored"

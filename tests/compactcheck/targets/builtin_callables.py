@@ -1,0 +1,84 @@
+"""Every built-in reference and mutant as a plain Python callable, for ``py:`` and ``cmd:`` targets.
+
+An attribute of this module is named after a built-in target, ``:`` written as ``~`` (a ``py:``
+spec splits at its last colon): ``reference-messages``, ``mutant~session_cut_by_count``; a
+messages reference names its format after ``@`` (``reference-messages@gemini``). Each is the
+very compactor the built-in target runs, behind the shape a ``py:`` callable of its view has:
+messages, what ``reference_engine`` builds already; session, the session compactor itself;
+snapshot, the frame's compactor between JSON data and models (editing the data it was handed in
+place when the compactor edits its input, as the built-in one is seen to).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+from compactcheck.targets.registry import all_mutants
+from invariants import CompactorInput
+from invariants.formats import CHAT, check_format
+from reference_engine.messages import reference_for
+from reference_engine.session import reference_session_compactor
+from reference_engine.shared_semantics import SnapshotFrame
+from reference_engine.snapshot import SnapshotPipeline
+
+
+def target_name(attribute: str) -> str:
+    """The built-in target an attribute name stands for."""
+    return attribute.partition("@")[0].replace("~", ":")
+
+
+def attribute_name(target: str, format: str = CHAT) -> str:
+    """The attribute of this module that is the built-in ``target`` (in ``format``)."""
+    name = target.replace(":", "~")
+    return f"{name}@{format}" if target == "reference-messages" else name
+
+
+def _snapshot_callable(frame: SnapshotFrame) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    def compact(data: dict[str, Any]) -> dict[str, Any]:
+        handed = CompactorInput.from_json_data(data)
+        given = handed.to_json_data()
+        draft = frame.compactor.compact(handed)
+        left = handed.to_json_data()
+        if left != given:
+            # The compactor edited its input: so is the data a py: callable is handed.
+            data.clear()
+            data.update(left)
+        return draft.to_json_data()
+
+    return compact
+
+
+def same_frame(frame: SnapshotFrame) -> bool:
+    """Whether a snapshot built-in is its compactor in the default frame, as a ``py:`` callable of
+    the snapshot view is run (a mutant of the frame itself, its seal or tail, is not)."""
+    default = SnapshotFrame(compactor=frame.compactor)
+    fields = [field.name for field in dataclasses.fields(SnapshotFrame)]
+    return all(getattr(frame, name) == getattr(default, name) for name in fields)
+
+
+def builtin_callable(attribute: str) -> Callable[[Any], Any]:
+    """The built-in target's compactor as a plain callable of its view."""
+    name, _, format = attribute.replace("~", ":").partition("@")
+    if name == "reference-messages":
+        return reference_for(check_format(format or CHAT), None)
+    if name == "reference-session":
+        return reference_session_compactor()
+    if name == "reference":
+        return _snapshot_callable(SnapshotPipeline())
+    mutant = all_mutants()[name.removeprefix("mutant:")]
+    built = mutant.build()
+    if mutant.view == "snapshot":
+        return _snapshot_callable(built)
+    function: Callable[[Any], Any] = built
+    return function
+
+
+def __getattr__(attribute: str) -> Callable[[Any], Any]:
+    if attribute.startswith("__"):
+        raise AttributeError(attribute)
+    try:
+        return builtin_callable(attribute)
+    except KeyError:
+        raise AttributeError(attribute) from None
