@@ -352,7 +352,7 @@ def test_a_failing_law_shows_what_the_cli_shows_and_how_to_replay_it(tmp_path: P
 
 
 def test_require_level_fails_only_the_laws_it_requires(tmp_path: Path) -> None:
-    keywords = ", invariants=['user_turn_present', 'goal_preserved'], require_level=1"
+    keywords = ", invariants=['user_turn_present', 'facts_preserved'], require_level=2"
     done = pytest_in(
         project(tmp_path, MUTANT.format(keywords=keywords)),
         "--compactcheck-max-examples",
@@ -361,15 +361,17 @@ def test_require_level_fails_only_the_laws_it_requires(tmp_path: Path) -> None:
         "tests",
     )
     assert done.returncode == 1, output(done)
-    # user_turn_present is a law of level 1; goal_preserved, of level 2, is reported, not failed.
+    # In chat completions user_turn_present is a law of level 2; facts_preserved, of level 3, is
+    # reported, not failed.
     assert (
         "FAILED tests/test_it.py::test_mutant[mutant:messages-drop-user-turns-messages-user_"
         in (done.stdout)
     )
-    assert "XFAIL tests/test_it.py::test_mutant[mutant:messages-drop-user-turns-messages-goal_" in (
-        done.stdout
+    assert (
+        "XFAIL tests/test_it.py::test_mutant[mutant:messages-drop-user-turns-messages-facts_"
+        in (done.stdout)
     )
-    assert "above --compactcheck-require-level 1" in done.stdout
+    assert "above --compactcheck-require-level 2" in done.stdout
     assert "1 failed, 1 passed, 1 xfailed" in done.stdout
 
 

@@ -40,7 +40,9 @@ def test_laws_the_transcripts_cannot_exercise_are_named_with_the_exclusion(
     [coverage] = [e for e in target.errors if e.startswith(COVERAGE_PREFIX)]
     assert "could not be exercised by the given transcripts" in coverage
     assert "more examples cannot change that" in coverage
-    assert coverage.endswith("--exclude-invariants tool_pairing,facts_preserved")
+    # No tool call, so no tool result to prune either.
+    unexercised = "tool_pairing,tool_results_unpruned,facts_preserved"
+    assert coverage.endswith(f"--exclude-invariants {unexercised}")
     # A larger example count is not what the line suggests.
     assert "--max-total-examples" not in coverage
 
@@ -48,7 +50,7 @@ def test_laws_the_transcripts_cannot_exercise_are_named_with_the_exclusion(
         "reference-messages",
         transcripts=transcripts,
         max_examples=20,
-        exclude=["tool_pairing", "facts_preserved"],
+        exclude=unexercised.split(","),
         corpus_dir=tmp_path / "corpus",
     )
     assert excluded.targets[0].errors == []
