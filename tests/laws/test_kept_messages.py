@@ -135,8 +135,13 @@ def test_pruned_result_text_is_measured() -> None:
     after = [*HISTORY[:3], placeholder, *HISTORY[4:]]
     measured = messages_fidelity(1, parse_messages(HISTORY), parse_messages(after), FACTS)
     assert measured.pruned.present == 209 + 209 + 12
-    assert measured.pruned.kept == 209 - 8
-    assert measured.share("pruned") == (209 - 8) / (209 + 209 + 12)
+    # A placeholder that shares no word with the result took the place of all of its text.
+    assert measured.pruned.kept == 209
+    assert measured.share("pruned") == 209 / (209 + 209 + 12)
+    # A result cut short lost what was cut.
+    truncated = [*HISTORY[:3], result("call_1", "def a(): " + "x" * 50), *HISTORY[4:]]
+    cut = messages_fidelity(1, parse_messages(HISTORY), parse_messages(truncated), FACTS)
+    assert cut.pruned.kept == 150
     whole = messages_fidelity(1, parse_messages(HISTORY), parse_messages(HISTORY), FACTS)
     assert whole.share("pruned") == 0.0
 
@@ -154,6 +159,21 @@ def test_a_kept_call_with_changed_arguments_breaks_the_verbatim_law_not_the_orde
     longer = [*HISTORY[:10], result("call_3", "def c(): ... and more"), HISTORY[11]]
     assert not check("kept_messages_verbatim", longer).holds
     assert check("tool_results_unpruned", longer).holds
+
+
+def test_a_placeholder_longer_than_a_short_result_is_still_a_placeholder() -> None:
+    # "def c(): ..." (12 characters) cleared to a longer note that shares none of its words.
+    cleared = [*HISTORY[:10], result("call_3", "[result pruned to save context]"), HISTORY[11]]
+    assert check("kept_messages_verbatim", cleared).holds
+    finding = check("tool_results_unpruned", cleared)
+    assert [v.because for v in finding.violations] == [
+        "the tool result call_3 at output index 10 was pruned from 12 to 31 characters "
+        "(input index 10)"
+    ]
+    # A note that rewords the result ("def c(): pass") is an edit of it, judged as one.
+    reworded = [*HISTORY[:10], result("call_3", "def c(): pass"), HISTORY[11]]
+    assert not check("kept_messages_verbatim", reworded).holds
+    assert check("tool_results_unpruned", reworded).holds
 
 
 def test_kept_messages_out_of_order_still_break_order() -> None:

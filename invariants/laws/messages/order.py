@@ -10,6 +10,7 @@ text rather than a shorter placeholder.
 
 from __future__ import annotations
 
+import re
 from collections import Counter as Tally
 from dataclasses import dataclass
 
@@ -356,12 +357,28 @@ def kept_messages_verbatim(before: Messages, after: Messages, facts: Facts) -> F
     return Finding("kept_messages_verbatim", exercised, tuple(found))
 
 
+# A note longer than this that replaces a result is read as an edit of it, not a placeholder.
+_PLACEHOLDER_MAX = 200
+_WORD = re.compile(r"\w+")
+
+
 def _pruned(original: ChatMessage, kept: ChatMessage) -> int | None:
-    """The characters a kept tool result lost to a shorter placeholder; None when it did not."""
+    """The characters a kept tool result lost to a placeholder; None when it did not.
+
+    A placeholder either shortens the result, or replaces it with a short note that shares no
+    word with it (``[cleared]`` for ``3 matches``: a short result may be shorter than the note
+    that stands for it); a text that rewords the result ("0 matches") is an edit of it.
+    """
     if not (isinstance(original, ToolMessage) and isinstance(kept, ToolMessage)):
         return None
     was, now = content_text(original.content), content_text(kept.content)
+    if len(now) <= _PLACEHOLDER_MAX and not _words(now) & _words(was):
+        return len(was)
     return len(was) - len(now) if len(now) < len(was) else None
+
+
+def _words(text: str) -> set[str]:
+    return set(_WORD.findall(text.casefold()))
 
 
 @dataclass(frozen=True)
