@@ -167,8 +167,8 @@ def test_a_placeholder_longer_than_a_short_result_is_still_a_placeholder() -> No
     assert check("kept_messages_verbatim", cleared).holds
     finding = check("tool_results_unpruned", cleared)
     assert [v.because for v in finding.violations] == [
-        "the tool result call_3 at output index 10 was pruned from 12 to 31 characters "
-        "(input index 10)"
+        "the tool result call_3 at output index 10 was replaced by a placeholder of 31 "
+        "characters (its 12 were the result) (input index 10)"
     ]
     # A note that rewords the result ("def c(): pass") is an edit of it, judged as one.
     reworded = [*HISTORY[:10], result("call_3", "def c(): pass"), HISTORY[11]]

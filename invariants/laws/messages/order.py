@@ -429,11 +429,15 @@ def tool_results_unpruned(before: Messages, after: Messages, facts: Facts) -> Fi
     more = len(pruned.results) - 1
     also = f" ({more} more result(s) pruned too)" if more else ""
     original, kept = before[in_index], after[out_index]
+    was, now = len(content_text(original.content)), len(content_text(kept.content))
+    how = (
+        f"was pruned from {was} to {now} characters"
+        if now < was
+        else f"was replaced by a placeholder of {now} characters (its {was} were the result)"
+    )
     violation = Violation(
         "tool_results_unpruned",
-        f"the {label(kept)} at output index {out_index} was pruned from "
-        f"{len(content_text(original.content))} to {len(content_text(kept.content))} "
-        f"characters (input index {in_index}){also}",
+        f"the {label(kept)} at output index {out_index} {how} (input index {in_index}){also}",
         witness(original, kept),
         value_diff(original.to_json_data(), kept.to_json_data()),
     )
