@@ -470,7 +470,8 @@ def _marker_keywords(marker: pytest.Mark, where: str) -> dict[str, Any]:
         )
     for name in marker.kwargs:
         if name not in MARKER_KEYWORDS:
-            close = difflib.get_close_matches(name, MARKER_KEYWORDS, n=1)
+            close = [key for key in MARKER_KEYWORDS if key.startswith(name)][:1]
+            close = close or difflib.get_close_matches(name, MARKER_KEYWORDS, n=1)
             hint = f" (did you mean {close[0]}?)" if close else ""
             session = f"; {name} holds for the session: --compactcheck-{name.replace('_', '-')}"
             raise pytest.UsageError(

@@ -89,7 +89,13 @@ def test_a_py_file_is_named_relative_to_the_rootdir_in_ids_and_corpus(tmp_path: 
 
 @pytest.mark.parametrize(
     ("keyword", "meant"),
-    [("budjet=8000", "budget"), ("max_exmaples=10", "max_examples"), ("model='lossy'", None)],
+    [
+        ("budjet=8000", "budget"),
+        ("max_exmaples=10", "max_examples"),
+        # fuzz() says exclude=: the marker's keyword begins with it.
+        ("exclude=['progress']", "exclude_invariants"),
+        ("model='lossy'", None),
+    ],
 )
 def test_an_unknown_marker_keyword_is_a_one_line_usage_error(
     tmp_path: Path, keyword: str, meant: str | None
