@@ -4,8 +4,8 @@
 only when a compactcheck option, ini value, marker or fixture is used: it loads the engine,
 Hypothesis, the strategies and the laws. Each (target, view, shard) is fuzzed once per session,
 for the tests of all its laws (``compactcheck.pytest_law``); under pytest-xdist each worker ships
-its reports to the controller
-through ``workeroutput``, and the controller merges them into one report.
+its reports to the controller through ``workeroutput``, and the controller merges them into one
+report.
 """
 
 from __future__ import annotations
