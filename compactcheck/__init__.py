@@ -19,13 +19,15 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from compactcheck.api import Judgement, ViolationError, check, fuzz
-    from compactcheck.convert import ConversionError, convert
+    from compactcheck.conversion import ConversionError, convert
     from compactcheck.engine.events import Event
     from compactcheck.errors import CompactcheckError, ExitCode
     from compactcheck.recorded import audit
     from compactcheck.report.model import Counterexample, InvariantResult, Report, TargetReport
     from compactcheck.runtime_guard import Guarded, GuardEvent, guard
     from invariants import Budget, Facts
+
+    __version__: str
 
 # Name -> the module that defines it. Imported on first use, so that `import compactcheck`
 # (which every submodule's import runs first) stays cheap and free of import cycles.
@@ -38,8 +40,8 @@ _PUBLIC = {
     "Guarded": "compactcheck.runtime_guard",
     "GuardEvent": "compactcheck.runtime_guard",
     "ViolationError": "compactcheck.api",
-    "convert": "compactcheck.convert",
-    "ConversionError": "compactcheck.convert",
+    "convert": "compactcheck.conversion",
+    "ConversionError": "compactcheck.conversion",
     "Event": "compactcheck.engine.events",
     "CompactcheckError": "compactcheck.errors",
     "ExitCode": "compactcheck.errors",
@@ -74,7 +76,21 @@ __all__ = [
 ]
 
 
+def _version() -> str:
+    """The installed distribution's version; a placeholder when run from an uninstalled tree."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("compactcheck")
+    except PackageNotFoundError:
+        return "0+unknown"
+
+
 def __getattr__(name: str) -> Any:
+    if name == "__version__":
+        # Read on first use: importlib.metadata costs more than the rest of this module.
+        globals()[name] = _version()
+        return globals()[name]
     module = _PUBLIC.get(name)
     if module is None:
         raise AttributeError(f"module 'compactcheck' has no attribute {name!r}")

@@ -5,32 +5,36 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from compactcheck.corpus import location
-from compactcheck.engine.config import RunConfig
-from compactcheck.engine.core import Engine, follow
-from compactcheck.engine.events import Event
 from compactcheck.engine.selection import Selection
 from compactcheck.errors import CompactcheckError
 from compactcheck.judging import Judgement, PairError, ViolationError, check_pair
-from compactcheck.models import Model, ModelSlot, check_name
-from compactcheck.report.model import Report
 from compactcheck.targets.awaiting import discarded
-from compactcheck.targets.calls import DEFAULT_MEMORY_LIMIT_MB, Calls
-from compactcheck.targets.registry import Target, python_target, resolve
-from compactcheck.transcripts import Transcript, TranscriptError, load_transcripts
+from compactcheck.targets.calls import DEFAULT_MEMORY_LIMIT_MB
 from invariants import Budget, Facts, View
 from invariants.formats import Format
 
+# What only fuzzing needs (the engine, Hypothesis, the strategies, the targets) is imported by
+# `fuzz` itself, so that `check` and the guard, which run in production, load none of it.
+if TYPE_CHECKING:
+    from compactcheck.engine.events import Event
+    from compactcheck.models import Model, ModelSlot
+    from compactcheck.report.model import Report
+    from compactcheck.targets.registry import Target, resolve
+
 
 def _default_corpus(compactor: str | Callable[..., Any]) -> Path:
+    from compactcheck.corpus import location
+
     if isinstance(compactor, str):
         return location.for_targets([compactor]).corpus
     return location.state_dir([("the compactor", location.callable_file(compactor))]).corpus
 
 
 def _slot(model: str | ModelSlot | Model | None) -> ModelSlot | None:
+    from compactcheck.models import ModelSlot, check_name
+
     if model is None or isinstance(model, ModelSlot):
         return model
     if isinstance(model, str):
@@ -78,6 +82,13 @@ def fuzz(
     (``"paraphrase"``, ``"openai:gpt-4o-mini"``), a ``ModelSlot`` (its cache, cap, offline) or a
     ``Model`` object (an ``OpenAIModel`` on your own client, say), recorded beside the corpus.
     """
+    from compactcheck.corpus import location
+    from compactcheck.engine.config import RunConfig
+    from compactcheck.engine.core import Engine, follow
+    from compactcheck.targets.calls import Calls
+    from compactcheck.targets.registry import python_target
+    from compactcheck.transcripts import Transcript, TranscriptError, load_transcripts
+
     loaded: tuple[Transcript, ...] = ()
     if transcripts is not None:
         if view not in (None, "messages"):
@@ -165,6 +176,16 @@ def check(
         )
     except PairError as error:
         raise PairError(f"check: {error}") from None
+
+
+def __getattr__(name: str) -> Any:
+    # Target and resolve were re-exported here; they load the targets (and Hypothesis), so only
+    # when asked for.
+    if name in ("Target", "resolve"):
+        from compactcheck.targets import registry
+
+        return getattr(registry, name)
+    raise AttributeError(f"module 'compactcheck.api' has no attribute {name!r}")
 
 
 __all__ = ["Judgement", "Target", "ViolationError", "check", "fuzz", "resolve"]

@@ -19,13 +19,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import ValidationError
 
 from compactcheck.engine.selection import Selection
 from compactcheck.errors import CompactcheckError, one_line
-from compactcheck.harness.outcome import RoundOutcome
 from compactcheck.report.model import Implementation
 from compactcheck.targets.backend import Answer
 from invariants import Facts, Finding, Invariant, View, Violation, parse_messages
@@ -42,6 +41,10 @@ from invariants.formats import (
 from invariants.inference import infer_facts, inferred_note
 from invariants.messages import ChatMessage
 from invariants.state import AgentState
+
+if TYPE_CHECKING:
+    # Only a type here: the harness package loads Hypothesis, which judging messages never needs.
+    from compactcheck.harness.outcome import RoundOutcome
 
 _Parsed = TypeVar("_Parsed")
 

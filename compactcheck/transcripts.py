@@ -352,7 +352,7 @@ class TranscriptDriver:
                     index + 1, dump_messages(before), facts, case.knobs, before
                 )
             else:
-                from compactcheck.convert import convert
+                from compactcheck.conversion import convert
 
                 request = convert(dump_messages(before), CHAT, self.format)
                 outcome = self.inner.native(index + 1, request, facts, case.knobs)

@@ -7,12 +7,15 @@ runner judges it on every call whose input was valid, beside the laws it judges 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from compactcheck.harness import RoundOutcome
 from compactcheck.report.model import CALL_ANSWERED
 from invariants import VIEWS, Facts, Finding, Invariant, View, Violation, catalogue
 from invariants.catalogue import ALL_FORMATS
+
+if TYPE_CHECKING:
+    # Only a type here: the harness package loads Hypothesis, which judging a pair never needs.
+    from compactcheck.harness import RoundOutcome
 
 __all__ = ["CALL_ANSWERED", "call_finding", "call_law", "known_ids"]
 STATEMENT = (

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compactcheck.convert import ConversionError, convert
+from compactcheck.conversion import ConversionError, convert
 from invariants import AssistantMessage, ToolMessage, UserMessage
 from invariants.formats import FORMATS, Format, parse_request, read
 from strategies.formats import (

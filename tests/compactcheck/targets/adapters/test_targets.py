@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from compactcheck.convert import convert
+from compactcheck.conversion import convert
 from compactcheck.engine.config import RunConfig
 from compactcheck.engine.core import run_target
 from compactcheck.targets.adapters import ADAPTERS, EXTRAS, MissingExtraError

@@ -1,0 +1,232 @@
+"""One law's test of the pytest plugin (the ``compactcheck_law`` value), and what a session's
+law tests share: each (target, view, shard) is fuzzed once, for the tests of all its laws."""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis.strategies import SearchStrategy
+
+from compactcheck.engine.config import RunConfig
+from compactcheck.engine.core import run_target
+from compactcheck.engine.steering import history_size
+from compactcheck.engine.target_run import TargetRun
+from compactcheck.harness import Case
+from compactcheck.harness.cases import cases
+from compactcheck.models import ModelSlot
+from compactcheck.report.model import Counterexample, InvariantResult, TargetReport
+from compactcheck.report.render._digest import input_problems_line, returned_lines
+from compactcheck.report.untrusted import json_block, safe_line
+from compactcheck.targets.calls import Calls
+from compactcheck.targets.registry import Target, resolve
+from compactcheck.transcripts import Transcript
+from invariants import View
+
+
+@dataclass
+class LawSession:
+    """What one pytest session fuzzed, kept in ``config.stash``."""
+
+    # Each (target, view, shard config) is fuzzed once, for all of its laws' tests.
+    reports: dict[tuple[str, str, RunConfig], TargetReport] = field(default_factory=dict)
+    # On the xdist controller: every worker's reports, keyed so that a shard fuzzed by two
+    # workers (they run the same seed, so the reports agree) counts once.
+    from_workers: dict[tuple[str, str, int, int], TargetReport] = field(default_factory=dict)
+    # Targets opened for Hypothesis tests of one case at a time (``check_case``), closed at the
+    # end of the session.
+    runs: dict[tuple[str, str, RunConfig], TargetRun] = field(default_factory=dict)
+    # The model the summarisers write with (--compactcheck-model), one ledger for the session.
+    model: ModelSlot | None = None
+    # Transcripts read once per path, for every marker that names them.
+    transcripts: dict[Path, tuple[Transcript, ...]] = field(default_factory=dict)
+    # Usage errors met while parametrising, raised once collection ends: raised there, pytest
+    # shows them as one line (exit 4), not as a collection error with a traceback.
+    usage_errors: list[str] = field(default_factory=list)
+
+
+SESSION = pytest.StashKey[LawSession]()
+
+
+def open_target(name: str, spec: str, view: View | None, calls: Calls, config: RunConfig) -> Target:
+    """The target ``spec`` names, resolved, under its stable ``name``."""
+    target = resolve(
+        spec,
+        view=view,
+        calls=calls,
+        budget=config.budget,
+        format=config.format,
+        model=config.model,
+    )
+    target.name = name
+    return target
+
+
+def _replay_command(path: Path, root: Path, here: Path) -> str:
+    """The command that replays a corpus entry: from the rootdir, where its target resolves."""
+    try:
+        shown = path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        shown = str(path)
+    command = f"compactcheck replay {shlex.quote(shown)}"
+    if here.resolve() != root.resolve():
+        command = f"cd {shlex.quote(str(root))} && {command}"
+    return command
+
+
+@dataclass(frozen=True)
+class LawCase:
+    """One invariant of one target on one view; ``check()`` fails the test on a violation."""
+
+    target: str
+    view: View
+    invariant: str
+    config: RunConfig
+    calls: Calls
+    session: LawSession = field(compare=False, repr=False)
+    # What ``target`` is resolved from (a py: file by its absolute path).
+    spec: str = ""
+    # --compactcheck-require-level: laws above it fail no test.
+    require_level: int | None = None
+    # Where replay commands are run from: the rootdir; and where pytest was started.
+    root: Path = field(default=Path(), compare=False, repr=False)
+    here: Path = field(default=Path(), compare=False, repr=False)
+
+    @property
+    def test_id(self) -> str:
+        """The stable test id: target, view, invariant, and the shard when there are several."""
+        shard = self.config.shard
+        suffix = f"-shard{shard.index}of{shard.count}" if shard.count > 1 else ""
+        return f"{self.target}-{self.view}-{self.invariant}{suffix}"
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        # Hypothesis prints a failing test's arguments: the law, not the whole session's state.
+        printer.text(f"<compactcheck law {self.test_id}>")
+
+    def _open(self) -> Target:
+        return open_target(
+            self.target, self.spec or self.target, self.view, self.calls, self.config
+        )
+
+    def result(self) -> InvariantResult:
+        """This invariant's result (the target is fuzzed once per session, for all laws)."""
+        key = (self.target, self.view, self.config)
+        report = self.session.reports.get(key)
+        if report is None:
+            target = self._open()
+            try:
+                report = run_target(target, self.view, self.config)
+            finally:
+                target.close()
+            self.session.reports[key] = report
+        return next(r for r in report.results if r.invariant == self.invariant)
+
+    def cases(self) -> SearchStrategy[Case]:
+        """The histories this law is judged on, for a Hypothesis test of your own (one that
+        ``hypothesis fuzz`` can fuzz): draw one and hand it to ``check_case``."""
+        return cases(self.config.rounds, self.view, self.config.malformed, self.config.format)
+
+    def check_case(self, case: Case) -> None:
+        """Run one history through the target and judge this law on every round.
+
+        A violation is written to the crash corpus first (``compactcheck replay`` re-runs it;
+        each later, smaller failure of the law replaces it), then raised as an AssertionError.
+        """
+        key = (self.target, self.view, self.config)
+        run = self.session.runs.get(key)
+        if run is None:
+            run = self.session.runs[key] = TargetRun(self._open(), self.view, self.config)
+        law = next(law for law in run.judging if law.id == self.invariant)
+        broken = run.first_violation(case, law)
+        if broken is not None:
+            outcome, finding = broken
+            path = run.record(law, outcome, finding, shrunk=False)
+            violation = finding.violations[0]
+            example = Counterexample(
+                round=outcome.round,
+                because=violation.because,
+                witness=list(violation.witness),
+                diff=violation.diff,
+                input=outcome.input,
+                output=outcome.output,
+                history_size=history_size(outcome),
+                corpus_file=str(path),
+                input_problems=list(outcome.input_problems),
+                # Hypothesis replays the failing case itself before it reports it.
+                reproduced="not_checked",
+            )
+            raise AssertionError(self.failure(example))
+
+    def entry(self, example: Counterexample) -> Path | None:
+        """The corpus entry of a violation, where it is once the session ends."""
+        if not example.corpus_file:
+            return None
+        entry = Path(example.corpus_file)
+        if self.config.shard.count > 1:
+            # The best of the shards' entries is merged into the corpus itself.
+            return self.config.home_corpus_dir / entry.name
+        return entry
+
+    def failure(self, example: Counterexample) -> str:
+        """What the CLI shows of a violation: the because line, seed, round, history size,
+        witness, what the compactor returned, the corpus entry and how to replay it."""
+        config = self.config
+        seed = f"seed {config.whole_run_seed}"
+        if config.shard.count > 1:
+            seed += f" (shard {config.shard.label}, seed {config.seed})"
+        lines = [
+            f"{self.invariant} broken by {safe_line(self.target)} [{self.view}]",
+            f"because: {safe_line(example.because, 2000)}",
+            f"{seed} · round {example.round} · history of {example.history_size} · "
+            f"reproduced: {example.reproduced}",
+            f"witness ({len(example.witness)} item(s)):",
+            json_block(example.witness, 4000),
+        ]
+        if example.diff:
+            lines += ["diff:", json_block(example.diff, 4000)]
+        returned = returned_lines(example)
+        if returned is not None:
+            lines.append("the compactor returned:")
+            lines += [f"  {safe_line(line)}" for line in returned]
+        rejected = input_problems_line(example)
+        if rejected:
+            lines.append(safe_line(rejected))
+        entry = self.entry(example)
+        if entry is not None:
+            merged = " (merged from the shards when the session ends)"
+            lines.append(f"corpus file: {entry}" + (merged if config.shard.count > 1 else ""))
+            lines.append(f"replay: {_replay_command(entry, self.root, self.here)}")
+        return "\n".join(lines)
+
+    def check(self) -> InvariantResult:
+        """Fail on a violation, error on an errored target, skip what could not be judged.
+
+        With ``require_level``, a violation of a law above it is an expected failure (xfail),
+        and a law at or below it that was not judged (or is waived) fails, as the CLI's gate.
+        """
+        result = self.result()
+        above = self.require_level is not None and result.level > self.require_level
+        if result.verdict == "violation" and result.counterexample is not None:
+            if above:
+                entry = self.entry(result.counterexample)
+                pytest.xfail(
+                    f"level {result.level} law, above --compactcheck-require-level "
+                    f"{self.require_level}: {safe_line(result.because or '')}"
+                    + (f"; replay: {_replay_command(entry, self.root, self.here)}" if entry else "")
+                )
+            pytest.fail(self.failure(result.counterexample), pytrace=False)
+        if result.verdict == "errored":
+            pytest.fail(f"{self.target} errored: {result.because}", pytrace=False)
+        if result.verdict in ("skipped", "unknown", "waived"):
+            not_applicable = (result.because or "").startswith("not applicable")
+            if self.require_level is not None and not above and not not_applicable:
+                pytest.fail(
+                    f"{result.verdict}: {result.because}; --compactcheck-require-level "
+                    f"{self.require_level} requires this level-{result.level} law to hold",
+                    pytrace=False,
+                )
+            pytest.skip(f"{result.verdict}: {result.because}")
+        return result
