@@ -22,10 +22,10 @@ if TYPE_CHECKING:
     from compactcheck.convert import ConversionError, convert
     from compactcheck.engine.events import Event
     from compactcheck.errors import CompactcheckError, ExitCode
+    from compactcheck.invariants import Budget, Facts
     from compactcheck.recorded import audit
     from compactcheck.report.model import Counterexample, InvariantResult, Report, TargetReport
     from compactcheck.runtime_guard import Guarded, GuardEvent, guard
-    from invariants import Budget, Facts
 
 # Name -> the module that defines it. Imported on first use, so that `import compactcheck`
 # (which every submodule's import runs first) stays cheap and free of import cycles.

@@ -13,6 +13,8 @@ from compactcheck.engine.core import Engine, follow
 from compactcheck.engine.events import Event
 from compactcheck.engine.selection import Selection
 from compactcheck.errors import CompactcheckError
+from compactcheck.invariants import Budget, Facts, View
+from compactcheck.invariants.formats import Format
 from compactcheck.judging import Judgement, PairError, ViolationError, check_pair
 from compactcheck.models import Model, ModelSlot, check_name
 from compactcheck.report.model import Report
@@ -20,8 +22,6 @@ from compactcheck.targets.awaiting import discarded
 from compactcheck.targets.calls import DEFAULT_MEMORY_LIMIT_MB, Calls
 from compactcheck.targets.registry import Target, python_target, resolve
 from compactcheck.transcripts import Transcript, TranscriptError, load_transcripts
-from invariants import Budget, Facts, View
-from invariants.formats import Format
 
 
 def _default_corpus(compactor: str | Callable[..., Any]) -> Path:

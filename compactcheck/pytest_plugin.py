@@ -59,6 +59,9 @@ from compactcheck.engine.target_run import TargetRun
 from compactcheck.errors import CompactcheckError, one_line
 from compactcheck.harness import MALFORMED, Case
 from compactcheck.harness.cases import cases
+from compactcheck.invariants import VIEWS, Budget, View
+from compactcheck.invariants.formats import CHAT, FORMATS, check_format
+from compactcheck.invariants.levels import LEVELS
 from compactcheck.models import ModelSlot, check_name
 from compactcheck.models.slot import NAMES_HELP
 from compactcheck.report.model import Counterexample, InvariantResult, TargetReport
@@ -70,9 +73,6 @@ from compactcheck.targets.calls import DEFAULT_MEMORY_LIMIT_MB, DEFAULT_TIMEOUT,
 from compactcheck.targets.loading import is_file_spec
 from compactcheck.targets.registry import Target, resolve
 from compactcheck.transcripts import Transcript, load_transcripts
-from invariants import VIEWS, Budget, View
-from invariants.formats import CHAT, FORMATS, check_format
-from invariants.levels import LEVELS
 
 _WORKER_KEY = "compactcheck_reports"
 # The model slot's ledger file, handed by the xdist controller to each worker.
@@ -953,7 +953,7 @@ def _law_cases(metafunc: pytest.Metafunc) -> list[LawCase]:
 @pytest.fixture
 def compactcheck_strategies() -> SimpleNamespace:
     """The Hypothesis strategies of compactcheck, for a user's own properties."""
-    import strategies
+    from compactcheck import strategies
 
     return SimpleNamespace(
         scenarios=strategies.scenarios,

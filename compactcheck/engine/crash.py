@@ -10,9 +10,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from compactcheck.harness import RoundOutcome
+from compactcheck.invariants import VIEWS, Facts, Finding, Invariant, View, Violation, catalogue
+from compactcheck.invariants.catalogue import ALL_FORMATS
 from compactcheck.report.model import CALL_ANSWERED
-from invariants import VIEWS, Facts, Finding, Invariant, View, Violation, catalogue
-from invariants.catalogue import ALL_FORMATS
 
 __all__ = ["CALL_ANSWERED", "call_finding", "call_law", "known_ids"]
 STATEMENT = (

@@ -9,8 +9,9 @@ from typing import Any
 
 import orjson
 
-# The views and the messages view's formats, as the protocol names them (invariants.View and
-# invariants.formats.FORMATS, without importing the laws).
+# The views and the messages view's formats, as the protocol names them
+# (compactcheck.invariants.View and compactcheck.invariants.formats.FORMATS, without importing the
+# laws).
 VIEW_NAMES = ("messages", "snapshot", "session")
 FORMAT_NAMES = ("openai-chat", "anthropic", "openai-responses", "gemini")
 
@@ -42,8 +43,8 @@ def described(error: BaseException, *, memory_note: str = "") -> str:
     return f"{type(error).__name__}: {error}{where}"
 
 
-# The request field holding the history, per format (invariants.formats.HISTORY_FIELD, without
-# importing the laws into a worker).
+# The request field holding the history, per format (compactcheck.invariants.formats.HISTORY_FIELD,
+# without importing the laws into a worker).
 _HISTORY_FIELD = {"anthropic": "messages", "openai-responses": "input", "gemini": "contents"}
 
 

@@ -6,6 +6,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from compactcheck.invariants import dump_messages
 from compactcheck.report.levels import target_level_text
 from compactcheck.report.model import (
     CALL_STATUSES,
@@ -18,7 +19,6 @@ from compactcheck.report.model import (
     TargetReport,
 )
 from compactcheck.report.render.conversation import reading
-from invariants import dump_messages
 
 Violation = tuple[TargetReport, InvariantResult, Counterexample]
 

@@ -1,6 +1,6 @@
 """The judge does not live inside what it judges: the harness reaches the reference engine only
-through ``reference_engine.shared_semantics``, so no reference compactor or mutant can change the
-verdict on a third-party target."""
+through ``compactcheck.reference_engine.shared_semantics``, so no reference compactor or mutant can
+change the verdict on a third-party target."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[3]
-SHARED = "reference_engine.shared_semantics"
+SHARED = "compactcheck.reference_engine.shared_semantics"
 
 
 def _modules(package: str) -> list[Path]:
