@@ -47,8 +47,8 @@ _PUBLIC = {
     "TargetReport": "compactcheck.report.model",
     "InvariantResult": "compactcheck.report.model",
     "Counterexample": "compactcheck.report.model",
-    "Budget": "invariants",
-    "Facts": "invariants",
+    "Budget": "compactcheck.invariants",
+    "Facts": "compactcheck.invariants",
 }
 
 __all__ = [
