@@ -21,8 +21,14 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 # What the build reads: the package (with its symlinks), the folders they point to, the metadata.
-SOURCES = ("pyproject.toml", "README.md", "compactcheck", "invariants", "strategies")
-SOURCES += ("reference_engine",)
+SOURCES = (
+    "pyproject.toml",
+    "README.md",
+    "compactcheck",
+    "invariants",
+    "strategies",
+    "reference_engine",
+)
 OLD_NAMES = ("invariants", "strategies", "reference_engine")
 
 
