@@ -15,9 +15,9 @@ from pathlib import Path
 
 from compactcheck.engine.config import RunConfig
 from compactcheck.engine.core import run_target
+from compactcheck.invariants import Budget, View
 from compactcheck.report.model import TargetReport
 from compactcheck.targets.registry import resolve
-from invariants import Budget, View
 
 # The messages reference twice: its size laws apply only under a declared budget.
 BUDGET = Budget(limit=8000, counter="approx_tokens")

@@ -10,7 +10,12 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
-from strategies import message_histories, scenarios, session_histories, snapshot_histories
+from compactcheck.strategies import (
+    message_histories,
+    scenarios,
+    session_histories,
+    snapshot_histories,
+)
 
 VIEWS: dict[str, Callable[[], st.SearchStrategy[Any]]] = {
     "scenario": scenarios,

@@ -20,9 +20,9 @@ from typing import Any
 
 import compactcheck
 from benchmarks.messages_judgement import best_ms, history
-from invariants import dump_messages
-from invariants.laws.messages import message_chars
-from reference_engine.messages import reference_messages
+from compactcheck.invariants import dump_messages
+from compactcheck.invariants.laws.messages import message_chars
+from compactcheck.reference_engine.messages import reference_messages
 
 
 def _compactor(size: int, before: list[Any]) -> Callable[[list[dict[str, Any]]], Any]:

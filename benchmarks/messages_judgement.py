@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from invariants import (
+from compactcheck.invariants import (
     AssistantMessage,
     Budget,
     ChatMessage,
@@ -35,9 +35,9 @@ from invariants import (
     parse_messages,
     run_checks,
 )
-from invariants.laws.messages import message_chars
-from invariants.laws.messages.reading import forget_searchable_texts
-from reference_engine.messages import compact_messages
+from compactcheck.invariants.laws.messages import message_chars
+from compactcheck.invariants.laws.messages.reading import forget_searchable_texts
+from compactcheck.reference_engine.messages import compact_messages
 
 CONSTRAINTS = (
     "Use Python 3.11",

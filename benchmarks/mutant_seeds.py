@@ -22,8 +22,8 @@ from pathlib import Path
 
 from compactcheck.engine.config import RunConfig
 from compactcheck.engine.target_run import TargetRun
+from compactcheck.reference_engine.mutants import Mutant
 from compactcheck.targets.registry import all_mutants, resolve
-from reference_engine.mutants import Mutant
 
 
 def _seeds(text: str) -> list[int]:

@@ -7,8 +7,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from invariants.session import PairingFold, SessionEvent, SurfaceTracker
-from reference_engine.session import fold_surface
+from compactcheck.invariants.session import PairingFold, SessionEvent, SurfaceTracker
+from compactcheck.reference_engine.session import fold_surface
 
 
 def _user(seq: int) -> SessionEvent:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from datetime import UTC, datetime
 
-from invariants import (
+from compactcheck.invariants import (
     AgentEvent,
     AgentState,
     CompactionSnapshot,
@@ -18,7 +18,7 @@ from invariants import (
     SnapshotDraft,
     SourceEventRange,
 )
-from reference_engine.snapshot import seal, validate
+from compactcheck.reference_engine.snapshot import seal, validate
 
 
 def history(size: int) -> list[AgentEvent]:

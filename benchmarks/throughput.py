@@ -24,8 +24,8 @@ import compactcheck.engine.target_run as target_run
 from compactcheck.engine.config import RunConfig
 from compactcheck.engine.steering import history_size
 from compactcheck.engine.target_run import TargetRun
+from compactcheck.invariants import View
 from compactcheck.targets.registry import resolve
-from invariants import View
 
 REFERENCES: dict[View, str] = {
     "messages": "reference-messages",

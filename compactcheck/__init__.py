@@ -22,10 +22,10 @@ if TYPE_CHECKING:
     from compactcheck.conversion import ConversionError, convert
     from compactcheck.engine.events import Event
     from compactcheck.errors import CompactcheckError, ExitCode
+    from compactcheck.invariants import Budget, Facts
     from compactcheck.recorded import audit
     from compactcheck.report.model import Counterexample, InvariantResult, Report, TargetReport
     from compactcheck.runtime_guard import Guarded, GuardEvent, guard
-    from invariants import Budget, Facts
 
     __version__: str
 
@@ -49,8 +49,8 @@ _PUBLIC = {
     "TargetReport": "compactcheck.report.model",
     "InvariantResult": "compactcheck.report.model",
     "Counterexample": "compactcheck.report.model",
-    "Budget": "invariants",
-    "Facts": "invariants",
+    "Budget": "compactcheck.invariants",
+    "Facts": "compactcheck.invariants",
 }
 
 __all__ = [

@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING, Any
 
 from compactcheck.engine.selection import Selection
 from compactcheck.errors import CompactcheckError
+from compactcheck.invariants import Budget, Facts, View
+from compactcheck.invariants.formats import Format
 from compactcheck.judging import Judgement, PairError, ViolationError, check_pair
 from compactcheck.targets.awaiting import discarded
 from compactcheck.targets.calls import DEFAULT_MEMORY_LIMIT_MB
-from invariants import Budget, Facts, View
-from invariants.formats import Format
 
 # What only fuzzing needs (the engine, Hypothesis, the strategies, the targets) is imported by
 # `fuzz` itself, so that `check` and the guard, which run in production, load none of it.

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import enum
 
-from invariants.errors import CompactcheckError, first_problem, one_line
+from compactcheck.invariants.errors import CompactcheckError, first_problem, one_line
 
 
 class ExitCode(enum.IntEnum):

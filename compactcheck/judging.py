@@ -5,14 +5,15 @@ runtime guard share. A pair is plain JSON data (or parsed models):
 
 - messages view: chat completions (a list of chat dicts, or ``{"messages": [...]}``), or a
   provider request (Anthropic, OpenAI Responses, Gemini: the request object, or its bare
-  history list), named or detected (``invariants.formats.detect_format``);
+  history list), named or detected (``compactcheck.invariants.formats.detect_format``);
 - snapshot view: ``before`` is the compactor input as the protocol hands it (``{"state",
   "events"}``, or ``{"compactorInput": ...}``), ``after`` the draft the compactor answered
   (``{"draft": ...}`` or the draft itself); the shared frame seals it, as in a run;
 - session view: ``before`` is ``{"log", "mode"}``, ``after`` the compactor's answer.
 
-Facts the caller does not declare are inferred from the history (``invariants.inference``) and
-named in the judgement; a violation judged on them says so in its ``because``.
+Facts the caller does not declare are inferred from the history
+(``compactcheck.invariants.inference``) and named in the judgement; a violation judged on them says
+so in its ``because``.
 """
 
 from __future__ import annotations
@@ -25,10 +26,8 @@ from pydantic import ValidationError
 
 from compactcheck.engine.selection import Selection
 from compactcheck.errors import CompactcheckError, one_line
-from compactcheck.report.model import Implementation
-from compactcheck.targets.backend import Answer
-from invariants import Facts, Finding, Invariant, View, Violation, parse_messages
-from invariants.formats import (
+from compactcheck.invariants import Facts, Finding, Invariant, View, Violation, parse_messages
+from compactcheck.invariants.formats import (
     CHAT,
     Format,
     NativeRequest,
@@ -38,9 +37,11 @@ from invariants.formats import (
     parse_request,
     read,
 )
-from invariants.inference import infer_facts, inferred_note
-from invariants.messages import ChatMessage
-from invariants.state import AgentState
+from compactcheck.invariants.inference import infer_facts, inferred_note
+from compactcheck.invariants.messages import ChatMessage
+from compactcheck.invariants.state import AgentState
+from compactcheck.report.model import Implementation
+from compactcheck.targets.backend import Answer
 
 if TYPE_CHECKING:
     # Only a type here: the harness package loads Hypothesis, which judging messages never needs.
@@ -246,8 +247,8 @@ def _replayed(
         raise PairError(f"a {view} pair is two JSON objects (the input handed over, the answer)")
     if view == "snapshot":
         from compactcheck.harness.snapshot import BackendCompactor, SnapshotDriver
-        from invariants import AgentEvent
-        from reference_engine.shared_semantics import SnapshotFrame
+        from compactcheck.invariants import AgentEvent
+        from compactcheck.reference_engine.shared_semantics import SnapshotFrame
 
         given = before.get("compactorInput", before)
         if not isinstance(given, dict) or "state" not in given:
@@ -265,7 +266,7 @@ def _replayed(
         outcome, _ = driver.one(1, state, events, known, 0)
     else:
         from compactcheck.harness.session import SessionDriver, backend_session_compactor
-        from invariants.session.exchange import parse_events
+        from compactcheck.invariants.session.exchange import parse_events
 
         raw = before.get("log")
         if not isinstance(raw, list):

@@ -17,6 +17,7 @@ from compactcheck.engine.steering import history_size
 from compactcheck.engine.target_run import TargetRun
 from compactcheck.harness import Case
 from compactcheck.harness.cases import cases
+from compactcheck.invariants import View
 from compactcheck.models import ModelSlot
 from compactcheck.report.model import Counterexample, InvariantResult, TargetReport
 from compactcheck.report.render._digest import input_problems_line, returned_lines
@@ -24,7 +25,6 @@ from compactcheck.report.untrusted import json_block, safe_line
 from compactcheck.targets.calls import Calls
 from compactcheck.targets.registry import Target, resolve
 from compactcheck.transcripts import Transcript
-from invariants import View
 
 
 @dataclass

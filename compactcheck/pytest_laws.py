@@ -27,6 +27,8 @@ from compactcheck.engine.plan import gather_corpora
 from compactcheck.engine.selection import Selection
 from compactcheck.engine.shards import Shard
 from compactcheck.errors import CompactcheckError, one_line
+from compactcheck.invariants import Budget, View
+from compactcheck.invariants.formats import CHAT, check_format
 from compactcheck.models import ModelSlot
 from compactcheck.pytest_law import SESSION, LawCase, LawSession, open_target
 from compactcheck.pytest_options import BY_KEY, WORKER_KEY, marker_keywords
@@ -38,8 +40,6 @@ from compactcheck.targets.calls import Calls
 from compactcheck.targets.loading import is_file_spec
 from compactcheck.targets.registry import Target, resolve
 from compactcheck.transcripts import Transcript, load_transcripts
-from invariants import Budget, View
-from invariants.formats import CHAT, check_format
 
 # The model slot's ledger file, handed by the xdist controller to each worker.
 _LEDGER_KEY = "compactcheck_model_ledger"
@@ -330,7 +330,7 @@ def _law_cases(metafunc: pytest.Metafunc) -> list[LawCase]:
 
 def strategies_namespace() -> SimpleNamespace:
     """The Hypothesis strategies of compactcheck, for a user's own properties."""
-    import strategies
+    from compactcheck import strategies
 
     return SimpleNamespace(
         scenarios=strategies.scenarios,

@@ -24,9 +24,14 @@ import pytest
 
 # Written out, not imported (see the docstring); tests/compactcheck/test_plugin_idle.py compares
 # each with the constant it copies.
-VIEWS = ("snapshot", "session", "messages")  # invariants.VIEWS
-WIRE_FORMATS = ("openai-chat", "anthropic", "openai-responses", "gemini")  # invariants.formats
-CHAT = "openai-chat"  # invariants.formats.CHAT
+VIEWS = ("snapshot", "session", "messages")  # compactcheck.invariants.VIEWS
+WIRE_FORMATS = (
+    "openai-chat",
+    "anthropic",
+    "openai-responses",
+    "gemini",
+)  # compactcheck.invariants.formats
+CHAT = "openai-chat"  # compactcheck.invariants.formats.CHAT
 DEFAULT_TIMEOUT = 30.0  # compactcheck.targets.calls
 DEFAULT_MEMORY_LIMIT_MB = 4096  # compactcheck.targets.calls
 MALFORMED = ("late-results", "pending-calls")  # compactcheck.harness.MALFORMED
@@ -34,7 +39,7 @@ REDIS_URL_VARIABLE = "COMPACTCHECK_REDIS_URL"  # compactcheck.scale.database
 MODEL_NAMES_HELP = (  # compactcheck.models.slot.NAMES_HELP
     "echo, paraphrase, lossy, openai:MODEL, anthropic:MODEL or py:path.py:attribute"
 )
-LEVELS = ("1", "2", "3")  # invariants.levels.LEVELS
+LEVELS = ("1", "2", "3")  # compactcheck.invariants.levels.LEVELS
 # Where an xdist worker ships its reports to the controller (``workeroutput``).
 WORKER_KEY = "compactcheck_reports"
 

@@ -32,6 +32,10 @@ from pydantic import JsonValue, ValidationError
 from compactcheck.engine.selection import Selection
 from compactcheck.errors import CompactcheckError, one_line
 from compactcheck.files import installed_version, json_files
+from compactcheck.invariants import Facts, Invariant, Violation
+from compactcheck.invariants.formats import Format, check_format
+from compactcheck.invariants.inference import infer_facts
+from compactcheck.invariants.levels import level_of
 from compactcheck.judging import MessagesPair, PairError, judge_messages, parse_messages_pair
 from compactcheck.report.levels import level_reached
 from compactcheck.report.model import (
@@ -43,11 +47,7 @@ from compactcheck.report.model import (
     TargetReport,
     Verdict,
 )
-from invariants import Facts, Invariant, Violation
-from invariants.formats import Format, check_format
-from invariants.inference import infer_facts
-from invariants.levels import level_of
-from strategies.provider_rules import chat_completions_problems, request_problems
+from compactcheck.strategies.provider_rules import chat_completions_problems, request_problems
 
 MAX_ERRORS_SHOWN = 10
 

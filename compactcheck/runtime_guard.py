@@ -40,10 +40,10 @@ from typing import Any, Generic, Literal, Protocol, TypeVar, overload
 
 from compactcheck.engine.selection import Selection
 from compactcheck.errors import CompactcheckError
+from compactcheck.invariants import Facts
+from compactcheck.invariants.formats import Format, check_format
 from compactcheck.judging import Judgement, ViolationError, check_pair
 from compactcheck.targets.awaiting import discarded, is_async, settled
-from invariants import Facts
-from invariants.formats import Format, check_format
 
 LOGGER = logging.getLogger("compactcheck.guard")
 

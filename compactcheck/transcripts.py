@@ -22,7 +22,7 @@ repeated to be larger. Each whole transcript is also handed over as an explicit 
 round, as it was recorded. Shrinking narrows the window toward one turn at the start of the
 transcript, with one round and tool outputs as recorded, so a failure is reported on the
 smallest piece of the transcript that still shows it. The facts each round is judged by are
-inferred from its input (``invariants.inference``), and the report says so.
+inferred from its input (``compactcheck.invariants.inference``), and the report says so.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ from compactcheck.errors import CompactcheckError, one_line
 from compactcheck.files import json_files
 from compactcheck.harness.messages import MessagesDriver
 from compactcheck.harness.outcome import RoundOutcome
-from invariants import (
+from compactcheck.invariants import (
     Budget,
     ChatMessage,
     SystemMessage,
@@ -50,8 +50,15 @@ from invariants import (
     dump_messages,
     parse_messages,
 )
-from invariants.formats import CHAT, Format, as_request, detect_format, parse_request, read
-from invariants.inference import infer_facts
+from compactcheck.invariants.formats import (
+    CHAT,
+    Format,
+    as_request,
+    detect_format,
+    parse_request,
+    read,
+)
+from compactcheck.invariants.inference import infer_facts
 
 IMPORTERS = (
     "openai-chat",

@@ -1,14 +1,19 @@
 """The vocabulary of compaction (pydantic models) and the laws a compactor must keep."""
 
-from invariants.canonical import canonical_json, canonically_equal, json_copy, sha256_hex
-from invariants.catalogue import UnknownInvariantError, catalogue, run_checks, select
-from invariants.compaction import SnapshotAfter, SnapshotBefore
-from invariants.compactor import CompactorInput
-from invariants.context import ContextSource, ContextUsage
-from invariants.events import REQUIRED_PAYLOAD, AgentEvent, EventType
-from invariants.facts import Budget, Facts
-from invariants.law import VIEWS, Invariant, View, invariant
-from invariants.messages import (
+from compactcheck.invariants.canonical import (
+    canonical_json,
+    canonically_equal,
+    json_copy,
+    sha256_hex,
+)
+from compactcheck.invariants.catalogue import UnknownInvariantError, catalogue, run_checks, select
+from compactcheck.invariants.compaction import SnapshotAfter, SnapshotBefore
+from compactcheck.invariants.compactor import CompactorInput
+from compactcheck.invariants.context import ContextSource, ContextUsage
+from compactcheck.invariants.events import REQUIRED_PAYLOAD, AgentEvent, EventType
+from compactcheck.invariants.facts import Budget, Facts
+from compactcheck.invariants.law import VIEWS, Invariant, View, invariant
+from compactcheck.invariants.messages import (
     AssistantMessage,
     ChatMessage,
     FunctionCall,
@@ -21,8 +26,14 @@ from invariants.messages import (
     dump_messages,
     parse_messages,
 )
-from invariants.plan import AcceptanceCriterion, PlanStep, StepStatus, TaskPlan, ValidationRecord
-from invariants.snapshot import (
+from compactcheck.invariants.plan import (
+    AcceptanceCriterion,
+    PlanStep,
+    StepStatus,
+    TaskPlan,
+    ValidationRecord,
+)
+from compactcheck.invariants.snapshot import (
     CompactionSnapshot,
     CompactionState,
     CompletedWork,
@@ -31,9 +42,15 @@ from invariants.snapshot import (
     SnapshotDraft,
     SourceEventRange,
 )
-from invariants.state import ActiveSkill, AgentState, PendingUserInput, RunStatus, SkillState
-from invariants.verdict import Finding, Violation, value_diff
-from invariants.wire import WireModel
+from compactcheck.invariants.state import (
+    ActiveSkill,
+    AgentState,
+    PendingUserInput,
+    RunStatus,
+    SkillState,
+)
+from compactcheck.invariants.verdict import Finding, Violation, value_diff
+from compactcheck.invariants.wire import WireModel
 
 __all__ = [
     "REQUIRED_PAYLOAD",

@@ -6,15 +6,15 @@ import difflib
 from collections.abc import Iterable, Sequence
 from typing import Literal, TypeVar, overload
 
-from invariants.errors import CompactcheckError
-from invariants.facts import Facts
-from invariants.formats import CHAT
-from invariants.law import VIEWS, Invariant, View, invariant
-from invariants.laws import messages, session, snapshot
-from invariants.laws.messages import MessagesLaw
-from invariants.laws.session import SessionLaw
-from invariants.laws.snapshot import SnapshotLaw
-from invariants.verdict import Finding
+from compactcheck.invariants.errors import CompactcheckError
+from compactcheck.invariants.facts import Facts
+from compactcheck.invariants.formats import CHAT
+from compactcheck.invariants.law import VIEWS, Invariant, View, invariant
+from compactcheck.invariants.laws import messages, session, snapshot
+from compactcheck.invariants.laws.messages import MessagesLaw
+from compactcheck.invariants.laws.session import SessionLaw
+from compactcheck.invariants.laws.snapshot import SnapshotLaw
+from compactcheck.invariants.verdict import Finding
 
 __all__ = [
     "ALL_FORMATS",

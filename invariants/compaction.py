@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from invariants.events import AgentEvent
-from invariants.snapshot import CompactionSnapshot
-from invariants.state import AgentState
+from compactcheck.invariants.events import AgentEvent
+from compactcheck.invariants.snapshot import CompactionSnapshot
+from compactcheck.invariants.state import AgentState
 
 
 @dataclass(frozen=True)

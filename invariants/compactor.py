@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from invariants.events import AgentEvent
-from invariants.plan import TaskPlan
-from invariants.snapshot import CompactionSnapshot
-from invariants.state import AgentState
-from invariants.wire import WireModel
+from compactcheck.invariants.events import AgentEvent
+from compactcheck.invariants.plan import TaskPlan
+from compactcheck.invariants.snapshot import CompactionSnapshot
+from compactcheck.invariants.state import AgentState
+from compactcheck.invariants.wire import WireModel
 
 
 class CompactorInput(WireModel):

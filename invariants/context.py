@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from invariants.wire import WireModel
+from compactcheck.invariants.wire import WireModel
 
 
 class ContextUsage(WireModel):

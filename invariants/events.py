@@ -6,7 +6,7 @@ from typing import Any, Literal, Self
 
 from pydantic import Field, model_validator
 
-from invariants.wire import WireModel
+from compactcheck.invariants.wire import WireModel
 
 EventType = Literal[
     "user_input",

@@ -6,12 +6,13 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from invariants.plan import TaskPlan, ValidationRecord
-from invariants.state import AgentState
+from compactcheck.invariants.plan import TaskPlan, ValidationRecord
+from compactcheck.invariants.state import AgentState
 
 Counter = Literal["messages", "characters", "approx_tokens"]
 # How the messages laws look a fact up in a message list: by its distinctive tokens, so that a
-# summary may reword it (``invariants.tokens``), or as the exact text it was planted with.
+# summary may reword it (``compactcheck.invariants.tokens``), or as the exact text it was planted
+# with.
 Reading = Literal["tokens", "verbatim"]
 
 
@@ -46,7 +47,8 @@ class Facts(BaseModel):
     must_keep: tuple[str, ...] = ()
     budget: Budget | None = None
     inferred: tuple[str, ...] = ()
-    """The fields read off the history (``invariants.inference``) rather than declared."""
+    """The fields read off the history (``compactcheck.invariants.inference``) rather than
+    declared."""
     reading: Reading = "tokens"
     """How goal, constraints and must-keep facts are looked up in the output (see ``Reading``)."""
 

@@ -14,15 +14,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
-from invariants.canonical import json_text
-from invariants.compaction import SnapshotAfter, SnapshotBefore
-from invariants.facts import Counter, Facts
-from invariants.laws.messages.content import reassertions
-from invariants.laws.messages.order import pruning
-from invariants.laws.messages.reading import FactLookup
-from invariants.laws.messages.size import message_size
-from invariants.messages import ChatMessage
-from invariants.session.exchange import SessionAfter, SessionBefore
+from compactcheck.invariants.canonical import json_text
+from compactcheck.invariants.compaction import SnapshotAfter, SnapshotBefore
+from compactcheck.invariants.facts import Counter, Facts
+from compactcheck.invariants.laws.messages.content import reassertions
+from compactcheck.invariants.laws.messages.order import pruning
+from compactcheck.invariants.laws.messages.reading import FactLookup
+from compactcheck.invariants.laws.messages.size import message_size
+from compactcheck.invariants.messages import ChatMessage
+from compactcheck.invariants.session.exchange import SessionAfter, SessionBefore
 
 # The fact kinds every round is measured on, in the order reports show them.
 KINDS = ("must_keep", "constraints", "pending", "changed_files")

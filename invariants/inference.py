@@ -24,8 +24,8 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from invariants.facts import Facts
-from invariants.messages import (
+from compactcheck.invariants.facts import Facts
+from compactcheck.invariants.messages import (
     AssistantMessage,
     ChatMessage,
     SystemMessage,

@@ -9,8 +9,8 @@ from typing import Any, Generic, Literal, get_args
 # typing.TypeVar takes a default only from Python 3.13 on.
 from typing_extensions import TypeVar
 
-from invariants.facts import Facts
-from invariants.verdict import Finding
+from compactcheck.invariants.facts import Facts
+from compactcheck.invariants.verdict import Finding
 
 View = Literal["snapshot", "session", "messages"]
 VIEWS: tuple[View, ...] = get_args(View)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from invariants.wire import WireModel
+from compactcheck.invariants.wire import WireModel
 
 StepStatus = Literal["pending", "in_progress", "completed", "blocked", "failed"]
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from invariants.plan import AcceptanceCriterion, ValidationRecord
-from invariants.wire import WireModel
+from compactcheck.invariants.plan import AcceptanceCriterion, ValidationRecord
+from compactcheck.invariants.wire import WireModel
 
 
 class SourceEventRange(WireModel):

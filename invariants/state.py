@@ -6,9 +6,9 @@ from typing import Literal
 
 from pydantic import Field
 
-from invariants.plan import TaskPlan, ValidationRecord
-from invariants.snapshot import CompactionState
-from invariants.wire import WireModel
+from compactcheck.invariants.plan import TaskPlan, ValidationRecord
+from compactcheck.invariants.snapshot import CompactionState
+from compactcheck.invariants.wire import WireModel
 
 RunStatus = Literal["running", "waiting_for_user", "paused", "completed", "failed"]
 

@@ -1,19 +1,27 @@
 """Hypothesis strategies: one scenario generator, projected into every view."""
 
-from strategies.corruption import (
+from compactcheck.strategies.corruption import (
     Corrupted,
     Corruption,
     corrupted_message_histories,
     corrupted_session_histories,
     corrupted_snapshot_histories,
 )
-from strategies.messages_view import MessageHistory, message_histories, project_messages
-from strategies.projected import Projected
-from strategies.scenario_model import GroundTruth, Scenario
-from strategies.scenarios import scenarios
-from strategies.session_view import SessionHistory, project_session, session_histories
-from strategies.snapshot_view import SnapshotHistory, project_snapshot, snapshot_histories
-from strategies.statistics import (
+from compactcheck.strategies.messages_view import (
+    MessageHistory,
+    message_histories,
+    project_messages,
+)
+from compactcheck.strategies.projected import Projected
+from compactcheck.strategies.scenario_model import GroundTruth, Scenario
+from compactcheck.strategies.scenarios import scenarios
+from compactcheck.strategies.session_view import SessionHistory, project_session, session_histories
+from compactcheck.strategies.snapshot_view import (
+    SnapshotHistory,
+    project_snapshot,
+    snapshot_histories,
+)
+from compactcheck.strategies.statistics import (
     FEATURES,
     FeatureStatistics,
     feature_statistics,

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Final
 
-from strategies import vocabulary as words
+from compactcheck.strategies import vocabulary as words
 
 MAX_SIZE_CLASS: Final = 11
 # Contents of one kind and name come in this many wordings, so that two reads can differ.

@@ -7,13 +7,13 @@ from typing import Any, Generic, Literal, TypeVar
 
 from hypothesis import strategies as st
 
-from invariants import AgentEvent
-from invariants.session import SessionEvent
-from strategies.messages_view import MessageHistory, message_histories
-from strategies.projected import Projected
-from strategies.scenarios import scenarios
-from strategies.session_view import SessionHistory, session_histories
-from strategies.snapshot_view import SnapshotHistory, snapshot_histories
+from compactcheck.invariants import AgentEvent
+from compactcheck.invariants.session import SessionEvent
+from compactcheck.strategies.messages_view import MessageHistory, message_histories
+from compactcheck.strategies.projected import Projected
+from compactcheck.strategies.scenarios import scenarios
+from compactcheck.strategies.session_view import SessionHistory, session_histories
+from compactcheck.strategies.snapshot_view import SnapshotHistory, snapshot_histories
 
 Corruption = Literal[
     "orphan_result",

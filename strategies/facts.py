@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from invariants.facts import Facts
-from strategies.scenario_model import GroundTruth
+from compactcheck.invariants.facts import Facts
+from compactcheck.strategies.scenario_model import GroundTruth
 
 
 def facts_of_truth(truth: GroundTruth) -> Facts:

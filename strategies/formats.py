@@ -19,7 +19,7 @@ from typing import Any, Final
 
 from hypothesis import strategies as st
 
-from invariants import (
+from compactcheck.invariants import (
     AssistantMessage,
     ChatMessage,
     SystemMessage,
@@ -27,8 +27,8 @@ from invariants import (
     UserMessage,
     content_text,
 )
-from invariants.formats import CHAT, Format
-from strategies.scenario_model import Scenario
+from compactcheck.invariants.formats import CHAT, Format
+from compactcheck.strategies.scenario_model import Scenario
 
 # The first words of an earlier compaction's summary in every projection (messages_view).
 SUMMARY_PREFIX: Final = "Summary of the conversation so far."

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from invariants.facts import Budget, Facts
-from invariants.laws.messages import searchable_text
-from invariants.messages import UserMessage, content_text
-from strategies.facts import facts_of_truth
-from strategies.messages_view import MessageHistory
-from strategies.projected import Projected
+from compactcheck.invariants.facts import Budget, Facts
+from compactcheck.invariants.laws.messages import searchable_text
+from compactcheck.invariants.messages import UserMessage, content_text
+from compactcheck.strategies.facts import facts_of_truth
+from compactcheck.strategies.messages_view import MessageHistory
+from compactcheck.strategies.projected import Projected
 
 
 def messages_facts(projected: Projected[MessageHistory], budget: Budget | None = None) -> Facts:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from invariants import (
+from compactcheck.invariants import (
     AssistantMessage,
     ChatMessage,
     FunctionCall,
@@ -16,10 +16,10 @@ from invariants import (
     UserMessage,
     dump_messages,
 )
-from strategies.narration import narration
-from strategies.projected import Recorder, ViewHistories
-from strategies.scenario_model import Scenario
-from strategies.turns import Action, Constraint, ToolBatch, ToolCallSpec, Turn
+from compactcheck.strategies.narration import narration
+from compactcheck.strategies.projected import Recorder, ViewHistories
+from compactcheck.strategies.scenario_model import Scenario
+from compactcheck.strategies.turns import Action, Constraint, ToolBatch, ToolCallSpec, Turn
 
 SYSTEM_PROMPT = "You are a careful coding agent. Follow every constraint below."
 

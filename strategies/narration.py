@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from strategies.turns import ActivateSkill, CompleteStep, FailAttempt, Say, StartStep
+from compactcheck.strategies.turns import ActivateSkill, CompleteStep, FailAttempt, Say, StartStep
 
 # Every action but a tool batch, which a view shows as calls rather than words.
 Spoken = Say | StartStep | CompleteStep | FailAttempt | ActivateSkill

@@ -8,9 +8,9 @@ from typing import ClassVar, Generic, TypeVar
 
 from hypothesis import strategies as st
 
-from strategies.scenario_model import GroundTruth, Ledger, Scenario, Visitor, walk
-from strategies.scenarios import scenarios
-from strategies.turns import Turn
+from compactcheck.strategies.scenario_model import GroundTruth, Ledger, Scenario, Visitor, walk
+from compactcheck.strategies.scenarios import scenarios
+from compactcheck.strategies.turns import Turn
 
 View = TypeVar("View", covariant=True)
 History = TypeVar("History")

@@ -7,10 +7,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from invariants.errors import one_line
-from invariants.formats import CHAT, Format, NativeRequest, parse_request
-from invariants.laws.messages import FORMAT_RULES
-from invariants.laws.messages.structure import problems
+from compactcheck.invariants.errors import one_line
+from compactcheck.invariants.formats import CHAT, Format, NativeRequest, parse_request
+from compactcheck.invariants.laws.messages import FORMAT_RULES
+from compactcheck.invariants.laws.messages.structure import problems
 
 
 def chat_completions_problems(messages: Sequence[Mapping[str, Any]]) -> list[str]:

@@ -6,8 +6,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
-from invariants import AcceptanceCriterion, PlanStep, StepStatus, TaskPlan, ValidationRecord
-from strategies.turns import Action, Constraint, ToolBatch, ToolCallSpec, Turn
+from compactcheck.invariants import (
+    AcceptanceCriterion,
+    PlanStep,
+    StepStatus,
+    TaskPlan,
+    ValidationRecord,
+)
+from compactcheck.strategies.turns import Action, Constraint, ToolBatch, ToolCallSpec, Turn
 
 
 @dataclass(frozen=True)

@@ -9,11 +9,23 @@ from typing import Final, TypeVar
 
 from hypothesis import strategies as st
 
-from invariants import AcceptanceCriterion, PlanStep, StepStatus, TaskPlan, ValidationRecord
-from strategies import vocabulary as words
-from strategies.contents import MAX_SIZE_CLASS, command_log, instruction, length_of, read_output
-from strategies.scenario_model import Scenario
-from strategies.turns import (
+from compactcheck.invariants import (
+    AcceptanceCriterion,
+    PlanStep,
+    StepStatus,
+    TaskPlan,
+    ValidationRecord,
+)
+from compactcheck.strategies import vocabulary as words
+from compactcheck.strategies.contents import (
+    MAX_SIZE_CLASS,
+    command_log,
+    instruction,
+    length_of,
+    read_output,
+)
+from compactcheck.strategies.scenario_model import Scenario
+from compactcheck.strategies.turns import (
     Action,
     ActivateSkill,
     CompleteStep,

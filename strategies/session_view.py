@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
-from invariants.session import SessionEvent, checkpoint_source, estimate_message
-from strategies.narration import narration
-from strategies.projected import Recorder, ViewHistories
-from strategies.scenario_model import Scenario
-from strategies.turns import Action, ToolBatch, ToolCallSpec, Turn
+from compactcheck.invariants.session import SessionEvent, checkpoint_source, estimate_message
+from compactcheck.strategies.narration import narration
+from compactcheck.strategies.projected import Recorder, ViewHistories
+from compactcheck.strategies.scenario_model import Scenario
+from compactcheck.strategies.turns import Action, ToolBatch, ToolCallSpec, Turn
 
 _PROVIDER: Final = "openai"
 _MODEL: Final = "gpt-test"

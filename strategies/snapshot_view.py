@@ -6,7 +6,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any, Final
 
-from invariants import (
+from compactcheck.invariants import (
     ActiveSkill,
     AgentEvent,
     AgentState,
@@ -17,10 +17,10 @@ from invariants import (
     SkillState,
     sha256_hex,
 )
-from invariants.events import EventType
-from strategies.projected import Recorder, ViewHistories
-from strategies.scenario_model import Scenario
-from strategies.turns import Action, ToolBatch, ToolCallSpec, Turn
+from compactcheck.invariants.events import EventType
+from compactcheck.strategies.projected import Recorder, ViewHistories
+from compactcheck.strategies.scenario_model import Scenario
+from compactcheck.strategies.turns import Action, ToolBatch, ToolCallSpec, Turn
 
 # Snapshot ids are derived from content, as the reference engine does, so projections are
 # deterministic; the namespace is ours.

@@ -11,8 +11,8 @@ from typing import Final
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
-from invariants.laws.messages import message_chars
-from strategies.formats import (
+from compactcheck.invariants.laws.messages import message_chars
+from compactcheck.strategies.formats import (
     FORMAT_FEATURES,
     Features,
     failed_calls,
@@ -20,10 +20,10 @@ from strategies.formats import (
     project_format,
     request_features,
 )
-from strategies.messages_view import project_messages
-from strategies.scenario_model import Scenario
-from strategies.scenarios import STATUSES, scenarios
-from strategies.turns import ToolBatch
+from compactcheck.strategies.messages_view import project_messages
+from compactcheck.strategies.scenario_model import Scenario
+from compactcheck.strategies.scenarios import STATUSES, scenarios
+from compactcheck.strategies.turns import ToolBatch
 
 # Every feature the generator promises, in the order a report lists them.
 FEATURES: Final[tuple[str, ...]] = (

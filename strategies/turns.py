@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from invariants import ValidationRecord
+from compactcheck.invariants import ValidationRecord
 
 if TYPE_CHECKING:
-    from strategies.scenario_model import Visitor
+    from compactcheck.strategies.scenario_model import Visitor
 
 ToolKind = Literal["read", "edit", "validate"]
 

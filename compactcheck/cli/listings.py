@@ -10,17 +10,17 @@ from rich.console import Console
 from compactcheck.cli.options import positive
 from compactcheck.engine.crash import call_law
 from compactcheck.errors import ExitCode
+from compactcheck.invariants import VIEWS, catalogue
+from compactcheck.invariants.catalogue import ALL_FORMATS
 from compactcheck.report.render.listings import (
     invariants_table,
     law_formats,
     rules_table,
     targets_table,
 )
+from compactcheck.strategies import feature_statistics, format_statistics
+from compactcheck.strategies.statistics import format_statistics_lines, format_statistics_of
 from compactcheck.targets.registry import builtin_targets
-from invariants import VIEWS, catalogue
-from invariants.catalogue import ALL_FORMATS
-from strategies import feature_statistics, format_statistics
-from strategies.statistics import format_statistics_lines, format_statistics_of
 
 
 def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -16,6 +16,9 @@ from compactcheck.engine.shards import Shard
 from compactcheck.errors import CompactcheckError, ExitCode
 from compactcheck.files import installed_version
 from compactcheck.harness import MALFORMED
+from compactcheck.invariants import VIEWS, Budget
+from compactcheck.invariants.formats import CHAT
+from compactcheck.invariants.formats import FORMATS as WIRE_FORMATS
 from compactcheck.models import ModelError, ModelSlot, check_name
 from compactcheck.models.slot import NAMES_HELP
 from compactcheck.report.io import write_report, write_text
@@ -29,9 +32,6 @@ from compactcheck.scale.database import (
 )
 from compactcheck.targets.calls import DEFAULT_MEMORY_LIMIT_MB, DEFAULT_TIMEOUT, Calls
 from compactcheck.transcripts import Transcript, TranscriptError, load_transcripts
-from invariants import VIEWS, Budget
-from invariants.formats import CHAT
-from invariants.formats import FORMATS as WIRE_FORMATS
 
 PROFILES = ("dev", "ci", "campaign")
 

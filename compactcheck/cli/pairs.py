@@ -15,12 +15,12 @@ from rich.markup import escape
 from compactcheck.cli.options import csv, outputs, reading_option, toolkit_version, write_outputs
 from compactcheck.engine.selection import Selection
 from compactcheck.errors import CompactcheckError, ExitCode, one_line
+from compactcheck.invariants import VIEWS, Facts
+from compactcheck.invariants.formats import FORMATS
 from compactcheck.judging import PairError, check_pair
 from compactcheck.recorded import Finding, audit
 from compactcheck.report import untrusted
 from compactcheck.report.render import print_report
-from invariants import VIEWS, Facts
-from invariants.formats import FORMATS
 
 
 class PairFileError(CompactcheckError, OSError):

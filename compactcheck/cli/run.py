@@ -23,10 +23,10 @@ from compactcheck.engine.config import Profile
 from compactcheck.engine.core import Engine, follow
 from compactcheck.engine.shards import Shard, ShardError
 from compactcheck.errors import ExitCode
+from compactcheck.invariants.levels import LEVELS
 from compactcheck.report.levels import level_text
 from compactcheck.report.model import Report
 from compactcheck.report.render import print_report
-from invariants.levels import LEVELS
 
 
 def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

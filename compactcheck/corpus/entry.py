@@ -12,7 +12,7 @@ from pydantic import ConfigDict, Field, ValidationError
 
 from compactcheck.atomic import write_text_atomically
 from compactcheck.errors import InputFileError, one_line
-from invariants import WireModel
+from compactcheck.invariants import WireModel
 
 CORPUS_VERSION: Final = 1
 # What re-running a shrunk round showed (the report's values, less its "not_checked").

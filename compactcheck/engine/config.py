@@ -13,11 +13,11 @@ from hypothesis.database import ExampleDatabase
 from compactcheck.corpus.entry import DEFAULT_CORPUS_DIR
 from compactcheck.engine.shards import Shard
 from compactcheck.files import installed_version
+from compactcheck.invariants import Budget
+from compactcheck.invariants.facts import Reading
+from compactcheck.invariants.formats import CHAT, Format
 from compactcheck.models import ModelSlot
 from compactcheck.scale.database import profile_database
-from invariants import Budget
-from invariants.facts import Reading
-from invariants.formats import CHAT, Format
 
 if TYPE_CHECKING:
     from compactcheck.transcripts import Transcript

@@ -26,12 +26,12 @@ from compactcheck.engine.recording import ByLaw, Recording
 from compactcheck.engine.selection import Selection
 from compactcheck.engine.shards import Shard
 from compactcheck.engine.target_run import TargetRun
+from compactcheck.invariants import View
 from compactcheck.report.model import Report, TargetReport
 from compactcheck.scale.merge import merge_target_groups, point_into
 from compactcheck.scale.pool import submit, worker_pool
 from compactcheck.targets.calls import Calls
 from compactcheck.targets.registry import Target, TargetError, resolve
-from invariants import View
 
 # How often a run waiting for its workers looks for a Ctrl-C it heard.
 _POLL = 0.2

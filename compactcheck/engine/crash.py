@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from compactcheck.invariants import VIEWS, Facts, Finding, Invariant, View, Violation, catalogue
+from compactcheck.invariants.catalogue import ALL_FORMATS
 from compactcheck.report.model import CALL_ANSWERED
-from invariants import VIEWS, Facts, Finding, Invariant, View, Violation, catalogue
-from invariants.catalogue import ALL_FORMATS
 
 if TYPE_CHECKING:
     # Only a type here: the harness package loads Hypothesis, which judging a pair never needs.

@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from compactcheck.invariants import View
 from compactcheck.report.model import Report, TargetReport
-from invariants import View
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """Fidelity measures of a target run, beside the reference compactor on the same inputs.
 
-Every compaction that exploring judges is also measured (``invariants.fidelity``): what share
-of each fact kind survived, and how much the history shrank. Unless the target is the
+Every compaction that exploring judges is also measured (``compactcheck.invariants.fidelity``): what
+share of each fact kind survived, and how much the history shrank. Unless the target is the
 reference itself, the view's reference compactor is handed the very input the target was
 handed, at the same declared budget, and measured the same way: the differential ("on these
 inputs the reference keeps 100 % of the changed files; this target 58 %").
@@ -15,18 +15,18 @@ from collections.abc import Sequence
 
 from compactcheck.harness import Driver, RoundOutcome
 from compactcheck.harness.messages import MessagesDriver
-from compactcheck.report.model import Fidelity, FidelityRound, FidelitySide, Spread
-from invariants import Budget, View
-from invariants.facts import Counter, Facts
-from invariants.fidelity import (
+from compactcheck.invariants import Budget, View
+from compactcheck.invariants.facts import Counter, Facts
+from compactcheck.invariants.fidelity import (
     KINDS,
     RoundFidelity,
     messages_fidelity,
     session_fidelity,
     snapshot_fidelity,
 )
-from invariants.formats import Format
-from reference_engine.messages import DEFAULT_MAX_MESSAGES
+from compactcheck.invariants.formats import Format
+from compactcheck.reference_engine.messages import DEFAULT_MAX_MESSAGES
+from compactcheck.report.model import Fidelity, FidelityRound, FidelitySide, Spread
 
 # The built-in reference compactor of each view.
 REFERENCE_TARGETS: dict[str, str] = {

@@ -17,10 +17,10 @@ from compactcheck.engine.events import Event
 from compactcheck.engine.recording import Recording
 from compactcheck.engine.shards import Shard
 from compactcheck.engine.target_run import TargetRun
+from compactcheck.invariants import View
 from compactcheck.scale.merge import merge_corpora
 from compactcheck.targets.calls import Calls
 from compactcheck.targets.registry import resolve
-from invariants import View
 
 
 @dataclass(frozen=True)

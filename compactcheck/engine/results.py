@@ -9,6 +9,9 @@ from pydantic import JsonValue
 
 from compactcheck.engine.crash import CALL_ANSWERED
 from compactcheck.engine.verdicts import WRONG_ANSWERS, quiet_verdict, top_failures
+from compactcheck.invariants import Invariant
+from compactcheck.invariants.inference import INFERABLE
+from compactcheck.invariants.levels import level_of
 from compactcheck.report.levels import level_reached, overlaid
 from compactcheck.report.model import (
     CALL_STATUSES,
@@ -18,9 +21,6 @@ from compactcheck.report.model import (
     ModelCalls,
     TargetReport,
 )
-from invariants import Invariant
-from invariants.inference import INFERABLE
-from invariants.levels import level_of
 
 if TYPE_CHECKING:
     from compactcheck.engine.target_run import TargetRun

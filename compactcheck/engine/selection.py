@@ -6,9 +6,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from compactcheck.engine.crash import CALL_ANSWERED, call_law, known_ids
-from invariants import Invariant, UnknownInvariantError, View, catalogue, select
-from invariants.catalogue import ALL_FORMATS, known_ids_text
-from invariants.formats import CHAT, Format
+from compactcheck.invariants import Invariant, UnknownInvariantError, View, catalogue, select
+from compactcheck.invariants.catalogue import ALL_FORMATS, known_ids_text
+from compactcheck.invariants.formats import CHAT, Format
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,8 @@ from compactcheck.engine.steering import history_size, steer
 from compactcheck.engine.verdicts import Failure, Tally
 from compactcheck.harness import Case, Driver, RoundOutcome, cases
 from compactcheck.harness.messages import MessagesDriver
+from compactcheck.invariants import Finding, Invariant, View
+from compactcheck.invariants.formats import CHAT, Format
 from compactcheck.report.levels import accepted_waivers
 from compactcheck.report.model import (
     Reproduced,
@@ -47,8 +49,6 @@ from compactcheck.report.model import (
 from compactcheck.targets.ahead import answered_ahead
 from compactcheck.targets.registry import Target, resolve
 from compactcheck.transcripts import TranscriptDriver, TranscriptError, transcript_cases, whole
-from invariants import Finding, Invariant, View
-from invariants.formats import CHAT, Format
 
 
 @dataclass(frozen=True)

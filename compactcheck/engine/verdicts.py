@@ -12,9 +12,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from compactcheck.harness import RoundOutcome
+from compactcheck.invariants import Finding, Invariant
 from compactcheck.report.model import CALL_ANSWERED as CALL_ANSWERED
 from compactcheck.report.model import MIN_COMPACTED_PERCENT, VACUITY_PREFIX, Verdict
-from invariants import Finding, Invariant
 
 
 def rarely_compacted(compactions: int, answered: int) -> bool:

@@ -12,9 +12,9 @@ from typing import Any, Literal
 from pydantic import Field, JsonValue, ValidationError
 
 from compactcheck.errors import InputFileError, one_line
-from invariants import AgentEvent, AgentState, ContextUsage, SnapshotDraft
-from invariants.wire import WireModel
-from reference_engine.snapshot import (
+from compactcheck.invariants import AgentEvent, AgentState, ContextUsage, SnapshotDraft
+from compactcheck.invariants.wire import WireModel
+from compactcheck.reference_engine.snapshot import (
     CompactionError,
     CompactionOutcome,
     Compactor,

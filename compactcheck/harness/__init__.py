@@ -17,7 +17,7 @@ from compactcheck.harness.snapshot import (
     SnapshotDriver,
     backend_snapshot_frame,
 )
-from reference_engine.shared_semantics import SessionCompactor, SnapshotFrame
+from compactcheck.reference_engine.shared_semantics import SessionCompactor, SnapshotFrame
 
 __all__ = [
     "MALFORMED",

@@ -8,13 +8,13 @@ from functools import lru_cache
 
 from hypothesis import strategies as st
 
-from invariants import View
-from invariants.formats import CHAT, Format
-from invariants.session.exchange import MODES as SESSION_MODES
-from invariants.session.exchange import Mode as SessionMode
-from strategies import Scenario, scenarios
-from strategies.formats import feature_values
-from strategies.projected import History, Recorder, project_prefixes
+from compactcheck.invariants import View
+from compactcheck.invariants.formats import CHAT, Format
+from compactcheck.invariants.session.exchange import MODES as SESSION_MODES
+from compactcheck.invariants.session.exchange import Mode as SessionMode
+from compactcheck.strategies import Scenario, scenarios
+from compactcheck.strategies.formats import feature_values
+from compactcheck.strategies.projected import History, Recorder, project_prefixes
 
 # How many knobs a case carries (see ``Case.knobs``).
 KNOBS = 8
@@ -37,8 +37,9 @@ class Case:
     # Small integers drawn with the history for a compactor's own settings (see the adapters):
     # they travel in the messages payload and shrink with the history.
     knobs: tuple[int, ...] = ()
-    # Which of a provider format's own parts the history carries (strategies.formats.Features);
-    # drawn only for a format other than chat completions, and 0 (none) otherwise.
+    # Which of a provider format's own parts the history carries
+    # (compactcheck.strategies.formats.Features); drawn only for a format other than chat
+    # completions, and 0 (none) otherwise.
     features: int = 0
 
     def projected(self, recorder: type[Recorder[History]]) -> list[tuple[Scenario, History]]:

@@ -6,7 +6,7 @@ from typing import Any, Protocol
 
 from compactcheck.harness.cases import Case
 from compactcheck.harness.outcome import RoundOutcome
-from invariants import View
+from compactcheck.invariants import View
 
 
 class Driver(Protocol):

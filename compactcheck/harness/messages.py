@@ -15,14 +15,21 @@ from pydantic import ValidationError
 from compactcheck.errors import first_problem
 from compactcheck.harness.cases import Case
 from compactcheck.harness.outcome import RoundOutcome, Status, answer_problem
+from compactcheck.invariants import Budget, ChatMessage, Facts, View, dump_messages, parse_messages
+from compactcheck.invariants.formats import (
+    CHAT,
+    HISTORY_FIELD,
+    Format,
+    NativeRequest,
+    parse_request,
+    read,
+)
+from compactcheck.strategies import Projected
+from compactcheck.strategies.formats import Features, failed_calls, project_format
+from compactcheck.strategies.messages_facts import messages_facts
+from compactcheck.strategies.messages_view import MessageRecorder
+from compactcheck.strategies.provider_rules import chat_completions_problems, request_problems
 from compactcheck.targets.backend import Answer, Backend, handed
-from invariants import Budget, ChatMessage, Facts, View, dump_messages, parse_messages
-from invariants.formats import CHAT, HISTORY_FIELD, Format, NativeRequest, parse_request, read
-from strategies import Projected
-from strategies.formats import Features, failed_calls, project_format
-from strategies.messages_facts import messages_facts
-from strategies.messages_view import MessageRecorder
-from strategies.provider_rules import chat_completions_problems, request_problems
 
 
 def _edited(given: Any, left: Any) -> str | None:

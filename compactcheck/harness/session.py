@@ -8,14 +8,14 @@ from typing import Any
 from compactcheck.harness.cases import Case
 from compactcheck.harness.outcome import BackendFaultError, RoundOutcome
 from compactcheck.harness.session_exchange import SessionBackendError, session_exchange
+from compactcheck.invariants import Facts, View
+from compactcheck.invariants.session import SessionEvent
+from compactcheck.invariants.session.exchange import MalformedExchangeError, parse_events
+from compactcheck.invariants.session.exchange import Mode as SessionMode
+from compactcheck.reference_engine.shared_semantics import SessionCompactor
+from compactcheck.strategies import project_session
+from compactcheck.strategies.facts import facts_of_truth
 from compactcheck.targets.backend import Backend
-from invariants import Facts, View
-from invariants.session import SessionEvent
-from invariants.session.exchange import MalformedExchangeError, parse_events
-from invariants.session.exchange import Mode as SessionMode
-from reference_engine.shared_semantics import SessionCompactor
-from strategies import project_session
-from strategies.facts import facts_of_truth
 
 
 @dataclass(frozen=True)

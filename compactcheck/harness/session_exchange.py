@@ -1,8 +1,8 @@
 """One session compaction: the log a target is handed for a mode, and how its answer is read.
 
 ``session_exchange`` runs a ``SessionCompactor`` (the shape in
-``reference_engine.shared_semantics``) on a generated history and returns what the laws judge;
-it raises ``SessionBackendError`` for every backend fault (a raise, or an answer outside the
+``compactcheck.reference_engine.shared_semantics``) on a generated history and returns what the laws
+judge; it raises ``SessionBackendError`` for every backend fault (a raise, or an answer outside the
 shape), so a runner can count the call as errored.
 """
 
@@ -11,17 +11,17 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final, Protocol
 
-from invariants.canonical import json_copy
-from invariants.session import SessionError, SessionEvent, node_price
-from invariants.session.exchange import (
+from compactcheck.invariants.canonical import json_copy
+from compactcheck.invariants.session import SessionError, SessionEvent, node_price
+from compactcheck.invariants.session.exchange import (
     MalformedExchangeError,
     SessionAfter,
     SessionBefore,
     SurfaceFolder,
     parse_events,
 )
-from invariants.session.exchange import Mode as SessionMode
-from reference_engine.shared_semantics import SessionCompactor
+from compactcheck.invariants.session.exchange import Mode as SessionMode
+from compactcheck.reference_engine.shared_semantics import SessionCompactor
 
 # The routed target the harness writes for automatic modes (pressure and overflow need one).
 HARNESS_PROVIDER: Final = "openai"
@@ -29,7 +29,8 @@ HARNESS_MODEL: Final = "gpt-test"
 
 
 class SessionLog(Protocol):
-    """A generated session history (``strategies.SessionHistory`` is one): its events."""
+    """A generated session history (``compactcheck.strategies.SessionHistory`` is one): its
+    events."""
 
     @property
     def events(self) -> Sequence[SessionEvent]:

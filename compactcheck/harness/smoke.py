@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from hypothesis import find, settings
 
 from compactcheck.harness import Case, RoundOutcome, cases
-from invariants import View
+from compactcheck.invariants import View
 
 if TYPE_CHECKING:
     # Only a type here: the registry builds the reference targets, which the harness never runs.

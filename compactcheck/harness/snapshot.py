@@ -1,7 +1,8 @@
 """The snapshot view: each round compacts the run so far, carrying the compaction state.
 
-A target answers only the draft; the shared frame (``reference_engine.shared_semantics``) hands
-it its input, seals the draft and keeps the raw tail, as the seed's engine would.
+A target answers only the draft; the shared frame
+(``compactcheck.reference_engine.shared_semantics``) hands it its input, seals the draft and keeps
+the raw tail, as the seed's engine would.
 """
 
 from __future__ import annotations
@@ -13,11 +14,18 @@ from pydantic import ValidationError
 from compactcheck.errors import first_problem
 from compactcheck.harness.cases import Case
 from compactcheck.harness.outcome import BackendFaultError, RoundOutcome, Status
+from compactcheck.invariants import (
+    AgentEvent,
+    AgentState,
+    CompactorInput,
+    Facts,
+    SnapshotDraft,
+    View,
+)
+from compactcheck.invariants.canonical import json_copy
+from compactcheck.reference_engine.shared_semantics import SnapshotFrame, is_safe_boundary
+from compactcheck.strategies.snapshot_view import SnapshotRecorder
 from compactcheck.targets.backend import Answer, Backend
-from invariants import AgentEvent, AgentState, CompactorInput, Facts, SnapshotDraft, View
-from invariants.canonical import json_copy
-from reference_engine.shared_semantics import SnapshotFrame, is_safe_boundary
-from strategies.snapshot_view import SnapshotRecorder
 
 
 class BackendCompactor:

@@ -2,16 +2,16 @@
 
 ``echo`` repeats the request. ``paraphrase`` rewords it the way a faithful summariser would: the
 frame of each line and its stop words change, content words are lower-cased, and every
-distinctive token (``invariants.tokens``) stays, in order, none invented. ``lossy`` repeats it
-but drops the distinctive tokens whose stable hash is even, and says which.
+distinctive token (``compactcheck.invariants.tokens``) stays, in order, none invented. ``lossy``
+repeats it but drops the distinctive tokens whose stable hash is even, and says which.
 """
 
 from __future__ import annotations
 
 import hashlib
 
+from compactcheck.invariants.tokens import NEGATIONS, STOPWORDS, TOKEN, distinctive_tokens
 from compactcheck.models.request import ModelRequest
-from invariants.tokens import NEGATIONS, STOPWORDS, TOKEN, distinctive_tokens
 
 # Rewordings of stop words by stop words (or nothing), so that no content word is invented.
 _SWAPS: dict[str, str] = {

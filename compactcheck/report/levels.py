@@ -1,11 +1,11 @@
-"""The conformance level a target's results reach (see ``invariants.levels``)."""
+"""The conformance level a target's results reach (see ``compactcheck.invariants.levels``)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from compactcheck.invariants.levels import LEVELS, PROVIDER_RULES, level_of
 from compactcheck.report.model import InvariantResult, ModelCalls, TargetReport
-from invariants.levels import LEVELS, PROVIDER_RULES, level_of
 
 
 def _holds(result: InvariantResult) -> bool:

@@ -35,13 +35,13 @@ from compactcheck.engine.events import (
     ViolationFound,
     describe,
 )
+from compactcheck.invariants import View
 from compactcheck.report.io import write_report
 from compactcheck.report.model import InvariantResult, Report, TargetReport
 from compactcheck.scale.merge import merge_calls, merge_results
 from compactcheck.scale.pool import worker_pool
 from compactcheck.targets.calls import Calls
 from compactcheck.targets.registry import Target
-from invariants import View
 
 Progress = Callable[[str], None]
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")

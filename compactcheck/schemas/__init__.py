@@ -10,15 +10,7 @@ from typing import Any
 from pydantic import BaseModel, TypeAdapter
 
 from compactcheck.corpus.entry import CorpusEntry
-from compactcheck.report.model import Report
-from compactcheck.targets.protocol import (
-    ANY_COMPACT_REQUEST,
-    AnyCompactResponse,
-    StartRequest,
-    StartResponse,
-    StopRequest,
-)
-from invariants import (
+from compactcheck.invariants import (
     AgentEvent,
     AgentState,
     CompactionSnapshot,
@@ -27,8 +19,16 @@ from invariants import (
     ContextUsage,
     SnapshotDraft,
 )
-from invariants.formats import AnthropicRequest, GeminiRequest, ResponsesInput
-from invariants.messages import CHAT_MESSAGES
+from compactcheck.invariants.formats import AnthropicRequest, GeminiRequest, ResponsesInput
+from compactcheck.invariants.messages import CHAT_MESSAGES
+from compactcheck.report.model import Report
+from compactcheck.targets.protocol import (
+    ANY_COMPACT_REQUEST,
+    AnyCompactResponse,
+    StartRequest,
+    StartResponse,
+    StopRequest,
+)
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 

@@ -10,8 +10,9 @@ from typing import Any
 
 import orjson
 
-# The views and the messages view's formats, as the protocol names them (invariants.View and
-# invariants.formats.FORMATS, without importing the laws).
+# The views and the messages view's formats, as the protocol names them
+# (compactcheck.invariants.View and compactcheck.invariants.formats.FORMATS, without importing the
+# laws).
 VIEW_NAMES = ("messages", "snapshot", "session")
 FORMAT_NAMES = ("openai-chat", "anthropic", "openai-responses", "gemini")
 # Where compactcheck's own call sites live (this module's folder).
@@ -57,8 +58,8 @@ def _ours(filename: str) -> bool:
     return Path(filename).resolve().parent == _HERE
 
 
-# The request field holding the history, per format (invariants.formats.HISTORY_FIELD, without
-# importing the laws into a worker).
+# The request field holding the history, per format (compactcheck.invariants.formats.HISTORY_FIELD,
+# without importing the laws into a worker).
 _HISTORY_FIELD = {"anthropic": "messages", "openai-responses": "input", "gemini": "contents"}
 
 

@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from compactcheck.engine import interrupts
+from compactcheck.invariants import View
 from compactcheck.report.model import Implementation
 from compactcheck.targets.awaiting import Awaiter
 from compactcheck.targets.backend import Answer
@@ -19,7 +20,6 @@ from compactcheck.targets.calling import (
     waivers_of,
 )
 from compactcheck.targets.harness_process import SLICE
-from invariants import View
 
 
 class _TimedOutError(Exception):

@@ -47,6 +47,11 @@ def load_attribute(spec: str) -> Any:
             path = Path(module_part)
             if not path.is_file():
                 raise LoadError(f"py:{spec}: no file {module_part}")
+            # As `python file.py` would: the file's own folder first, so that its imports of
+            # modules beside it (a user's strategies.py, say) find them.
+            folder = str(path.resolve().parent)
+            if folder not in sys.path:
+                sys.path.insert(0, folder)
             name = f"compactcheck_user_{abs(hash(path.resolve()))}"
             loader = importlib.util.spec_from_file_location(name, path)
             if loader is None or loader.loader is None:

@@ -35,11 +35,11 @@ from pydantic import (
 from pydantic.json_schema import SkipJsonSchema
 
 from compactcheck.errors import CompactcheckError, one_line
+from compactcheck.invariants import CompactorInput, SnapshotDraft, View, WireModel
+from compactcheck.invariants.formats import Format
+from compactcheck.invariants.messages import ChatMessage
+from compactcheck.invariants.session import SessionEvent
 from compactcheck.report.model import Implementation
-from invariants import CompactorInput, SnapshotDraft, View, WireModel
-from invariants.formats import Format
-from invariants.messages import ChatMessage
-from invariants.session import SessionEvent
 
 PROTOCOL_VERSION = 1
 

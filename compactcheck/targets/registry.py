@@ -18,7 +18,17 @@ from compactcheck.harness import (
     backend_session_compactor,
     backend_snapshot_frame,
 )
+from compactcheck.invariants import VIEWS, Budget, View
+from compactcheck.invariants.formats import CHAT, Format, check_format
 from compactcheck.models import MeteredModel, ModelSlot
+from compactcheck.reference_engine.messages import reference_for
+from compactcheck.reference_engine.mutants.formats import FORMAT_MUTANTS
+from compactcheck.reference_engine.mutants.messages import MESSAGE_MUTANTS
+from compactcheck.reference_engine.mutants.mutant import Mutant
+from compactcheck.reference_engine.mutants.session import SESSION_MUTANTS
+from compactcheck.reference_engine.mutants.snapshot import SNAPSHOT_MUTANTS
+from compactcheck.reference_engine.session import reference_session_compactor
+from compactcheck.reference_engine.snapshot import SnapshotPipeline
 from compactcheck.report.model import Implementation
 from compactcheck.targets.adapters import ADAPTERS, DESCRIPTIONS
 from compactcheck.targets.awaiting import is_async
@@ -35,16 +45,6 @@ from compactcheck.targets.loading import (
     signature_problem,
 )
 from compactcheck.targets.subprocess_backend import CommandBackend
-from invariants import VIEWS, Budget, View
-from invariants.formats import CHAT, Format, check_format
-from reference_engine.messages import reference_for
-from reference_engine.mutants.formats import FORMAT_MUTANTS
-from reference_engine.mutants.messages import MESSAGE_MUTANTS
-from reference_engine.mutants.mutant import Mutant
-from reference_engine.mutants.session import SESSION_MUTANTS
-from reference_engine.mutants.snapshot import SNAPSHOT_MUTANTS
-from reference_engine.session import reference_session_compactor
-from reference_engine.snapshot import SnapshotPipeline
 
 
 class TargetError(CompactcheckError):

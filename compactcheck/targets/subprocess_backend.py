@@ -23,6 +23,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, ClassVar, Self
 
+from compactcheck.invariants import View, json_copy
 from compactcheck.report.model import Implementation
 from compactcheck.targets.backend import Answer
 from compactcheck.targets.harness_process import (
@@ -47,7 +48,6 @@ from compactcheck.targets.protocol import (
     parse_line,
     validate_answer,
 )
-from invariants import View, json_copy
 
 DEFAULT_TIMEOUT = 10.0
 DEFAULT_MAX_RESTARTS = 3

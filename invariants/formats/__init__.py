@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from typing import Any, Literal, get_args
 
-from invariants.errors import CompactcheckError
-from invariants.formats.anthropic import AnthropicRequest
-from invariants.formats.gemini import GeminiRequest
-from invariants.formats.reading import read_anthropic, read_gemini, read_responses
-from invariants.formats.responses import ResponsesInput
-from invariants.messages import ChatMessage
+from compactcheck.invariants.errors import CompactcheckError
+from compactcheck.invariants.formats.anthropic import AnthropicRequest
+from compactcheck.invariants.formats.gemini import GeminiRequest
+from compactcheck.invariants.formats.reading import read_anthropic, read_gemini, read_responses
+from compactcheck.invariants.formats.responses import ResponsesInput
+from compactcheck.invariants.messages import ChatMessage
 
 Format = Literal["openai-chat", "anthropic", "openai-responses", "gemini"]
 FORMATS: tuple[Format, ...] = get_args(Format)

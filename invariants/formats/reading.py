@@ -12,9 +12,9 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from invariants.formats import anthropic as claude
-from invariants.formats import gemini, responses
-from invariants.messages import (
+from compactcheck.invariants.formats import anthropic as claude
+from compactcheck.invariants.formats import gemini, responses
+from compactcheck.invariants.messages import (
     AssistantMessage,
     ChatMessage,
     FunctionCall,

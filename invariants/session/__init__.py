@@ -1,17 +1,27 @@
 """The session view: log envelope, surface, derived messages and the streaming log checker."""
 
-from invariants.session.bracket import ABSENT, BracketTracker, OpenBracket, is_checkpoint
-from invariants.session.checker import LogChecker, assert_log_valid, check_log, node_price
-from invariants.session.enclosure import Enclosure, result_call_id
-from invariants.session.envelope import (
+from compactcheck.invariants.session.bracket import (
+    ABSENT,
+    BracketTracker,
+    OpenBracket,
+    is_checkpoint,
+)
+from compactcheck.invariants.session.checker import (
+    LogChecker,
+    assert_log_valid,
+    check_log,
+    node_price,
+)
+from compactcheck.invariants.session.enclosure import Enclosure, result_call_id
+from compactcheck.invariants.session.envelope import (
     MAX_SAFE_INTEGER,
     SURFACE_TYPES,
     SessionEvent,
     json_copy,
     lossless_json_problem,
 )
-from invariants.session.errors import LogViolationError, PairingError, SessionError
-from invariants.session.kinds import (
+from compactcheck.invariants.session.errors import LogViolationError, PairingError, SessionError
+from compactcheck.invariants.session.kinds import (
     AssistantTurnMessage,
     CompactionMark,
     CompactionPrune,
@@ -28,7 +38,7 @@ from invariants.session.kinds import (
     TurnEndReason,
     TurnStart,
 )
-from invariants.session.messages import (
+from compactcheck.invariants.session.messages import (
     AssistantMessage,
     ContentBlock,
     ImageBlock,
@@ -46,8 +56,8 @@ from invariants.session.messages import (
     is_compact_checkpoint_source,
     raw_event_message,
 )
-from invariants.session.pairing import PairingFold, fold_pairing, node_delta
-from invariants.session.pricing import (
+from compactcheck.invariants.session.pairing import PairingFold, fold_pairing, node_delta
+from compactcheck.invariants.session.pricing import (
     estimate_block,
     estimate_blocks,
     estimate_envelope,
@@ -55,8 +65,8 @@ from invariants.session.pricing import (
     js_json,
     js_length,
 )
-from invariants.session.rules import RULE_STATEMENTS
-from invariants.session.surface import (
+from compactcheck.invariants.session.rules import RULE_STATEMENTS
+from compactcheck.invariants.session.surface import (
     EventLookup,
     ReplaceRange,
     SurfaceChange,

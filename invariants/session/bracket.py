@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from invariants.session.envelope import SessionEvent
-from invariants.session.errors import LogViolationError
-from invariants.session.messages import is_compact_checkpoint_source
+from compactcheck.invariants.session.envelope import SessionEvent
+from compactcheck.invariants.session.errors import LogViolationError
+from compactcheck.invariants.session.messages import is_compact_checkpoint_source
 
 
 class _Absent:

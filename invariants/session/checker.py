@@ -7,15 +7,15 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from invariants.errors import first_problem
-from invariants.session.bracket import BracketTracker, OpenBracket, is_checkpoint
-from invariants.session.enclosure import Enclosure
-from invariants.session.envelope import SessionEvent
-from invariants.session.errors import LogViolationError
-from invariants.session.messages import raw_event_message
-from invariants.session.pairing import node_delta
-from invariants.session.pricing import estimate_message
-from invariants.session.surface import SurfaceChange, SurfaceTracker, parse_surface_op
+from compactcheck.invariants.errors import first_problem
+from compactcheck.invariants.session.bracket import BracketTracker, OpenBracket, is_checkpoint
+from compactcheck.invariants.session.enclosure import Enclosure
+from compactcheck.invariants.session.envelope import SessionEvent
+from compactcheck.invariants.session.errors import LogViolationError
+from compactcheck.invariants.session.messages import raw_event_message
+from compactcheck.invariants.session.pairing import node_delta
+from compactcheck.invariants.session.pricing import estimate_message
+from compactcheck.invariants.session.surface import SurfaceChange, SurfaceTracker, parse_surface_op
 
 
 def node_price(event: SessionEvent) -> int:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from invariants.session.envelope import SessionEvent
-from invariants.session.errors import LogViolationError
+from compactcheck.invariants.session.envelope import SessionEvent
+from compactcheck.invariants.session.errors import LogViolationError
 
 TURN_SCOPED_TYPES = frozenset({"todo/write", "request/header", "request/context"})
 

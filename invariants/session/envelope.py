@@ -7,8 +7,8 @@ from typing import Any
 
 from pydantic import Field, StrictInt, field_validator
 
-from invariants.canonical import json_copy
-from invariants.wire import WireModel
+from compactcheck.invariants.canonical import json_copy
+from compactcheck.invariants.wire import WireModel
 
 __all__ = [
     "MAX_SAFE_INTEGER",

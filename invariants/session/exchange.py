@@ -14,13 +14,13 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from invariants.errors import first_problem
-from invariants.session.checker import LogChecker
-from invariants.session.envelope import SessionEvent, json_copy
-from invariants.session.errors import LogViolationError, SessionError
-from invariants.session.messages import raw_event_message
-from invariants.session.pairing import node_delta
-from invariants.session.surface import SurfaceTracker
+from compactcheck.invariants.errors import first_problem
+from compactcheck.invariants.session.checker import LogChecker
+from compactcheck.invariants.session.envelope import SessionEvent, json_copy
+from compactcheck.invariants.session.errors import LogViolationError, SessionError
+from compactcheck.invariants.session.messages import raw_event_message
+from compactcheck.invariants.session.pairing import node_delta
+from compactcheck.invariants.session.surface import SurfaceTracker
 
 Mode = Literal["manual", "pressure", "overflow"]
 MODES: tuple[Mode, ...] = ("manual", "pressure", "overflow")

@@ -6,13 +6,13 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from invariants.session.messages import (
+from compactcheck.invariants.session.messages import (
     AssistantMessage,
     ContentBlock,
     OpenWireModel,
     ToolResultMessage,
 )
-from invariants.wire import WireModel
+from compactcheck.invariants.wire import WireModel
 
 TurnEndKind = Literal["completed", "aborted", "blocked", "error", "max-tokens", "interrupted"]
 

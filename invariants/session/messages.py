@@ -6,8 +6,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Discriminator, Field, Tag
 
-from invariants.session.envelope import SessionEvent
-from invariants.wire import WireModel
+from compactcheck.invariants.session.envelope import SessionEvent
+from compactcheck.invariants.wire import WireModel
 
 
 class OpenWireModel(WireModel):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from invariants.session.errors import PairingError
-from invariants.session.surface import EventLookup
+from compactcheck.invariants.session.errors import PairingError
+from compactcheck.invariants.session.surface import EventLookup
 
 
 def node_delta(event_type: str, data: object) -> int:

@@ -6,8 +6,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
-from invariants.session.envelope import MAX_SAFE_INTEGER, SURFACE_TYPES, SessionEvent
-from invariants.session.errors import LogViolationError
+from compactcheck.invariants.session.envelope import MAX_SAFE_INTEGER, SURFACE_TYPES, SessionEvent
+from compactcheck.invariants.session.errors import LogViolationError
 
 EventLookup = Callable[[int], SessionEvent | None]
 

@@ -1,6 +1,6 @@
 """The reference message compactor for the messages view (OpenAI chat dicts in and out)."""
 
-from reference_engine.messages.compactor import (
+from compactcheck.reference_engine.messages.compactor import (
     DEFAULT_MAX_MESSAGES,
     ReferenceMessages,
     Summariser,
@@ -8,9 +8,14 @@ from reference_engine.messages.compactor import (
     head_end,
     reference_messages,
 )
-from reference_engine.messages.cut import safe_cuts
-from reference_engine.messages.native import NativeReference, reference_for, summary_item, units_of
-from reference_engine.messages.summary import summarise, summary_lines
+from compactcheck.reference_engine.messages.cut import safe_cuts
+from compactcheck.reference_engine.messages.native import (
+    NativeReference,
+    reference_for,
+    summary_item,
+    units_of,
+)
+from compactcheck.reference_engine.messages.summary import summarise, summary_lines
 
 __all__ = [
     "DEFAULT_MAX_MESSAGES",

@@ -7,17 +7,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from invariants.facts import Budget
-from invariants.laws.messages import message_chars
-from invariants.messages import (
+from compactcheck.invariants.facts import Budget
+from compactcheck.invariants.laws.messages import message_chars
+from compactcheck.invariants.messages import (
     ChatMessage,
     SystemMessage,
     UserMessage,
     dump_messages,
     parse_messages,
 )
-from reference_engine.messages.cut import safe_cuts
-from reference_engine.messages.summary import SUMMARY_HEADER, summarise, summary_lines
+from compactcheck.reference_engine.messages.cut import safe_cuts
+from compactcheck.reference_engine.messages.summary import SUMMARY_HEADER, summarise, summary_lines
 
 DEFAULT_MAX_MESSAGES = 16
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from invariants.laws.messages import call_ids
-from invariants.messages import ChatMessage, ToolMessage
+from compactcheck.invariants.laws.messages import call_ids
+from compactcheck.invariants.messages import ChatMessage, ToolMessage
 
 
 def safe_cuts(messages: Sequence[ChatMessage]) -> list[bool]:

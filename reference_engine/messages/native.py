@@ -14,8 +14,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from invariants.facts import Budget
-from invariants.formats import (
+from compactcheck.invariants.facts import Budget
+from compactcheck.invariants.formats import (
     HISTORY_FIELD,
     Format,
     NativeRequest,
@@ -24,15 +24,15 @@ from invariants.formats import (
     parse_request,
     read,
 )
-from invariants.formats import anthropic as claude
-from invariants.formats import responses as openai
-from invariants.messages import ChatMessage, content_text
-from reference_engine.messages.compactor import (
+from compactcheck.invariants.formats import anthropic as claude
+from compactcheck.invariants.formats import responses as openai
+from compactcheck.invariants.messages import ChatMessage, content_text
+from compactcheck.reference_engine.messages.compactor import (
     DEFAULT_MAX_MESSAGES,
     compact_messages,
     reference_messages,
 )
-from reference_engine.messages.cut import safe_cuts
+from compactcheck.reference_engine.messages.cut import safe_cuts
 
 
 @dataclass

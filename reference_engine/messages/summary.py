@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from invariants.messages import (
+from compactcheck.invariants.messages import (
     AssistantMessage,
     ChatMessage,
     ToolMessage,

@@ -1,5 +1,5 @@
 """Deliberately broken compactors, one or more per invariant and view."""
 
-from reference_engine.mutants.mutant import Mutant
+from compactcheck.reference_engine.mutants.mutant import Mutant
 
 __all__ = ["Mutant"]

@@ -1,9 +1,9 @@
 """Broken compactors of the provider formats, one per structural law, each breaking it the way
 real ones do (the public reports each law's statement names).
 
-Each is the format's reference compactor (``reference_engine.messages.native``) with one bug:
-a cut that ignores the format's units, or an edit of what the reference answers. They take and
-return the format's request as JSON data, and are capped at a few messages so that they compact.
+Each is the format's reference compactor (``compactcheck.reference_engine.messages.native``) with
+one bug: a cut that ignores the format's units, or an edit of what the reference answers. They take
+and return the format's request as JSON data, and are capped at a few messages so that they compact.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ import copy
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from invariants.formats import check_format
-from reference_engine.messages.native import NativeReference, summary_item
-from reference_engine.mutants.mutant import Mutant
+from compactcheck.invariants.formats import check_format
+from compactcheck.reference_engine.messages.native import NativeReference, summary_item
+from compactcheck.reference_engine.mutants.mutant import Mutant
 
 CAP = 6
 

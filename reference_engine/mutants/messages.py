@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from invariants.facts import Budget
-from invariants.laws.messages import call_ids
-from invariants.messages import (
+from compactcheck.invariants.facts import Budget
+from compactcheck.invariants.laws.messages import call_ids
+from compactcheck.invariants.messages import (
     AssistantMessage,
     ChatMessage,
     SystemMessage,
@@ -23,9 +23,9 @@ from invariants.messages import (
     dump_messages,
     parse_messages,
 )
-from reference_engine.messages import compact_messages, summarise, summary_lines
-from reference_engine.messages.summary import first_line, summary_text
-from reference_engine.mutants.mutant import Mutant
+from compactcheck.reference_engine.messages import compact_messages, summarise, summary_lines
+from compactcheck.reference_engine.messages.summary import first_line, summary_text
+from compactcheck.reference_engine.mutants.mutant import Mutant
 
 MUTANT_MAX_MESSAGES = 6
 MUTANT_BUDGET = Budget(limit=60, counter="approx_tokens")

@@ -6,8 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from invariants.catalogue import View
-from invariants.facts import Budget
+from compactcheck.invariants.catalogue import View
+from compactcheck.invariants.facts import Budget
 
 
 @dataclass(frozen=True)
@@ -16,7 +16,7 @@ class Mutant:
 
     ``build`` returns a fresh backend for the view: for ``messages`` a callable from a list of
     OpenAI chat dicts to a list of them; for ``snapshot`` a snapshot engine (see
-    ``reference_engine.mutants.snapshot``); for ``session`` a session engine.
+    ``compactcheck.reference_engine.mutants.snapshot``); for ``session`` a session engine.
     ``max_witness`` bounds the size of its shrunk history (events or messages); ``budget`` is
     the budget it is judged against when the caller declares none.
     """

@@ -2,9 +2,9 @@
 
 Most are the reference engine with its answer edited afterwards (the injected bug); the rest swap
 one collaborator of the engine. Every ``build()`` returns a ``SessionCompactor`` (the shape in
-``reference_engine.shared_semantics``): a JSON payload in, a JSON answer out. ``max_witness``
-bounds the shrunk history: a committed compaction needs about fifteen events before any
-checkpoint can be smaller than what it replaces, so the mutants that break a commit carry larger
+``compactcheck.reference_engine.shared_semantics``): a JSON payload in, a JSON answer out.
+``max_witness`` bounds the shrunk history: a committed compaction needs about fifteen events before
+any checkpoint can be smaller than what it replaces, so the mutants that break a commit carry larger
 bounds than those that break a failure or a decline.
 """
 
@@ -14,12 +14,12 @@ import copy
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from invariants.session import SessionEvent, node_price
-from invariants.session.exchange import Mode as SessionMode
-from invariants.session.exchange import SurfaceFolder
-from reference_engine.mutants.mutant import Mutant
-from reference_engine.session import TokenMeter, reference_session_compactor
-from reference_engine.shared_semantics import SessionCompactor
+from compactcheck.invariants.session import SessionEvent, node_price
+from compactcheck.invariants.session.exchange import Mode as SessionMode
+from compactcheck.invariants.session.exchange import SurfaceFolder
+from compactcheck.reference_engine.mutants.mutant import Mutant
+from compactcheck.reference_engine.session import TokenMeter, reference_session_compactor
+from compactcheck.reference_engine.shared_semantics import SessionCompactor
 
 Event = dict[str, Any]
 # (handed log, appended events, mode) -> the appended events the broken backend answers.

@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from invariants import (
+from compactcheck.invariants import (
     AcceptanceCriterion,
     AgentEvent,
     CompactionSnapshot,
@@ -16,9 +16,14 @@ from invariants import (
     SnapshotDraft,
     SourceEventRange,
 )
-from reference_engine.mutants.mutant import Mutant
-from reference_engine.shared_semantics import SNAPSHOT_NAMESPACE, SnapshotDesign, checksum_of, seal
-from reference_engine.snapshot import ReferenceCompactor, SnapshotPipeline
+from compactcheck.reference_engine.mutants.mutant import Mutant
+from compactcheck.reference_engine.shared_semantics import (
+    SNAPSHOT_NAMESPACE,
+    SnapshotDesign,
+    checksum_of,
+    seal,
+)
+from compactcheck.reference_engine.snapshot import ReferenceCompactor, SnapshotPipeline
 
 Edit = Callable[[SnapshotDraft, CompactorInput], SnapshotDraft]
 

@@ -1,15 +1,22 @@
 """The session reference engine (seed 002): log, surface, pairing, compaction transaction."""
 
-from reference_engine.session.backend import logged_capacity, reference_session_compactor
-from reference_engine.session.command import (
+from compactcheck.reference_engine.session.backend import (
+    logged_capacity,
+    reference_session_compactor,
+)
+from compactcheck.reference_engine.session.command import (
     COMMAND_TEXT,
     NOTHING_TEXT,
     USAGE_TEXT,
     CommandOutcome,
     run_compact_command,
 )
-from reference_engine.session.compactor import AutomaticTrigger, BasicCompactor, CapacityLookup
-from reference_engine.session.config import (
+from compactcheck.reference_engine.session.compactor import (
+    AutomaticTrigger,
+    BasicCompactor,
+    CapacityLookup,
+)
+from compactcheck.reference_engine.session.config import (
     CompactionConfig,
     CompactSpec,
     ModelPolicy,
@@ -18,7 +25,7 @@ from reference_engine.session.config import (
     resolve_compact_spec,
     resolve_target_policy,
 )
-from reference_engine.session.errors import (
+from compactcheck.reference_engine.session.errors import (
     AbortError,
     ConfigError,
     ManualCode,
@@ -33,27 +40,31 @@ from reference_engine.session.errors import (
     TargetPressureConfigError,
     render_error_chain,
 )
-from reference_engine.session.listeners import (
+from compactcheck.reference_engine.session.listeners import (
     CONTEXT_WINDOW_EXCEEDED_CODE,
     OverflowRecovery,
     PreStepPressure,
 )
-from reference_engine.session.lock import (
+from compactcheck.reference_engine.session.lock import (
     EntryState,
     assert_compaction_inactive,
     inspect_entry_state,
 )
-from reference_engine.session.log import Session, StepClock
-from reference_engine.session.manual import (
+from compactcheck.reference_engine.session.log import Session, StepClock
+from compactcheck.reference_engine.session.manual import (
     IdleHost,
     Maintenance,
     MaintenanceHost,
     MaintenanceUnavailableError,
     compact_now,
 )
-from reference_engine.session.meter import Measurement, PricedNode, TokenMeter
-from reference_engine.session.pairing import ToolPairing, balanced_after, balanced_before
-from reference_engine.session.pruner import (
+from compactcheck.reference_engine.session.meter import Measurement, PricedNode, TokenMeter
+from compactcheck.reference_engine.session.pairing import (
+    ToolPairing,
+    balanced_after,
+    balanced_before,
+)
+from compactcheck.reference_engine.session.pruner import (
     PRUNE_MARKER,
     PrunerConfig,
     PruneReport,
@@ -62,11 +73,11 @@ from reference_engine.session.pruner import (
     prune_content,
     prune_session,
 )
-from reference_engine.session.repair import interrupted_turn_closers
-from reference_engine.session.routing import RoutedRequest, latest_route
-from reference_engine.session.selection import SurfaceRange, select_compactable_range
-from reference_engine.session.signal import AbortSignal
-from reference_engine.session.summariser import (
+from compactcheck.reference_engine.session.repair import interrupted_turn_closers
+from compactcheck.reference_engine.session.routing import RoutedRequest, latest_route
+from compactcheck.reference_engine.session.selection import SurfaceRange, select_compactable_range
+from compactcheck.reference_engine.session.signal import AbortSignal
+from compactcheck.reference_engine.session.summariser import (
     CLOSE_TAG,
     OPEN_TAG,
     FunctionSummariser,
@@ -77,8 +88,13 @@ from reference_engine.session.summariser import (
     frame_summary,
     safe_summary,
 )
-from reference_engine.session.surface import Replacement, SurfaceFold, derive_messages, fold_surface
-from reference_engine.session.transaction import (
+from compactcheck.reference_engine.session.surface import (
+    Replacement,
+    SurfaceFold,
+    derive_messages,
+    fold_surface,
+)
+from compactcheck.reference_engine.session.transaction import (
     CompactionResult,
     IdMinter,
     TransactionOutcome,

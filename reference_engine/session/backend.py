@@ -1,7 +1,7 @@
 """The reference session engine behind the protocol's JSON shape (``SessionCompactor``).
 
 It answers a payload ``{"log": [...], "mode": ...}`` with the events it appended, or declines
-with a reason; the shape is ``reference_engine.shared_semantics.SessionCompactor``.
+with a reason; the shape is ``compactcheck.reference_engine.shared_semantics.SessionCompactor``.
 """
 
 from __future__ import annotations
@@ -9,20 +9,20 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from invariants.session import SessionError
-from invariants.session.exchange import MODES
-from invariants.session.exchange import Mode as SessionMode
-from reference_engine.session.compactor import AutomaticTrigger, BasicCompactor
-from reference_engine.session.config import CompactionConfig
-from reference_engine.session.errors import PayloadError, render_error_chain
-from reference_engine.session.log import Session, StepClock
-from reference_engine.session.manual import IdleHost, compact_now
-from reference_engine.session.meter import TokenMeter
-from reference_engine.session.routing import latest_route
-from reference_engine.session.signal import AbortSignal
-from reference_engine.session.summariser import Summariser, TextSummariser
-from reference_engine.session.transaction import IdMinter
-from reference_engine.shared_semantics import SessionCompactor
+from compactcheck.invariants.session import SessionError
+from compactcheck.invariants.session.exchange import MODES
+from compactcheck.invariants.session.exchange import Mode as SessionMode
+from compactcheck.reference_engine.session.compactor import AutomaticTrigger, BasicCompactor
+from compactcheck.reference_engine.session.config import CompactionConfig
+from compactcheck.reference_engine.session.errors import PayloadError, render_error_chain
+from compactcheck.reference_engine.session.log import Session, StepClock
+from compactcheck.reference_engine.session.manual import IdleHost, compact_now
+from compactcheck.reference_engine.session.meter import TokenMeter
+from compactcheck.reference_engine.session.routing import latest_route
+from compactcheck.reference_engine.session.signal import AbortSignal
+from compactcheck.reference_engine.session.summariser import Summariser, TextSummariser
+from compactcheck.reference_engine.session.transaction import IdMinter
+from compactcheck.reference_engine.shared_semantics import SessionCompactor
 
 
 class _RunningSession(Session):

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from reference_engine.session.compactor import BasicCompactor
-from reference_engine.session.errors import ManualCompactionError
-from reference_engine.session.log import Session
-from reference_engine.session.manual import MaintenanceHost, compact_now
-from reference_engine.session.signal import AbortSignal
+from compactcheck.reference_engine.session.compactor import BasicCompactor
+from compactcheck.reference_engine.session.errors import ManualCompactionError
+from compactcheck.reference_engine.session.log import Session
+from compactcheck.reference_engine.session.manual import MaintenanceHost, compact_now
+from compactcheck.reference_engine.session.signal import AbortSignal
 
 COMMAND_TEXT = {
     "busy": "Compaction is busy: another compaction is active or the agent is not idle.",

@@ -6,27 +6,27 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from reference_engine.session.config import (
+from compactcheck.reference_engine.session.config import (
     CompactionConfig,
     TargetPolicy,
     resolve_compact_spec,
     resolve_target_policy,
 )
-from reference_engine.session.errors import (
+from compactcheck.reference_engine.session.errors import (
     PressureNotRelievedError,
     RegionError,
     TargetPressureConfigError,
 )
-from reference_engine.session.lock import assert_compaction_inactive
-from reference_engine.session.log import Session
-from reference_engine.session.meter import TokenMeter
-from reference_engine.session.pairing import ToolPairing
-from reference_engine.session.pruner import PrunerConfig, prune_session
-from reference_engine.session.routing import latest_route
-from reference_engine.session.selection import SurfaceRange, select_compactable_range
-from reference_engine.session.signal import AbortSignal
-from reference_engine.session.summariser import Summariser, TextSummariser
-from reference_engine.session.transaction import (
+from compactcheck.reference_engine.session.lock import assert_compaction_inactive
+from compactcheck.reference_engine.session.log import Session
+from compactcheck.reference_engine.session.meter import TokenMeter
+from compactcheck.reference_engine.session.pairing import ToolPairing
+from compactcheck.reference_engine.session.pruner import PrunerConfig, prune_session
+from compactcheck.reference_engine.session.routing import latest_route
+from compactcheck.reference_engine.session.selection import SurfaceRange, select_compactable_range
+from compactcheck.reference_engine.session.signal import AbortSignal
+from compactcheck.reference_engine.session.summariser import Summariser, TextSummariser
+from compactcheck.reference_engine.session.transaction import (
     CompactionResult,
     IdMinter,
     TransactionParts,

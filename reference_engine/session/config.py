@@ -8,8 +8,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, StrictBool, StrictInt, ValidationError, model_validator
 
-from invariants.errors import first_problem
-from reference_engine.session.errors import ConfigError, TargetPressureConfigError
+from compactcheck.invariants.errors import first_problem
+from compactcheck.reference_engine.session.errors import ConfigError, TargetPressureConfigError
 
 
 class _Strict(BaseModel):

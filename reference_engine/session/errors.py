@@ -1,10 +1,10 @@
-"""The session engine's errors, all under invariants.session.SessionError."""
+"""The session engine's errors, all under compactcheck.invariants.session.SessionError."""
 
 from __future__ import annotations
 
 from typing import Literal
 
-from invariants.session import SessionError
+from compactcheck.invariants.session import SessionError
 
 ManualCode = Literal["busy", "cancelled", "changed", "summary", "commit", "persistence"]
 

@@ -6,11 +6,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal, TypeVar
 
-from reference_engine.session.compactor import BasicCompactor
-from reference_engine.session.errors import TargetPressureConfigError, render_error_chain
-from reference_engine.session.log import Session
-from reference_engine.session.routing import latest_route
-from reference_engine.session.signal import AbortSignal
+from compactcheck.reference_engine.session.compactor import BasicCompactor
+from compactcheck.reference_engine.session.errors import (
+    TargetPressureConfigError,
+    render_error_chain,
+)
+from compactcheck.reference_engine.session.log import Session
+from compactcheck.reference_engine.session.routing import latest_route
+from compactcheck.reference_engine.session.signal import AbortSignal
 
 CONTEXT_WINDOW_EXCEEDED_CODE = "CONTEXT_WINDOW_EXCEEDED"
 T = TypeVar("T")

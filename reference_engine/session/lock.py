@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from reference_engine.session.errors import ManualCompactionError
-from reference_engine.session.log import Session
+from compactcheck.reference_engine.session.errors import ManualCompactionError
+from compactcheck.reference_engine.session.log import Session
 
 
 @dataclass(frozen=True)

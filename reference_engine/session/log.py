@@ -1,8 +1,8 @@
 """The session log: append-only events, validated atomically, with the surface they fold to.
 
-Every append must keep the log well formed as ``invariants.session`` defines a session log: its
-surface (S1-S7), turn and step enclosure (SI) and compaction brackets (C1-C7), which the seed
-puts on ``Session.append`` itself. That grammar is the log's data model, shared with the judge;
+Every append must keep the log well formed as ``compactcheck.invariants.session`` defines a session
+log: its surface (S1-S7), turn and step enclosure (SI) and compaction brackets (C1-C7), which the
+seed puts on ``Session.append`` itself. That grammar is the log's data model, shared with the judge;
 the judge's own checking (``LogChecker``, ``check_log``: the strict G, M and TP rules) is never
 used here, so the laws can still catch this engine.
 """
@@ -14,8 +14,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from invariants.errors import first_problem
-from invariants.session import (
+from compactcheck.invariants.errors import first_problem
+from compactcheck.invariants.session import (
     BracketTracker,
     Enclosure,
     LogViolationError,
@@ -25,7 +25,7 @@ from invariants.session import (
     SurfaceTracker,
     derive_event_message,
 )
-from reference_engine.session.errors import ReentrantAppendError
+from compactcheck.reference_engine.session.errors import ReentrantAppendError
 
 Clock = Callable[[], int]
 Guard = Callable[["Session", SessionEvent], None]

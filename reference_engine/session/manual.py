@@ -6,14 +6,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from invariants.session import SessionError
-from reference_engine.session.compactor import BasicCompactor
-from reference_engine.session.errors import ManualCode as ManualCodeT
-from reference_engine.session.errors import ManualCompactionError, SurfaceChangedError
-from reference_engine.session.log import Session
-from reference_engine.session.selection import SurfaceRange, select_compactable_range
-from reference_engine.session.signal import AbortSignal
-from reference_engine.session.transaction import CompactionResult, run_transaction
+from compactcheck.invariants.session import SessionError
+from compactcheck.reference_engine.session.compactor import BasicCompactor
+from compactcheck.reference_engine.session.errors import ManualCode as ManualCodeT
+from compactcheck.reference_engine.session.errors import ManualCompactionError, SurfaceChangedError
+from compactcheck.reference_engine.session.log import Session
+from compactcheck.reference_engine.session.selection import SurfaceRange, select_compactable_range
+from compactcheck.reference_engine.session.signal import AbortSignal
+from compactcheck.reference_engine.session.transaction import CompactionResult, run_transaction
 
 
 class MaintenanceUnavailableError(SessionError):

@@ -6,14 +6,14 @@ from dataclasses import dataclass, field
 from typing import Any
 from weakref import WeakKeyDictionary
 
-from invariants.session import (
+from compactcheck.invariants.session import (
     LogViolationError,
     SessionEvent,
     estimate_envelope,
     estimate_message,
     node_price,
 )
-from reference_engine.session.log import Session
+from compactcheck.reference_engine.session.log import Session
 
 
 @dataclass(frozen=True)

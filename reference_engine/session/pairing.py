@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from weakref import WeakKeyDictionary
 
-from invariants.session import PairingFold, SessionEvent
-from reference_engine.session.log import Session
+from compactcheck.invariants.session import PairingFold, SessionEvent
+from compactcheck.reference_engine.session.log import Session
 
 
 @dataclass

@@ -8,10 +8,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, StrictInt, ValidationError, model_validator
 
-from invariants.errors import first_problem
-from invariants.session import json_copy, node_price
-from reference_engine.session.errors import ConfigError
-from reference_engine.session.log import Session
+from compactcheck.invariants.errors import first_problem
+from compactcheck.invariants.session import json_copy, node_price
+from compactcheck.reference_engine.session.errors import ConfigError
+from compactcheck.reference_engine.session.log import Session
 
 PRUNE_MARKER = "\n\n[... tool result middle pruned ...]\n\n"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from invariants.session import Enclosure, SessionEvent
+from compactcheck.invariants.session import Enclosure, SessionEvent
 
 
 def interrupted_turn_closers(events: Sequence[SessionEvent]) -> list[dict[str, Any]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from reference_engine.session.log import Session
+from compactcheck.reference_engine.session.log import Session
 
 
 @dataclass(frozen=True)

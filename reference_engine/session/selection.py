@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from reference_engine.session.errors import SurfaceChangedError
-from reference_engine.session.log import Session
-from reference_engine.session.meter import Measurement
-from reference_engine.session.pairing import ToolPairing
+from compactcheck.reference_engine.session.errors import SurfaceChangedError
+from compactcheck.reference_engine.session.log import Session
+from compactcheck.reference_engine.session.meter import Measurement
+from compactcheck.reference_engine.session.pairing import ToolPairing
 
 
 @dataclass(frozen=True)

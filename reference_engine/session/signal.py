@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from reference_engine.session.errors import AbortError
+from compactcheck.reference_engine.session.errors import AbortError
 
 
 class AbortSignal:

@@ -6,9 +6,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from invariants.session import SessionMessage, TextBlock
-from reference_engine.session.errors import SummaryError
-from reference_engine.session.signal import AbortSignal
+from compactcheck.invariants.session import SessionMessage, TextBlock
+from compactcheck.reference_engine.session.errors import SummaryError
+from compactcheck.reference_engine.session.signal import AbortSignal
 
 CHECKPOINT_PREAMBLE = (
     "Automatic checkpoint: the span below condenses earlier conversation to free context. "

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from invariants.session import (
+from compactcheck.invariants.session import (
     SessionEvent,
     SessionMessage,
     SurfaceTracker,

@@ -6,22 +6,22 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from invariants.session import PairingError, checkpoint_source, derive_event_message
-from reference_engine.session.errors import (
+from compactcheck.invariants.session import PairingError, checkpoint_source, derive_event_message
+from compactcheck.reference_engine.session.errors import (
     ManualCompactionError,
     NoOpenTurnError,
     SummaryError,
     SurfaceChangedError,
     render_error_chain,
 )
-from reference_engine.session.lock import assert_compaction_inactive
-from reference_engine.session.log import Session
-from reference_engine.session.meter import Measurement, PricedNode, TokenMeter
-from reference_engine.session.pairing import ToolPairing
-from reference_engine.session.routing import latest_route
-from reference_engine.session.selection import SurfaceRange
-from reference_engine.session.signal import AbortSignal
-from reference_engine.session.summariser import (
+from compactcheck.reference_engine.session.lock import assert_compaction_inactive
+from compactcheck.reference_engine.session.log import Session
+from compactcheck.reference_engine.session.meter import Measurement, PricedNode, TokenMeter
+from compactcheck.reference_engine.session.pairing import ToolPairing
+from compactcheck.reference_engine.session.routing import latest_route
+from compactcheck.reference_engine.session.selection import SurfaceRange
+from compactcheck.reference_engine.session.signal import AbortSignal
+from compactcheck.reference_engine.session.summariser import (
     SummarisationInput,
     Summariser,
     frame_summary,

@@ -10,26 +10,26 @@ and this package imports nothing from the rest of it, so a change to a reference
 a mutant cannot change a third-party target's verdict.
 """
 
-from reference_engine.shared_semantics._design import SnapshotDesign
-from reference_engine.shared_semantics._frame import (
+from compactcheck.reference_engine.shared_semantics._design import SnapshotDesign
+from compactcheck.reference_engine.shared_semantics._frame import (
     Compactor,
     Sealer,
     SnapshotFrame,
     TailSelector,
 )
-from reference_engine.shared_semantics._handover import (
+from compactcheck.reference_engine.shared_semantics._handover import (
     CompactionError,
     compactor_input,
     is_safe_boundary,
 )
-from reference_engine.shared_semantics._sealing import (
+from compactcheck.reference_engine.shared_semantics._sealing import (
     SNAPSHOT_NAMESPACE,
     checksum_matches,
     checksum_of,
     seal,
 )
-from reference_engine.shared_semantics._session import SessionCompactor
-from reference_engine.shared_semantics._tail import (
+from compactcheck.reference_engine.shared_semantics._session import SessionCompactor
+from compactcheck.reference_engine.shared_semantics._tail import (
     CompactedContext,
     ToolPairs,
     assembled_chars,

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Protocol
 
-from invariants import (
+from compactcheck.invariants import (
     AgentEvent,
     AgentState,
     CompactionSnapshot,
@@ -16,11 +16,11 @@ from invariants import (
     SnapshotDraft,
     SourceEventRange,
 )
-from invariants.compaction import SnapshotAfter, SnapshotBefore
-from reference_engine.shared_semantics._design import SnapshotDesign
-from reference_engine.shared_semantics._handover import compactor_input
-from reference_engine.shared_semantics._sealing import seal
-from reference_engine.shared_semantics._tail import (
+from compactcheck.invariants.compaction import SnapshotAfter, SnapshotBefore
+from compactcheck.reference_engine.shared_semantics._design import SnapshotDesign
+from compactcheck.reference_engine.shared_semantics._handover import compactor_input
+from compactcheck.reference_engine.shared_semantics._sealing import seal
+from compactcheck.reference_engine.shared_semantics._tail import (
     CompactedContext,
     assembled_chars,
     context_chars,

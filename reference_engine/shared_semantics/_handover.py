@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from invariants import AgentEvent, AgentState, CompactorInput, RunStatus
-from reference_engine.shared_semantics._design import SnapshotDesign
+from compactcheck.invariants import AgentEvent, AgentState, CompactorInput, RunStatus
+from compactcheck.reference_engine.shared_semantics._design import SnapshotDesign
 
 
 class CompactionError(RuntimeError):

@@ -6,7 +6,7 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from invariants import CompactionSnapshot, SnapshotDraft, SourceEventRange, sha256_hex
+from compactcheck.invariants import CompactionSnapshot, SnapshotDraft, SourceEventRange, sha256_hex
 
 # Namespace for snapshot ids. The seed draws a random UUID; we derive it from the content so
 # that the same history always yields the same snapshot (reports must be reproducible).

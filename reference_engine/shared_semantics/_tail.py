@@ -8,9 +8,9 @@ from dataclasses import dataclass
 
 from pydantic_core import PydanticSerializationError
 
-from invariants import AgentEvent, AgentState, CompactionSnapshot, ContextSource
-from invariants.canonical import MAX_SAFE_INTEGER, plain_json
-from reference_engine.shared_semantics._design import SnapshotDesign
+from compactcheck.invariants import AgentEvent, AgentState, CompactionSnapshot, ContextSource
+from compactcheck.invariants.canonical import MAX_SAFE_INTEGER, plain_json
+from compactcheck.reference_engine.shared_semantics._design import SnapshotDesign
 
 _ANCHOR_TYPES = ("step_started", "user_input", "tool_batch_started")
 

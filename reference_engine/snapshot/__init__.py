@@ -1,11 +1,11 @@
 """The snapshot reference engine (seed 000): trigger, validation rules, compactor, loop.
 
 What the engine shares with the harness (safe boundary, input, sealing, tail, the frame around
-a compactor) lives in ``reference_engine.shared_semantics``; it is re-exported here as the
-engine's vocabulary.
+a compactor) lives in ``compactcheck.reference_engine.shared_semantics``; it is re-exported here as
+the engine's vocabulary.
 """
 
-from reference_engine.shared_semantics import (
+from compactcheck.reference_engine.shared_semantics import (
     CompactedContext,
     CompactionError,
     Compactor,
@@ -24,16 +24,16 @@ from reference_engine.shared_semantics import (
     seal,
     tail_orphans,
 )
-from reference_engine.snapshot.compactor import FixedCompactor, ReferenceCompactor
-from reference_engine.snapshot.engine import (
+from compactcheck.reference_engine.snapshot.compactor import FixedCompactor, ReferenceCompactor
+from compactcheck.reference_engine.snapshot.engine import (
     CompactionOutcome,
     EngineConfig,
     OutcomeKind,
     maybe_compact,
 )
-from reference_engine.snapshot.history import HistoryError, check_history
-from reference_engine.snapshot.pipeline import SnapshotPipeline
-from reference_engine.snapshot.rules import (
+from compactcheck.reference_engine.snapshot.history import HistoryError, check_history
+from compactcheck.reference_engine.snapshot.pipeline import SnapshotPipeline
+from compactcheck.reference_engine.snapshot.rules import (
     ALL_RULES,
     RULE_STATEMENTS,
     SEED_RULES,
@@ -41,7 +41,7 @@ from reference_engine.snapshot.rules import (
     RuleId,
     validate,
 )
-from reference_engine.snapshot.threshold import should_compact, trigger_tokens
+from compactcheck.reference_engine.snapshot.threshold import should_compact, trigger_tokens
 
 __all__ = [
     "ALL_RULES",

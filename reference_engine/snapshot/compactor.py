@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from invariants import (
+from compactcheck.invariants import (
     AgentEvent,
     CompactorInput,
     CompletedWork,

@@ -9,7 +9,7 @@ from typing import Literal
 
 from pydantic import ValidationError
 
-from invariants import (
+from compactcheck.invariants import (
     AgentEvent,
     AgentState,
     CompactionSnapshot,
@@ -17,7 +17,7 @@ from invariants import (
     ContextUsage,
     SourceEventRange,
 )
-from reference_engine.shared_semantics import (
+from compactcheck.reference_engine.shared_semantics import (
     CompactedContext,
     CompactionError,
     Compactor,
@@ -31,9 +31,9 @@ from reference_engine.shared_semantics import (
     seal,
     tail_orphans,
 )
-from reference_engine.snapshot.history import check_history
-from reference_engine.snapshot.rules import RuleFailure, validate
-from reference_engine.snapshot.threshold import should_compact
+from compactcheck.reference_engine.snapshot.history import check_history
+from compactcheck.reference_engine.snapshot.rules import RuleFailure, validate
+from compactcheck.reference_engine.snapshot.threshold import should_compact
 
 OutcomeKind = Literal["below_threshold", "unsafe_boundary", "compacted", "rejected"]
 Clock = Callable[[], datetime]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from invariants import AgentEvent
+from compactcheck.invariants import AgentEvent
 
 
 class HistoryError(ValueError):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from reference_engine.shared_semantics import Compactor, SnapshotFrame
-from reference_engine.snapshot.compactor import ReferenceCompactor
+from compactcheck.reference_engine.shared_semantics import Compactor, SnapshotFrame
+from compactcheck.reference_engine.snapshot.compactor import ReferenceCompactor
 
 
 @dataclass(frozen=True)

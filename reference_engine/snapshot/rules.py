@@ -6,8 +6,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from invariants import AgentEvent, AgentState, CompactionSnapshot, canonically_equal
-from reference_engine.shared_semantics import checksum_matches
+from compactcheck.invariants import AgentEvent, AgentState, CompactionSnapshot, canonically_equal
+from compactcheck.reference_engine.shared_semantics import checksum_matches
 
 RuleId = Literal[
     "goal",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from invariants import ContextUsage
+from compactcheck.invariants import ContextUsage
 
 TRIGGER_RATIO_NUMERATOR = 4
 TRIGGER_RATIO_DENOMINATOR = 5

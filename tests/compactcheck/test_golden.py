@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from compactcheck.golden import DEFAULT_CORPUS, case_files, load_case, run_case
-from reference_engine.snapshot import SEED_RULES, SnapshotDesign
+from compactcheck.reference_engine.snapshot import SEED_RULES, SnapshotDesign
 
 CASES = list(case_files(DEFAULT_CORPUS))
 

@@ -11,8 +11,8 @@ import rfc8785
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from invariants import canonical_json, canonically_equal, sha256_hex
-from invariants.canonical import json_copy, json_text
+from compactcheck.invariants import canonical_json, canonically_equal, sha256_hex
+from compactcheck.invariants.canonical import json_copy, json_text
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers(-(2**53) + 1, 2**53 - 1) | st.text(max_size=8),

@@ -6,12 +6,19 @@ from collections import Counter
 
 import pytest
 
-from invariants import Facts, Invariant, SnapshotAfter, SnapshotBefore, View, parse_messages
-from invariants.catalogue import VIEWS, UnknownInvariantError, catalogue, select
-from invariants.errors import CompactcheckError
-from invariants.laws import messages, session, snapshot
-from invariants.laws.messages import Messages
-from invariants.session.exchange import SessionAfter, SessionBefore
+from compactcheck.invariants import (
+    Facts,
+    Invariant,
+    SnapshotAfter,
+    SnapshotBefore,
+    View,
+    parse_messages,
+)
+from compactcheck.invariants.catalogue import VIEWS, UnknownInvariantError, catalogue, select
+from compactcheck.invariants.errors import CompactcheckError
+from compactcheck.invariants.laws import messages, session, snapshot
+from compactcheck.invariants.laws.messages import Messages
+from compactcheck.invariants.session.exchange import SessionAfter, SessionBefore
 
 FACTS = Facts(goal="fix the login bug")
 

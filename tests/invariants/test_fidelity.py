@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from invariants import Facts, parse_messages
-from invariants.fidelity import Survival, messages_fidelity
-from invariants.plan import PlanStep, TaskPlan
+from compactcheck.invariants import Facts, parse_messages
+from compactcheck.invariants.fidelity import Survival, messages_fidelity
+from compactcheck.invariants.plan import PlanStep, TaskPlan
 
 SYSTEM = (
     "You are a coding agent.\nConstraints:\n- [c1] Use Python 3.12 (replaces [c1] Use Python 3.11)"

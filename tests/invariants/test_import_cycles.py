@@ -12,7 +12,14 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("invariants", "strategies", "reference_engine", "compactcheck")
+# compactcheck's subpackages invariants, strategies and reference_engine are symlinks to root
+# folders, which rglob does not follow from compactcheck/: each is walked from its own link.
+PACKAGES = (
+    "compactcheck",
+    "compactcheck.invariants",
+    "compactcheck.strategies",
+    "compactcheck.reference_engine",
+)
 
 # Cycles that were there before this test and that other work will remove: each entry is the
 # set of modules of one cycle. The test fails on any cycle not listed here, and on a listed one
@@ -29,7 +36,7 @@ def _modules(root: Path, packages: Sequence[str]) -> dict[str, Path]:
     return {
         _module_name(root, path): path
         for package in packages
-        for path in sorted((root / package).rglob("*.py"))
+        for path in sorted((root / package.replace(".", "/")).rglob("*.py"))
     }
 
 
@@ -185,7 +192,7 @@ def test_the_graph_reads_lazy_imports_submodules_and_skips_the_type_checkers(
 
 def test_the_graph_reads_every_package() -> None:
     graph = import_graph()
-    assert {module.partition(".")[0] for module in graph} == set(PACKAGES)
+    assert {".".join(module.split(".")[:2]) for module in graph} >= set(PACKAGES)
 
 
 def test_cycles_finds_a_loop_of_three_and_ignores_a_chain() -> None:

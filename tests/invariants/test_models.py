@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from invariants import (
+from compactcheck.invariants import (
     AgentEvent,
     AgentState,
     AssistantMessage,
@@ -27,8 +27,8 @@ from invariants import (
     dump_messages,
     parse_messages,
 )
-from invariants.events import EventType
-from strategies import Projected, SnapshotHistory, snapshot_histories
+from compactcheck.invariants.events import EventType
+from compactcheck.strategies import Projected, SnapshotHistory, snapshot_histories
 
 
 def test_state_round_trips_through_camel_case_json() -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from invariants.tokens import TokenIndex, discriminating, fact_tokens, position
-from strategies.vocabulary import CONSTRAINTS, GOALS
+from compactcheck.invariants.tokens import TokenIndex, discriminating, fact_tokens, position
+from compactcheck.strategies.vocabulary import CONSTRAINTS, GOALS
 
 
 def test_facts_are_read_by_what_names_something() -> None:

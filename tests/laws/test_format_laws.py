@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from invariants import Facts
-from invariants.catalogue import ALL_FORMATS, catalogue
-from invariants.formats import parse_request, read
-from invariants.formats.gemini import GeminiRequest
-from invariants.laws.messages.reading import call_ids
+from compactcheck.invariants import Facts
+from compactcheck.invariants.catalogue import ALL_FORMATS, catalogue
+from compactcheck.invariants.formats import parse_request, read
+from compactcheck.invariants.formats.gemini import GeminiRequest
+from compactcheck.invariants.laws.messages.reading import call_ids
 
 FACTS = Facts(goal="Goal: fix the bug")
 

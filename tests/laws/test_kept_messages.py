@@ -7,12 +7,12 @@ import json
 from typing import Any
 
 import compactcheck
-from invariants.catalogue import select
-from invariants.facts import Facts
-from invariants.fidelity import messages_fidelity
-from invariants.levels import level_of
-from invariants.messages import parse_messages
-from invariants.verdict import Finding
+from compactcheck.invariants.catalogue import select
+from compactcheck.invariants.facts import Facts
+from compactcheck.invariants.fidelity import messages_fidelity
+from compactcheck.invariants.levels import level_of
+from compactcheck.invariants.messages import parse_messages
+from compactcheck.invariants.verdict import Finding
 
 Message = dict[str, Any]
 

@@ -6,6 +6,8 @@ from pathlib import Path
 
 from compactcheck.engine.config import RunConfig
 from compactcheck.engine.core import run_target
+from compactcheck.invariants.catalogue import select
+from compactcheck.invariants.levels import level_of
 from compactcheck.report.levels import (
     accepted_waivers,
     growth_warning,
@@ -24,8 +26,6 @@ from compactcheck.report.model import (
     Verdict,
 )
 from compactcheck.targets.registry import resolve
-from invariants.catalogue import select
-from invariants.levels import level_of
 
 
 def _result(law: str, verdict: Verdict, format: str) -> InvariantResult:

@@ -9,12 +9,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from invariants.catalogue import UnknownInvariantError, catalogue, select
-from invariants.facts import Budget, Facts, Reading
-from invariants.laws.messages import message_size
-from invariants.laws.messages.content import Mention, constraint_mentions, token_mentions
-from invariants.laws.messages.order import _identity_of
-from invariants.laws.messages.reading import (
+from compactcheck.invariants.catalogue import UnknownInvariantError, catalogue, select
+from compactcheck.invariants.facts import Budget, Facts, Reading
+from compactcheck.invariants.laws.messages import message_size
+from compactcheck.invariants.laws.messages.content import (
+    Mention,
+    constraint_mentions,
+    token_mentions,
+)
+from compactcheck.invariants.laws.messages.order import _identity_of
+from compactcheck.invariants.laws.messages.reading import (
     _CHARS_KEPT,
     _TEXTS,
     _TEXTS_KEPT,
@@ -25,11 +29,17 @@ from invariants.laws.messages.reading import (
     searchable_parts,
     searchable_text,
 )
-from invariants.messages import ChatMessage, ToolMessage, UserMessage, content_text, parse_messages
-from invariants.tokens import discriminating, position
-from invariants.verdict import Finding
-from strategies.messages_view import MessageHistory, message_histories
-from strategies.projected import Projected
+from compactcheck.invariants.messages import (
+    ChatMessage,
+    ToolMessage,
+    UserMessage,
+    content_text,
+    parse_messages,
+)
+from compactcheck.invariants.tokens import discriminating, position
+from compactcheck.invariants.verdict import Finding
+from compactcheck.strategies.messages_view import MessageHistory, message_histories
+from compactcheck.strategies.projected import Projected
 
 Message = dict[str, Any]
 

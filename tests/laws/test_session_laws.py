@@ -13,15 +13,15 @@ from hypothesis import strategies as st
 from hypothesis.errors import NoSuchExample
 
 from compactcheck.harness import SessionBackendError, SessionCompactor, session_exchange
-from invariants import Facts
-from invariants.catalogue import catalogue, run_checks, select
-from invariants.session import SessionEvent, check_log
-from invariants.session.exchange import MODES, Mode, SessionAfter, SessionBefore
-from reference_engine.mutants import Mutant
-from reference_engine.mutants.session import SESSION_MUTANTS
-from reference_engine.session import reference_session_compactor
-from strategies import Projected
-from strategies.session_view import SessionHistory, session_histories
+from compactcheck.invariants import Facts
+from compactcheck.invariants.catalogue import catalogue, run_checks, select
+from compactcheck.invariants.session import SessionEvent, check_log
+from compactcheck.invariants.session.exchange import MODES, Mode, SessionAfter, SessionBefore
+from compactcheck.reference_engine.mutants import Mutant
+from compactcheck.reference_engine.mutants.session import SESSION_MUTANTS
+from compactcheck.reference_engine.session import reference_session_compactor
+from compactcheck.strategies import Projected
+from compactcheck.strategies.session_view import SessionHistory, session_histories
 
 SESSION_LAWS = catalogue("session")
 FACTS = Facts(goal="fix the login bug")

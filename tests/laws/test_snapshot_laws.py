@@ -9,13 +9,13 @@ import pytest
 from hypothesis import HealthCheck, find, given, settings
 from hypothesis.errors import NoSuchExample
 
-from invariants import Facts
-from invariants.catalogue import catalogue, run_checks, select
-from invariants.compaction import SnapshotAfter, SnapshotBefore
-from reference_engine.mutants import Mutant
-from reference_engine.mutants.snapshot import SNAPSHOT_MUTANTS
-from reference_engine.snapshot import SnapshotPipeline, is_safe_boundary
-from strategies import Projected, SnapshotHistory, snapshot_histories
+from compactcheck.invariants import Facts
+from compactcheck.invariants.catalogue import catalogue, run_checks, select
+from compactcheck.invariants.compaction import SnapshotAfter, SnapshotBefore
+from compactcheck.reference_engine.mutants import Mutant
+from compactcheck.reference_engine.mutants.snapshot import SNAPSHOT_MUTANTS
+from compactcheck.reference_engine.snapshot import SnapshotPipeline, is_safe_boundary
+from compactcheck.strategies import Projected, SnapshotHistory, snapshot_histories
 from tests.reference_engine.snapshot.builders import (
     events_through_completed_step,
     long_running_state,

@@ -10,16 +10,16 @@ import pytest
 
 from compactcheck.engine.config import RunConfig
 from compactcheck.engine.target_run import TargetRun
+from compactcheck.invariants.catalogue import ALL_FORMATS, catalogue
+from compactcheck.invariants.facts import Facts
+from compactcheck.invariants.formats import Format, check_format
+from compactcheck.invariants.formats.responses import ResponsesInput
+from compactcheck.invariants.laws.messages import FORMAT_LAWS
+from compactcheck.invariants.laws.messages.responses import item_keeps_its_reasoning
+from compactcheck.reference_engine.messages.native import NativeReference
+from compactcheck.reference_engine.mutants.formats import FORMAT_MUTANTS
+from compactcheck.reference_engine.mutants.mutant import Mutant
 from compactcheck.targets.registry import resolve
-from invariants.catalogue import ALL_FORMATS, catalogue
-from invariants.facts import Facts
-from invariants.formats import Format, check_format
-from invariants.formats.responses import ResponsesInput
-from invariants.laws.messages import FORMAT_LAWS
-from invariants.laws.messages.responses import item_keeps_its_reasoning
-from reference_engine.messages.native import NativeReference
-from reference_engine.mutants.formats import FORMAT_MUTANTS
-from reference_engine.mutants.mutant import Mutant
 
 NATIVE: list[Format] = ["anthropic", "openai-responses", "gemini"]
 PREFIX = {"anthropic": "anthropic_", "openai-responses": "responses_", "gemini": "gemini_"}

@@ -10,19 +10,19 @@ from hypothesis import find, settings
 from hypothesis import strategies as st
 from hypothesis.errors import NoSuchExample
 
-from invariants.catalogue import catalogue, run_checks, select
-from invariants.facts import Facts
-from invariants.messages import parse_messages
-from reference_engine.messages import compact_messages
-from reference_engine.mutants import Mutant
-from reference_engine.mutants.messages import (
+from compactcheck.invariants.catalogue import catalogue, run_checks, select
+from compactcheck.invariants.facts import Facts
+from compactcheck.invariants.messages import parse_messages
+from compactcheck.reference_engine.messages import compact_messages
+from compactcheck.reference_engine.mutants import Mutant
+from compactcheck.reference_engine.mutants.messages import (
     MESSAGE_MUTANTS,
     MUTANT_MAX_MESSAGES,
 )
-from strategies.messages_facts import messages_facts
-from strategies.messages_view import MessageHistory, message_histories
-from strategies.projected import Projected
-from strategies.scenarios import scenarios
+from compactcheck.strategies.messages_facts import messages_facts
+from compactcheck.strategies.messages_view import MessageHistory, message_histories
+from compactcheck.strategies.projected import Projected
+from compactcheck.strategies.scenarios import scenarios
 
 LAWS = catalogue("messages")
 # Histories a provider accepts, as the runner generates by default; a mutant whose bug only

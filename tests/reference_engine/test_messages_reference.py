@@ -11,17 +11,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from invariants.catalogue import catalogue, run_checks
-from invariants.facts import Budget, Facts
-from invariants.facts import Counter as BudgetCounter
-from invariants.laws.messages import message_size
-from invariants.messages import parse_messages
-from reference_engine.messages import reference_messages, safe_cuts
-from reference_engine.messages.summary import first_line
-from strategies.messages_facts import messages_facts
-from strategies.messages_view import MessageHistory, message_histories
-from strategies.projected import Projected
-from strategies.scenarios import scenarios
+from compactcheck.invariants.catalogue import catalogue, run_checks
+from compactcheck.invariants.facts import Budget, Facts
+from compactcheck.invariants.facts import Counter as BudgetCounter
+from compactcheck.invariants.laws.messages import message_size
+from compactcheck.invariants.messages import parse_messages
+from compactcheck.reference_engine.messages import reference_messages, safe_cuts
+from compactcheck.reference_engine.messages.summary import first_line
+from compactcheck.strategies.messages_facts import messages_facts
+from compactcheck.strategies.messages_view import MessageHistory, message_histories
+from compactcheck.strategies.projected import Projected
+from compactcheck.strategies.scenarios import scenarios
 
 Message = dict[str, Any]
 LAWS = catalogue("messages")

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from invariants.session import assert_log_valid
-from reference_engine.session import Session
+from compactcheck.invariants.session import assert_log_valid
+from compactcheck.reference_engine.session import Session
 
 
 def text(value: str) -> dict[str, Any]:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from invariants.session import checkpoint_source, is_compact_checkpoint_source
-from reference_engine.session import (
+from compactcheck.invariants.session import checkpoint_source, is_compact_checkpoint_source
+from compactcheck.reference_engine.session import (
     AbortSignal,
     BasicCompactor,
     FunctionSummariser,

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from invariants.session import LogViolationError, check_log, checkpoint_source
-from reference_engine.session import Session
+from compactcheck.invariants.session import LogViolationError, check_log, checkpoint_source
+from compactcheck.reference_engine.session import Session
 from tests.session.session_script import RawLog, user_data
 
 

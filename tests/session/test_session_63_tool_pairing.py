@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from invariants.session import PairingError, SessionEvent
-from reference_engine.session import Session, ToolPairing
+from compactcheck.invariants.session import PairingError, SessionEvent
+from compactcheck.reference_engine.session import Session, ToolPairing
 from tests.session.session_script import Script, result_data, user_data
 
 

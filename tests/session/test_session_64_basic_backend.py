@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from invariants.session import assert_log_valid, node_price
-from reference_engine.session import (
+from compactcheck.invariants.session import assert_log_valid, node_price
+from compactcheck.reference_engine.session import (
     CLOSE_TAG,
     OPEN_TAG,
     PRUNE_MARKER,

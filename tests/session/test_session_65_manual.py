@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from invariants.session import LogViolationError, SessionEvent
-from reference_engine.session import (
+from compactcheck.invariants.session import LogViolationError, SessionEvent
+from compactcheck.reference_engine.session import (
     AbortSignal,
     BasicCompactor,
     FunctionSummariser,

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from invariants.session import is_checkpoint
-from reference_engine.session import (
+from compactcheck.invariants.session import is_checkpoint
+from compactcheck.reference_engine.session import (
     BasicCompactor,
     OverflowRecovery,
     PreStepPressure,

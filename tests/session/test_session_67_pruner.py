@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from invariants.session import LogViolationError, assert_log_valid, estimate_message
-from reference_engine.session import (
+from compactcheck.invariants.session import LogViolationError, assert_log_valid, estimate_message
+from compactcheck.reference_engine.session import (
     PRUNE_MARKER,
     ConfigError,
     PrunerConfig,

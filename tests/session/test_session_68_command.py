@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from reference_engine.session import (
+from compactcheck.reference_engine.session import (
     COMMAND_TEXT,
     NOTHING_TEXT,
     USAGE_TEXT,

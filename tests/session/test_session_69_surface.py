@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from invariants.session import LogViolationError, SessionEvent
-from reference_engine.session import Session, derive_messages, fold_surface
+from compactcheck.invariants.session import LogViolationError, SessionEvent
+from compactcheck.reference_engine.session import Session, derive_messages, fold_surface
 from tests.session.session_script import Script, result_data, text, user_data
 
 

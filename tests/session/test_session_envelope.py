@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from invariants.session.envelope import (
+from compactcheck.invariants.session.envelope import (
     MAX_SAFE_INTEGER,
     SessionEvent,
     lossless_copy,

@@ -10,7 +10,11 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 JUDGE_CHECKER = {"LogChecker", "check_log", "assert_log_valid"}
-JUDGE_MODULES = ("invariants.laws", "invariants.catalogue", "invariants.session.checker")
+JUDGE_MODULES = (
+    "compactcheck.invariants.laws",
+    "compactcheck.invariants.catalogue",
+    "compactcheck.invariants.session.checker",
+)
 
 
 def _imports(path: Path) -> list[tuple[str, str]]:

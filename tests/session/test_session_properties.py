@@ -9,8 +9,8 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from invariants.session import SessionError, SessionEvent, assert_log_valid
-from reference_engine.session import (
+from compactcheck.invariants.session import SessionError, SessionEvent, assert_log_valid
+from compactcheck.reference_engine.session import (
     AbortSignal,
     BasicCompactor,
     FunctionSummariser,

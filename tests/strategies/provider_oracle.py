@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from invariants import AgentEvent, parse_messages
+from compactcheck.invariants import AgentEvent, parse_messages
 
 
 def provider_rejections(messages: Sequence[dict[str, Any]], *, allow_pending: bool) -> list[str]:

@@ -7,9 +7,9 @@ import re
 import pytest
 from hypothesis import HealthCheck, Phase, find, given, settings
 
-from strategies import Scenario, feature_statistics, format_statistics, scenarios
-from strategies import vocabulary as words
-from strategies.contents import (
+from compactcheck.strategies import Scenario, feature_statistics, format_statistics, scenarios
+from compactcheck.strategies import vocabulary as words
+from compactcheck.strategies.contents import (
     MAX_SIZE_CLASS,
     VARIANTS,
     command_log,
@@ -17,7 +17,7 @@ from strategies.contents import (
     length_of,
     read_output,
 )
-from strategies.statistics import history_size
+from compactcheck.strategies.statistics import history_size
 
 # Texts the checkers look for in a history: a bulky content must never spell one by accident.
 WATCHED = (

@@ -6,18 +6,18 @@ from typing import Any
 
 from hypothesis import given, settings
 
-from invariants import AgentEvent
-from invariants.session import SessionEvent, check_log
-from reference_engine.snapshot import HistoryError, check_history
-from strategies.corruption import (
+from compactcheck.invariants import AgentEvent
+from compactcheck.invariants.session import SessionEvent, check_log
+from compactcheck.reference_engine.snapshot import HistoryError, check_history
+from compactcheck.strategies.corruption import (
     Corrupted,
     corrupted_message_histories,
     corrupted_session_histories,
     corrupted_snapshot_histories,
 )
-from strategies.messages_view import MessageHistory
-from strategies.session_view import SessionHistory
-from strategies.snapshot_view import SnapshotHistory
+from compactcheck.strategies.messages_view import MessageHistory
+from compactcheck.strategies.session_view import SessionHistory
+from compactcheck.strategies.snapshot_view import SnapshotHistory
 from tests.strategies.provider_oracle import event_rejections, provider_rejections
 
 

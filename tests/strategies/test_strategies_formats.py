@@ -9,20 +9,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from compactcheck.conversion import ConversionError, convert
-from invariants import AssistantMessage, ToolMessage, UserMessage
-from invariants.formats import FORMATS, Format, parse_request, read
-from strategies.formats import (
+from compactcheck.invariants import AssistantMessage, ToolMessage, UserMessage
+from compactcheck.invariants.formats import FORMATS, Format, parse_request, read
+from compactcheck.strategies.formats import (
     FORMAT_FEATURES,
     Features,
     failed_calls,
     feature_values,
     project_format,
 )
-from strategies.messages_view import project_messages
-from strategies.provider_rules import provider_problems
-from strategies.scenario_model import Scenario
-from strategies.scenarios import scenarios
-from strategies.statistics import format_statistics_of
+from compactcheck.strategies.messages_view import project_messages
+from compactcheck.strategies.provider_rules import provider_problems
+from compactcheck.strategies.scenario_model import Scenario
+from compactcheck.strategies.scenarios import scenarios
+from compactcheck.strategies.statistics import format_statistics_of
 
 NATIVE: tuple[Format, ...] = ("anthropic", "openai-responses", "gemini")
 VALID = scenarios(late_results=False, pending_calls=False)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, Phase, find, settings
 
-from strategies import (
+from compactcheck.strategies import (
     FEATURES,
     Projected,
     SnapshotHistory,

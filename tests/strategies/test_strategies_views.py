@@ -6,27 +6,31 @@ from dataclasses import replace
 
 from hypothesis import given, settings
 
-from invariants import AgentEvent, AgentState, CompactorInput
-from invariants.session import SessionEvent, check_log
-from invariants.session.envelope import lossless_json_problem
-from reference_engine.snapshot import (
+from compactcheck.invariants import AgentEvent, AgentState, CompactorInput
+from compactcheck.invariants.session import SessionEvent, check_log
+from compactcheck.invariants.session.envelope import lossless_json_problem
+from compactcheck.reference_engine.snapshot import (
     ReferenceCompactor,
     SnapshotDesign,
     check_history,
     compactor_input,
     maybe_compact,
 )
-from strategies.messages_view import (
+from compactcheck.strategies.messages_view import (
     MessageHistory,
     MessageRecorder,
     message_histories,
     project_messages,
 )
-from strategies.projected import Projected
-from strategies.scenario_model import Ledger, Scenario, walk
-from strategies.scenarios import scenarios
-from strategies.session_view import SessionHistory, project_session, session_histories
-from strategies.snapshot_view import SnapshotHistory, project_snapshot, snapshot_histories
+from compactcheck.strategies.projected import Projected
+from compactcheck.strategies.scenario_model import Ledger, Scenario, walk
+from compactcheck.strategies.scenarios import scenarios
+from compactcheck.strategies.session_view import SessionHistory, project_session, session_histories
+from compactcheck.strategies.snapshot_view import (
+    SnapshotHistory,
+    project_snapshot,
+    snapshot_histories,
+)
 from tests.strategies.provider_oracle import event_rejections, provider_rejections
 
 

@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from compactcheck.invariants import dump_messages
 from compactcheck.report.levels import target_level_text
 from compactcheck.report.model import (
     CALL_STATUSES,
@@ -19,7 +20,6 @@ from compactcheck.report.model import (
     TargetReport,
 )
 from compactcheck.report.render.conversation import reading
-from invariants import dump_messages
 
 Violation = tuple[TargetReport, InvariantResult, Counterexample]
 

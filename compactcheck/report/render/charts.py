@@ -15,10 +15,10 @@ from contextlib import contextmanager
 from typing import Any
 from xml.sax.saxutils import quoteattr
 
+from compactcheck.invariants.fidelity import KINDS
 from compactcheck.report.model import FidelitySide, TargetReport
 from compactcheck.report.render._digest import FIDELITY_LABELS
 from compactcheck.report.untrusted import safe_line
-from invariants.fidelity import KINDS
 
 # One colour per fact kind whose survival is drawn (distinct in greyscale too).
 _COLOURS = {

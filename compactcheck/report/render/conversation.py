@@ -13,7 +13,7 @@ from typing import Literal
 
 from pydantic import JsonValue, ValidationError
 
-from invariants.formats import (
+from compactcheck.invariants.formats import (
     CHAT,
     FORMATS,
     HISTORY_FIELD,
@@ -26,7 +26,7 @@ from invariants.formats import (
     parse_request,
     read,
 )
-from invariants.messages import (
+from compactcheck.invariants.messages import (
     AssistantMessage,
     ChatMessage,
     ToolMessage,

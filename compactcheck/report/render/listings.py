@@ -11,12 +11,12 @@ from rich.text import Text
 from compactcheck.corpus.replay import ReplayResult
 from compactcheck.engine.crash import call_law
 from compactcheck.golden import CaseResult
+from compactcheck.invariants import VIEWS, Invariant, View, catalogue
+from compactcheck.invariants.catalogue import ALL_FORMATS
+from compactcheck.reference_engine.snapshot import ALL_RULES, RULE_STATEMENTS, SEED_RULES
 from compactcheck.report import untrusted
 from compactcheck.report.render.console import NARROW, shortened
 from compactcheck.targets.registry import builtin_targets
-from invariants import VIEWS, Invariant, View, catalogue
-from invariants.catalogue import ALL_FORMATS
-from reference_engine.snapshot import ALL_RULES, RULE_STATEMENTS, SEED_RULES
 
 # Below NARROW (the console's) a listing is cut into one table per view (and per format), titled
 # with it, so that what is left for the text beside a name is wide enough to read.

@@ -12,8 +12,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from compactcheck.errors import CompactcheckError
+from compactcheck.invariants import Budget, View
 from compactcheck.targets.backend import Backend
-from invariants import Budget, View
 
 if TYPE_CHECKING:
     from compactcheck.models import ModelSlot

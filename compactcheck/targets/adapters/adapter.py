@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from pydantic import JsonValue
 
+from compactcheck.invariants import Budget, View, parse_messages
+from compactcheck.invariants.facts import Counter
+from compactcheck.invariants.formats import CHAT, Format
+from compactcheck.invariants.laws.messages import message_size
 from compactcheck.targets.backend import Answer
 from compactcheck.targets.inprocess import CallableBackend
-from invariants import Budget, View, parse_messages
-from invariants.facts import Counter
-from invariants.formats import CHAT, Format
-from invariants.laws.messages import message_size
 
 if TYPE_CHECKING:
     from compactcheck.models import MeteredModel

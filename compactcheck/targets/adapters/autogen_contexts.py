@@ -32,6 +32,7 @@ from autogen_core.model_context import (
 )
 from autogen_core.models import ChatCompletionClient, LLMMessage
 
+from compactcheck.invariants.facts import Counter
 from compactcheck.targets.adapters.adapter import (
     Messages,
     MessagesAdapter,
@@ -40,7 +41,6 @@ from compactcheck.targets.adapters.adapter import (
 )
 from compactcheck.targets.adapters.convert_autogen import from_autogen, to_autogen
 from compactcheck.targets.adapters.parameters import ParameterDraw
-from invariants.facts import Counter
 
 FRACTIONS = (0.25, 0.5, 0.75)
 

@@ -26,10 +26,10 @@ from compaction_kit.compactors import (  # type: ignore[import-untyped]
     _turns_to_text,
 )
 
+from compactcheck.invariants import Budget
 from compactcheck.targets.adapters.adapter import Messages, MessagesAdapter, Parameters
 from compactcheck.targets.adapters.convert_conformance_kit import from_turns, to_turns
 from compactcheck.targets.adapters.parameters import ParameterDraw
-from invariants import Budget
 
 FRACTIONS = (0.25, 0.5, 0.75)
 # Room for the "[compacted by NAME round N]" header and section titles the kit writes first.

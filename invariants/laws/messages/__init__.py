@@ -10,9 +10,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from invariants.law import Invariant
-from invariants.laws.messages import anthropic, content, gemini, order, pairing, responses, size
-from invariants.laws.messages.reading import (
+from compactcheck.invariants.law import Invariant
+from compactcheck.invariants.laws.messages import (
+    anthropic,
+    content,
+    gemini,
+    order,
+    pairing,
+    responses,
+    size,
+)
+from compactcheck.invariants.laws.messages.reading import (
     MessageKey,
     Messages,
     MessagesLaw,
@@ -20,8 +28,8 @@ from invariants.laws.messages.reading import (
     message_key,
     searchable_text,
 )
-from invariants.laws.messages.size import message_chars, message_size
-from invariants.laws.messages.structure import Rule
+from compactcheck.invariants.laws.messages.size import message_chars, message_size
+from compactcheck.invariants.laws.messages.structure import Rule
 
 # Catalogue order: reports and listings show the laws in this order.
 LAWS: tuple[MessagesLaw, ...] = (

@@ -10,11 +10,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from invariants.formats import anthropic as claude
-from invariants.formats.reading import read_anthropic
-from invariants.law import Invariant
-from invariants.laws.messages.reading import searchable_text
-from invariants.laws.messages.structure import Breach, Rule, data, relation, texts_holding
+from compactcheck.invariants.formats import anthropic as claude
+from compactcheck.invariants.formats.reading import read_anthropic
+from compactcheck.invariants.law import Invariant
+from compactcheck.invariants.laws.messages.reading import searchable_text
+from compactcheck.invariants.laws.messages.structure import (
+    Breach,
+    Rule,
+    data,
+    relation,
+    texts_holding,
+)
 
 Request = claude.AnthropicRequest
 FORMAT = "anthropic"

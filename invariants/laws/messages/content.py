@@ -7,12 +7,12 @@ from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 
-from invariants.facts import Facts
-from invariants.law import invariant
-from invariants.laws.messages.reading import FactLookup, Messages, label
-from invariants.messages import ChatMessage, SystemMessage, UserMessage, content_text
-from invariants.tokens import discriminating, position
-from invariants.verdict import Finding, Violation, value_diff, witness
+from compactcheck.invariants.facts import Facts
+from compactcheck.invariants.law import invariant
+from compactcheck.invariants.laws.messages.reading import FactLookup, Messages, label
+from compactcheck.invariants.messages import ChatMessage, SystemMessage, UserMessage, content_text
+from compactcheck.invariants.tokens import discriminating, position
+from compactcheck.invariants.verdict import Finding, Violation, value_diff, witness
 
 
 @invariant(

@@ -9,11 +9,17 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from invariants.formats import gemini
-from invariants.formats.reading import read_gemini
-from invariants.law import Invariant
-from invariants.laws.messages.reading import searchable_text
-from invariants.laws.messages.structure import Breach, Rule, data, relation, texts_holding
+from compactcheck.invariants.formats import gemini
+from compactcheck.invariants.formats.reading import read_gemini
+from compactcheck.invariants.law import Invariant
+from compactcheck.invariants.laws.messages.reading import searchable_text
+from compactcheck.invariants.laws.messages.structure import (
+    Breach,
+    Rule,
+    data,
+    relation,
+    texts_holding,
+)
 
 Request = gemini.GeminiRequest
 FORMAT = "gemini"

@@ -14,17 +14,17 @@ import re
 from collections import Counter as Tally
 from dataclasses import dataclass
 
-from invariants.facts import Facts
-from invariants.law import invariant
-from invariants.laws.messages.reading import (
+from compactcheck.invariants.facts import Facts
+from compactcheck.invariants.law import invariant
+from compactcheck.invariants.laws.messages.reading import (
     MessageKey,
     Messages,
     call_ids,
     label,
     message_key,
 )
-from invariants.messages import ChatMessage, SystemMessage, ToolMessage, content_text
-from invariants.verdict import Finding, Violation, value_diff, witness
+from compactcheck.invariants.messages import ChatMessage, SystemMessage, ToolMessage, content_text
+from compactcheck.invariants.verdict import Finding, Violation, value_diff, witness
 
 # The slot of an output system message that is no input message: a system prompt rewritten to
 # hold a summary (rolling-summary memories) still stands in the system prompt's place. Its

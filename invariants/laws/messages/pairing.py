@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from invariants.facts import Facts
-from invariants.law import invariant
-from invariants.laws.messages.reading import Messages, call_ids
-from invariants.messages import ChatMessage, ToolMessage
-from invariants.verdict import Finding, Violation, witness
+from compactcheck.invariants.facts import Facts
+from compactcheck.invariants.law import invariant
+from compactcheck.invariants.laws.messages.reading import Messages, call_ids
+from compactcheck.invariants.messages import ChatMessage, ToolMessage
+from compactcheck.invariants.verdict import Finding, Violation, witness
 
 
 def _wiring(messages: Messages) -> tuple[dict[str, int], dict[str, int]]:

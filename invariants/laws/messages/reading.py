@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
-from invariants.facts import Reading
-from invariants.law import Invariant
-from invariants.messages import (
+from compactcheck.invariants.facts import Reading
+from compactcheck.invariants.law import Invariant
+from compactcheck.invariants.messages import (
     AssistantMessage,
     ChatMessage,
     SystemMessage,
@@ -15,7 +15,7 @@ from invariants.messages import (
     UserMessage,
     content_text,
 )
-from invariants.tokens import TokenIndex
+from compactcheck.invariants.tokens import TokenIndex
 
 Messages = Sequence[ChatMessage]
 MessagesLaw = Invariant[Messages, Messages]
@@ -131,9 +131,9 @@ class FactLookup:
     """Looks facts up in a message list's searchable text, as ``Facts.reading`` says.
 
     Verbatim: the fact's exact text occurs. Tokens: it occurs, or one message holds every one of
-    its distinctive tokens (``invariants.tokens``), so that a summary may reword it; tokens
-    scattered over several messages do not say the fact. Never stricter than verbatim: an exact
-    occurrence always counts.
+    its distinctive tokens (``compactcheck.invariants.tokens``), so that a summary may reword it;
+    tokens scattered over several messages do not say the fact. Never stricter than verbatim: an
+    exact occurrence always counts.
     """
 
     # The lookups of the last few lists: the laws and the fidelity measures of one compaction

@@ -6,11 +6,17 @@ guides of https://developers.openai.com, and the errors users report) and quotes
 
 from __future__ import annotations
 
-from invariants.formats import responses as openai
-from invariants.formats.reading import read_responses
-from invariants.law import Invariant
-from invariants.laws.messages.reading import searchable_text
-from invariants.laws.messages.structure import Breach, Rule, data, relation, texts_holding
+from compactcheck.invariants.formats import responses as openai
+from compactcheck.invariants.formats.reading import read_responses
+from compactcheck.invariants.law import Invariant
+from compactcheck.invariants.laws.messages.reading import searchable_text
+from compactcheck.invariants.laws.messages.structure import (
+    Breach,
+    Rule,
+    data,
+    relation,
+    texts_holding,
+)
 
 Request = openai.ResponsesInput
 FORMAT = "openai-responses"

@@ -5,11 +5,16 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable
 
-from invariants.facts import Budget, Counter, Facts
-from invariants.law import invariant
-from invariants.laws.messages.reading import Messages, MessagesLaw, call_ids, label
-from invariants.messages import AssistantMessage, ChatMessage, ToolMessage, content_text
-from invariants.verdict import Finding, Violation, value_diff, witness
+from compactcheck.invariants.facts import Budget, Counter, Facts
+from compactcheck.invariants.law import invariant
+from compactcheck.invariants.laws.messages.reading import Messages, MessagesLaw, call_ids, label
+from compactcheck.invariants.messages import (
+    AssistantMessage,
+    ChatMessage,
+    ToolMessage,
+    content_text,
+)
+from compactcheck.invariants.verdict import Finding, Violation, value_diff, witness
 
 
 def message_chars(message: ChatMessage) -> int:

@@ -14,9 +14,9 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import JsonValue
 
-from invariants.facts import Facts
-from invariants.law import Invariant
-from invariants.verdict import Finding, Violation
+from compactcheck.invariants.facts import Facts
+from compactcheck.invariants.law import Invariant
+from compactcheck.invariants.verdict import Finding, Violation
 
 Request = TypeVar("Request")
 

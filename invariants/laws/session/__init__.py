@@ -7,10 +7,10 @@ events; lookups go by seq into the event tuples, never by scanning.
 
 from __future__ import annotations
 
-from invariants.law import Invariant
-from invariants.laws.session import checkpoint, durability, effect, grammar, pairing
-from invariants.laws.session.checkpoint import CLOSE_TAG, OPEN_TAG
-from invariants.session.exchange import SessionAfter, SessionBefore
+from compactcheck.invariants.law import Invariant
+from compactcheck.invariants.laws.session import checkpoint, durability, effect, grammar, pairing
+from compactcheck.invariants.laws.session.checkpoint import CLOSE_TAG, OPEN_TAG
+from compactcheck.invariants.session.exchange import SessionAfter, SessionBefore
 
 SessionLaw = Invariant[SessionBefore, SessionAfter]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from invariants.laws.session.reading import event_data, is_rewrite
-from invariants.session.envelope import SessionEvent
+from compactcheck.invariants.laws.session.reading import event_data, is_rewrite
+from compactcheck.invariants.session.envelope import SessionEvent
 
 
 @dataclass

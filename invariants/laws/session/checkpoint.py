@@ -5,15 +5,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from invariants.facts import Facts
-from invariants.law import invariant
-from invariants.laws.session.attempts import Attempt, group
-from invariants.laws.session.reading import event_data, label, witness
-from invariants.session.bracket import ABSENT
-from invariants.session.envelope import SessionEvent
-from invariants.session.exchange import SessionAfter, SessionBefore
-from invariants.session.messages import is_compact_checkpoint_source
-from invariants.verdict import Finding, Violation, value_diff
+from compactcheck.invariants.facts import Facts
+from compactcheck.invariants.law import invariant
+from compactcheck.invariants.laws.session.attempts import Attempt, group
+from compactcheck.invariants.laws.session.reading import event_data, label, witness
+from compactcheck.invariants.session.bracket import ABSENT
+from compactcheck.invariants.session.envelope import SessionEvent
+from compactcheck.invariants.session.exchange import SessionAfter, SessionBefore
+from compactcheck.invariants.session.messages import is_compact_checkpoint_source
+from compactcheck.invariants.verdict import Finding, Violation, value_diff
 
 OPEN_TAG = "<compacted-summary>"
 CLOSE_TAG = "</compacted-summary>"

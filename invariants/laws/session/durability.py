@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from invariants.facts import Facts
-from invariants.law import invariant
-from invariants.laws.session.attempts import group
-from invariants.laws.session.reading import event_data, label, visible, witness
-from invariants.session.exchange import SessionAfter, SessionBefore
-from invariants.verdict import Finding, Violation, value_diff
+from compactcheck.invariants.facts import Facts
+from compactcheck.invariants.law import invariant
+from compactcheck.invariants.laws.session.attempts import group
+from compactcheck.invariants.laws.session.reading import event_data, label, visible, witness
+from compactcheck.invariants.session.exchange import SessionAfter, SessionBefore
+from compactcheck.invariants.verdict import Finding, Violation, value_diff
 
 
 @invariant(

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from invariants.facts import Facts
-from invariants.law import invariant
-from invariants.laws.session.attempts import group
-from invariants.laws.session.reading import (
+from compactcheck.invariants.facts import Facts
+from compactcheck.invariants.law import invariant
+from compactcheck.invariants.laws.session.attempts import group
+from compactcheck.invariants.laws.session.reading import (
     checkpoints,
     incremental_event,
     label,
@@ -14,9 +14,9 @@ from invariants.laws.session.reading import (
     visible,
     witness,
 )
-from invariants.session.checker import node_price
-from invariants.session.exchange import SessionAfter, SessionBefore
-from invariants.verdict import Finding, Violation, value_diff
+from compactcheck.invariants.session.checker import node_price
+from compactcheck.invariants.session.exchange import SessionAfter, SessionBefore
+from compactcheck.invariants.verdict import Finding, Violation, value_diff
 
 
 @invariant(

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from invariants.facts import Facts
-from invariants.law import invariant
-from invariants.laws.session.reading import event_data, label, witness
-from invariants.session.envelope import SessionEvent
-from invariants.session.exchange import Breach, SessionAfter, SessionBefore
-from invariants.verdict import Finding, Violation
+from compactcheck.invariants.facts import Facts
+from compactcheck.invariants.law import invariant
+from compactcheck.invariants.laws.session.reading import event_data, label, witness
+from compactcheck.invariants.session.envelope import SessionEvent
+from compactcheck.invariants.session.exchange import Breach, SessionAfter, SessionBefore
+from compactcheck.invariants.verdict import Finding, Violation
 
 
 def _breach_event(after: SessionAfter, breach: Breach) -> SessionEvent | None:

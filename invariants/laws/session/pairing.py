@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from invariants.facts import Facts
-from invariants.law import invariant
-from invariants.laws.session.reading import (
+from compactcheck.invariants.facts import Facts
+from compactcheck.invariants.law import invariant
+from compactcheck.invariants.laws.session.reading import (
     delta,
     incremental_event,
     is_rewrite,
@@ -13,9 +13,9 @@ from invariants.laws.session.reading import (
     seq_span,
     witness,
 )
-from invariants.session.envelope import SessionEvent
-from invariants.session.exchange import Replacement, SessionAfter, SessionBefore
-from invariants.verdict import Finding, Violation
+from compactcheck.invariants.session.envelope import SessionEvent
+from compactcheck.invariants.session.exchange import Replacement, SessionAfter, SessionBefore
+from compactcheck.invariants.verdict import Finding, Violation
 
 
 def _edge_violation(

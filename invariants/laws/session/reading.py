@@ -7,9 +7,14 @@ from typing import Any
 
 from pydantic import JsonValue
 
-from invariants.session.envelope import SessionEvent
-from invariants.session.exchange import Replacement, SessionAfter, SessionBefore, SurfaceView
-from invariants.session.pairing import node_delta
+from compactcheck.invariants.session.envelope import SessionEvent
+from compactcheck.invariants.session.exchange import (
+    Replacement,
+    SessionAfter,
+    SessionBefore,
+    SurfaceView,
+)
+from compactcheck.invariants.session.pairing import node_delta
 
 
 def witness(*events: SessionEvent | None) -> tuple[JsonValue, ...]:

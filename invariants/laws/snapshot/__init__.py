@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from invariants.compaction import SnapshotAfter, SnapshotBefore
-from invariants.law import Invariant
-from invariants.laws.snapshot import folding, kept
+from compactcheck.invariants.compaction import SnapshotAfter, SnapshotBefore
+from compactcheck.invariants.law import Invariant
+from compactcheck.invariants.laws.snapshot import folding, kept
 
 SnapshotLaw = Invariant[SnapshotBefore, SnapshotAfter]
 

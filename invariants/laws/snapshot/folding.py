@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from invariants.canonical import canonically_equal, sha256_hex
-from invariants.compaction import SnapshotAfter, SnapshotBefore
-from invariants.facts import Facts
-from invariants.law import invariant
-from invariants.verdict import Finding, Violation, value_diff, witness
+from compactcheck.invariants.canonical import canonically_equal, sha256_hex
+from compactcheck.invariants.compaction import SnapshotAfter, SnapshotBefore
+from compactcheck.invariants.facts import Facts
+from compactcheck.invariants.law import invariant
+from compactcheck.invariants.verdict import Finding, Violation, value_diff, witness
 
 
 @invariant(

@@ -7,12 +7,12 @@ from typing import Any
 
 from pydantic import JsonValue
 
-from invariants.canonical import canonically_equal
-from invariants.compaction import SnapshotAfter, SnapshotBefore
-from invariants.events import AgentEvent
-from invariants.facts import Facts
-from invariants.law import invariant
-from invariants.verdict import Finding, Violation, value_diff, witness
+from compactcheck.invariants.canonical import canonically_equal
+from compactcheck.invariants.compaction import SnapshotAfter, SnapshotBefore
+from compactcheck.invariants.events import AgentEvent
+from compactcheck.invariants.facts import Facts
+from compactcheck.invariants.law import invariant
+from compactcheck.invariants.verdict import Finding, Violation, value_diff, witness
 
 
 def _events_where(events: Sequence[AgentEvent], kind: str, key: str) -> dict[str, AgentEvent]:

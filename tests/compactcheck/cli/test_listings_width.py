@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from compactcheck.engine.crash import call_law
+from compactcheck.invariants import VIEWS, catalogue
+from compactcheck.invariants.catalogue import ALL_FORMATS
 from compactcheck.targets.registry import builtin_targets
-from invariants import VIEWS, catalogue
-from invariants.catalogue import ALL_FORMATS
 from tests.compactcheck.commandline import cli
 
 

@@ -12,8 +12,8 @@ import pytest
 from compactcheck.corpus.entry import CorpusEntry, load_entry, read_entry, write_entry
 from compactcheck.corpus.replay import recorded_rounds
 from compactcheck.errors import CompactcheckError
+from compactcheck.invariants.formats import CHAT
 from compactcheck.schemas import shipped
-from invariants.formats import CHAT
 
 # An entry exactly as compactcheck 0.x writes it (corpusVersion 1), kept literal so that a change
 # of the model cannot quietly change what counts as a loadable file.

@@ -12,8 +12,8 @@ import compactcheck
 from compactcheck.corpus.entry import note_reproduced, read_entry
 from compactcheck.corpus.replay import FLAKY_TRIES, ReplayResult, exit_code, replay
 from compactcheck.errors import ExitCode
-from invariants import VIEWS
-from invariants.formats import CHAT, FORMATS
+from compactcheck.invariants import VIEWS
+from compactcheck.invariants.formats import CHAT, FORMATS
 from tests.compactcheck.commandline import cli
 
 # One mutant of each view and wire format, each of which breaks a law within a few histories;

@@ -10,10 +10,10 @@ import pytest
 from compactcheck.engine.config import RunConfig
 from compactcheck.engine.core import run_target
 from compactcheck.engine.fidelity import merged, summarised
+from compactcheck.invariants import Budget, View
+from compactcheck.invariants.fidelity import RoundFidelity, Survival
 from compactcheck.report.model import Fidelity, FidelitySide, TargetReport
 from compactcheck.targets.registry import resolve
-from invariants import Budget, View
-from invariants.fidelity import RoundFidelity, Survival
 
 
 def _run(name: str, view: View, tmp_path: Path, budget: Budget | None = None) -> TargetReport:

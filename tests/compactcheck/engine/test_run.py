@@ -192,7 +192,7 @@ MUTANTS = sorted(all_mutants().values(), key=lambda m: m.name)
 
 @pytest.mark.parametrize("mutant", MUTANTS, ids=[m.name for m in MUTANTS])
 def test_every_mutant_target_is_caught_by_its_law(mutant: object, tmp_path: Path) -> None:
-    from reference_engine.mutants import Mutant
+    from compactcheck.reference_engine.mutants import Mutant
 
     assert isinstance(mutant, Mutant)
     target = resolve(f"mutant:{mutant.name}")

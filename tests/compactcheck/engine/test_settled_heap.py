@@ -10,8 +10,8 @@ from typing import Any, TypeVar
 
 from compactcheck.engine.config import RunConfig
 from compactcheck.engine.target_run import TargetRun
+from compactcheck.invariants import View
 from compactcheck.targets.registry import resolve
-from invariants import View
 
 T = TypeVar("T")
 

@@ -11,16 +11,16 @@ from hypothesis import strategies as st
 
 from compactcheck.harness import Case, SnapshotDriver, cases
 from compactcheck.harness.cases import KNOBS
-from invariants import CompactorInput, SnapshotDraft
-from invariants.catalogue import catalogue
-from invariants.compaction import SnapshotAfter, SnapshotBefore
-from reference_engine.snapshot import ReferenceCompactor, SnapshotPipeline
-from strategies import GroundTruth, Scenario, scenarios
-from strategies.messages_view import MessageRecorder
-from strategies.projected import History, Recorder
-from strategies.scenario_model import Ledger, walk
-from strategies.session_view import SessionRecorder
-from strategies.snapshot_view import SnapshotRecorder
+from compactcheck.invariants import CompactorInput, SnapshotDraft
+from compactcheck.invariants.catalogue import catalogue
+from compactcheck.invariants.compaction import SnapshotAfter, SnapshotBefore
+from compactcheck.reference_engine.snapshot import ReferenceCompactor, SnapshotPipeline
+from compactcheck.strategies import GroundTruth, Scenario, scenarios
+from compactcheck.strategies.messages_view import MessageRecorder
+from compactcheck.strategies.projected import History, Recorder
+from compactcheck.strategies.scenario_model import Ledger, walk
+from compactcheck.strategies.session_view import SessionRecorder
+from compactcheck.strategies.snapshot_view import SnapshotRecorder
 
 
 @settings(max_examples=100, deadline=None)

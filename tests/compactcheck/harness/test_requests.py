@@ -25,12 +25,12 @@ from compactcheck.harness import (
     backend_snapshot_frame,
     cases,
 )
+from compactcheck.invariants import View
+from compactcheck.invariants.formats import FORMATS, Format
 from compactcheck.report.model import Implementation
 from compactcheck.schemas import shipped
 from compactcheck.targets.backend import Answer
 from compactcheck.targets.protocol import COMPACT_REQUESTS, compact_request
-from invariants import View
-from invariants.formats import FORMATS, Format
 
 _SCHEMA = jsonschema.Draft202012Validator(shipped("protocol-compact-request"))
 

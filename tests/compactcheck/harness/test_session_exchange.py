@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 from compactcheck.harness import SessionBackendError, SessionCompactor, session_exchange
 from compactcheck.harness.session import SessionDriver
-from invariants import Facts
-from invariants.session.exchange import (
+from compactcheck.invariants import Facts
+from compactcheck.invariants.session.exchange import (
     MODES,
     Mode,
     SessionAfter,
@@ -27,9 +27,9 @@ from invariants.session.exchange import (
     fold_view,
     parse_events,
 )
-from reference_engine.session import reference_session_compactor
-from strategies import Projected
-from strategies.session_view import SessionHistory, session_histories
+from compactcheck.reference_engine.session import reference_session_compactor
+from compactcheck.strategies import Projected
+from compactcheck.strategies.session_view import SessionHistory, session_histories
 
 REFERENCE = reference_session_compactor()
 

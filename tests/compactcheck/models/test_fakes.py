@@ -6,8 +6,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
+from compactcheck.invariants.tokens import STOPWORDS, TOKEN, TokenIndex, distinctive_tokens
 from compactcheck.models import EchoModel, LossyModel, ModelRequest, ParaphraseModel, Turn
-from invariants.tokens import STOPWORDS, TOKEN, TokenIndex, distinctive_tokens
 
 WORDS = st.sampled_from(
     [

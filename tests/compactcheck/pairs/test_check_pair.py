@@ -9,12 +9,12 @@ import pytest
 
 import compactcheck
 from compactcheck.harness.smoke import smoke_round
+from compactcheck.invariants import AgentEvent, AgentState, parse_messages
+from compactcheck.invariants.formats import detect_format
+from compactcheck.invariants.inference import infer_facts
+from compactcheck.reference_engine.shared_semantics import SnapshotFrame, compactor_input
+from compactcheck.reference_engine.snapshot.compactor import ReferenceCompactor
 from compactcheck.targets.registry import resolve
-from invariants import AgentEvent, AgentState, parse_messages
-from invariants.formats import detect_format
-from invariants.inference import infer_facts
-from reference_engine.shared_semantics import SnapshotFrame, compactor_input
-from reference_engine.snapshot.compactor import ReferenceCompactor
 
 SYSTEM = {
     "role": "system",

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 import compactcheck
+from compactcheck.reference_engine.messages import reference_messages
 from compactcheck.runtime_guard import GuardEvent
-from reference_engine.messages import reference_messages
 
 Messages = list[dict[str, Any]]
 

@@ -11,6 +11,8 @@ from typing import Any
 import pytest
 
 import compactcheck
+from compactcheck.invariants import dump_messages
+from compactcheck.reference_engine.messages import reference_messages
 from compactcheck.transcripts import (
     IMPORTERS,
     TranscriptError,
@@ -18,8 +20,6 @@ from compactcheck.transcripts import (
     load_transcripts,
     whole,
 )
-from invariants import dump_messages
-from reference_engine.messages import reference_messages
 
 ROOT = Path(__file__).resolve().parents[3]
 SHIPPED = ROOT / "examples" / "transcripts"

@@ -7,9 +7,9 @@ import io
 import pytest
 from rich.console import Console
 
+from compactcheck.invariants import catalogue
 from compactcheck.report.model import InvariantResult, Report, TargetReport
 from compactcheck.report.render import print_report
-from invariants import catalogue
 
 TARGET = "mutant:anthropic-keep-last-n"
 

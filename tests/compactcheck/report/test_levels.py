@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 import compactcheck
+from compactcheck.invariants.levels import level_of
 from compactcheck.report.levels import accepted_waivers, level_reached, level_text
 from compactcheck.report.model import InvariantResult, Verdict
-from invariants.levels import level_of
 
 
 def _result(

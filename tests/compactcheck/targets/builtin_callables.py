@@ -15,13 +15,13 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
+from compactcheck.invariants import CompactorInput
+from compactcheck.invariants.formats import CHAT, check_format
+from compactcheck.reference_engine.messages import reference_for
+from compactcheck.reference_engine.session import reference_session_compactor
+from compactcheck.reference_engine.shared_semantics import SnapshotFrame
+from compactcheck.reference_engine.snapshot import SnapshotPipeline
 from compactcheck.targets.registry import all_mutants
-from invariants import CompactorInput
-from invariants.formats import CHAT, check_format
-from reference_engine.messages import reference_for
-from reference_engine.session import reference_session_compactor
-from reference_engine.shared_semantics import SnapshotFrame
-from reference_engine.snapshot import SnapshotPipeline
 
 
 def target_name(attribute: str) -> str:

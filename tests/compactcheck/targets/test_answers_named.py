@@ -12,10 +12,10 @@ import pytest
 from compactcheck.engine.config import RunConfig
 from compactcheck.engine.core import run_target
 from compactcheck.harness import backend_session_compactor
+from compactcheck.invariants import View
 from compactcheck.targets.backend import Answer
 from compactcheck.targets.calls import Calls
 from compactcheck.targets.registry import TargetError, resolve
-from invariants import View
 
 COMPACTORS = """
 import functools

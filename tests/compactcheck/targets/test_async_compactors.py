@@ -175,7 +175,7 @@ def test_in_process_a_coroutine_s_exit_or_interrupt_is_its_finding_and_the_loop_
 
 
 def test_fuzz_awaits_an_async_callable(tmp_path: Path) -> None:
-    from reference_engine.messages import reference_messages
+    from compactcheck.reference_engine.messages import reference_messages
 
     keep = reference_messages(max_messages=6)
 
@@ -194,7 +194,7 @@ def test_fuzz_awaits_an_async_callable(tmp_path: Path) -> None:
 
 
 def test_fuzz_on_recorded_transcripts_awaits_an_async_callable(tmp_path: Path) -> None:
-    from reference_engine.messages import reference_messages
+    from compactcheck.reference_engine.messages import reference_messages
 
     keep = reference_messages(max_messages=6)
 

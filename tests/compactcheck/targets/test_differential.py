@@ -21,13 +21,13 @@ import pytest
 
 from compactcheck.engine.config import RunConfig
 from compactcheck.engine.core import run_target
+from compactcheck.invariants import View
+from compactcheck.invariants.formats import CHAT, FORMATS
+from compactcheck.reference_engine.mutants.mutant import Mutant
+from compactcheck.reference_engine.mutants.snapshot import SNAPSHOT_MUTANTS
 from compactcheck.report.model import TargetReport
 from compactcheck.targets.calls import Calls
 from compactcheck.targets.registry import all_mutants, builtin_targets, resolve
-from invariants import View
-from invariants.formats import CHAT, FORMATS
-from reference_engine.mutants.mutant import Mutant
-from reference_engine.mutants.snapshot import SNAPSHOT_MUTANTS
 from tests.compactcheck.targets.builtin_callables import attribute_name, same_frame
 
 ROOT = Path(__file__).resolve().parents[3]

@@ -17,7 +17,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from compactcheck.errors import CompactcheckError
+from compactcheck.invariants.catalogue import catalogue, run_checks
+from compactcheck.invariants.messages import parse_messages
 from compactcheck.schemas import shipped
+from compactcheck.strategies.messages_facts import messages_facts
+from compactcheck.strategies.messages_view import MessageHistory, message_histories
+from compactcheck.strategies.projected import Projected
+from compactcheck.strategies.scenarios import scenarios
 from compactcheck.targets.backend import Answer
 from compactcheck.targets.harness_process import HarnessStartError
 from compactcheck.targets.protocol import (
@@ -29,12 +35,6 @@ from compactcheck.targets.protocol import (
     parse_line,
 )
 from compactcheck.targets.subprocess_backend import CommandBackend
-from invariants.catalogue import catalogue, run_checks
-from invariants.messages import parse_messages
-from strategies.messages_facts import messages_facts
-from strategies.messages_view import MessageHistory, message_histories
-from strategies.projected import Projected
-from strategies.scenarios import scenarios
 
 FAULTY = Path(__file__).parents[1] / "harnesses" / "faulty.py"
 EXAMPLES = Path(__file__).parents[3] / "examples"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from invariants import AgentEvent, AgentState, ContextUsage
+from compactcheck.invariants import AgentEvent, AgentState, ContextUsage
 
 OVER_TRIGGER = ContextUsage(
     estimated_input_tokens=82_000, context_window_tokens=100_000, reserved_output_tokens=10_000

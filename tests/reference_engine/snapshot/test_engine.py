@@ -6,8 +6,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from invariants import AgentEvent, CompactorInput, ContextUsage, SnapshotDraft
-from reference_engine.snapshot import (
+from compactcheck.invariants import AgentEvent, CompactorInput, ContextUsage, SnapshotDraft
+from compactcheck.reference_engine.snapshot import (
     CompactionError,
     EngineConfig,
     FixedCompactor,

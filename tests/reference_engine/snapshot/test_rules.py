@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from invariants import CompactionSnapshot, SourceEventRange
-from reference_engine.snapshot import (
+from compactcheck.invariants import CompactionSnapshot, SourceEventRange
+from compactcheck.reference_engine.snapshot import (
     ALL_RULES,
     SEED_RULES,
     ReferenceCompactor,

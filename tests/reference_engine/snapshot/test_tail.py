@@ -9,9 +9,15 @@ from datetime import UTC, datetime
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from invariants import AgentEvent, AgentState, CompactionSnapshot, SnapshotDraft, SourceEventRange
-from invariants.canonical import plain_json
-from reference_engine.snapshot import (
+from compactcheck.invariants import (
+    AgentEvent,
+    AgentState,
+    CompactionSnapshot,
+    SnapshotDraft,
+    SourceEventRange,
+)
+from compactcheck.invariants.canonical import plain_json
+from compactcheck.reference_engine.snapshot import (
     SnapshotDesign,
     context_chars,
     context_sources,
@@ -21,7 +27,7 @@ from reference_engine.snapshot import (
     seal,
     tail_orphans,
 )
-from strategies import Projected, SnapshotHistory, snapshot_histories
+from compactcheck.strategies import Projected, SnapshotHistory, snapshot_histories
 from tests.reference_engine.snapshot.builders import event
 
 

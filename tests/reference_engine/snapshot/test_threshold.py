@@ -8,8 +8,8 @@ from fractions import Fraction
 from hypothesis import given
 from hypothesis import strategies as st
 
-from invariants import ContextUsage
-from reference_engine.snapshot import is_safe_boundary, should_compact, trigger_tokens
+from compactcheck.invariants import ContextUsage
+from compactcheck.reference_engine.snapshot import is_safe_boundary, should_compact, trigger_tokens
 
 
 def usage(used: int, window: int = 100_000, reserved: int = 10_000) -> ContextUsage:

@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 
+from compactcheck.invariants import Budget, parse_messages
+from compactcheck.invariants.facts import Counter
+from compactcheck.invariants.laws.messages import message_size
 from compactcheck.targets.adapters.adapter import budget_measure
-from invariants import Budget, parse_messages
-from invariants.facts import Counter
-from invariants.laws.messages import message_size
 
 COUNTERS: tuple[Counter, ...] = ("messages", "characters", "approx_tokens")
 

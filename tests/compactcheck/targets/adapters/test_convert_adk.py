@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from invariants.formats import parse_request
-from strategies import Projected, message_histories, scenarios
-from strategies.formats import Features, feature_values, project_format
-from strategies.messages_view import MessageHistory
+from compactcheck.invariants.formats import parse_request
+from compactcheck.strategies import Projected, message_histories, scenarios
+from compactcheck.strategies.formats import Features, feature_values, project_format
+from compactcheck.strategies.messages_view import MessageHistory
 
 pytest.importorskip("google.adk", reason="needs the 'google-adk' extra")
 

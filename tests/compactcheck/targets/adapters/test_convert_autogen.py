@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 
-from invariants import dump_messages
-from strategies import Projected, message_histories
-from strategies.messages_view import MessageHistory
+from compactcheck.invariants import dump_messages
+from compactcheck.strategies import Projected, message_histories
+from compactcheck.strategies.messages_view import MessageHistory
 from tests.compactcheck.targets.adapters.wire import variants
 
 pytest.importorskip("autogen_core", reason="needs the 'autogen' extra")

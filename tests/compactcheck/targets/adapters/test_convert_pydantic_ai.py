@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 
-from invariants import dump_messages
-from strategies import Projected, message_histories
-from strategies.messages_view import MessageHistory
+from compactcheck.invariants import dump_messages
+from compactcheck.strategies import Projected, message_histories
+from compactcheck.strategies.messages_view import MessageHistory
 from tests.compactcheck.targets.adapters.wire import variants
 
 pytest.importorskip("pydantic_ai_harness", reason="needs the 'pydantic-ai' extra")

@@ -10,11 +10,11 @@ import pytest
 from compactcheck.conversion import convert
 from compactcheck.engine.config import RunConfig
 from compactcheck.engine.core import run_target
+from compactcheck.invariants.formats import CHAT
 from compactcheck.targets.adapters import ADAPTERS, EXTRAS, MissingExtraError
 from compactcheck.targets.adapters.adapter import AdapterBackend
 from compactcheck.targets.calls import Calls
 from compactcheck.targets.registry import resolve
-from invariants.formats import CHAT
 
 # The module whose absence means the target's extra is not installed.
 PROBES = {
