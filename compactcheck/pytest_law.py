@@ -65,13 +65,17 @@ def open_target(name: str, spec: str, view: View | None, calls: Calls, config: R
     return target
 
 
+def _shown(path: Path, root: Path) -> str:
+    """A corpus entry's path as the rootdir sees it (the same on every checkout), else whole."""
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return str(path)
+
+
 def _replay_command(path: Path, root: Path, here: Path) -> str:
     """The command that replays a corpus entry: from the rootdir, where its target resolves."""
-    try:
-        shown = path.resolve().relative_to(root.resolve()).as_posix()
-    except ValueError:
-        shown = str(path)
-    command = f"compactcheck replay {shlex.quote(shown)}"
+    command = f"compactcheck replay {shlex.quote(_shown(path, root))}"
     if here.resolve() != root.resolve():
         command = f"cd {shlex.quote(str(root))} && {command}"
     return command
@@ -197,7 +201,8 @@ class LawCase:
         entry = self.entry(example)
         if entry is not None:
             merged = " (merged from the shards when the session ends)"
-            lines.append(f"corpus file: {entry}" + (merged if config.shard.count > 1 else ""))
+            shown = _shown(entry, self.root)
+            lines.append(f"corpus file: {shown}" + (merged if config.shard.count > 1 else ""))
             lines.append(f"replay: {_replay_command(entry, self.root, self.here)}")
         return "\n".join(lines)
 
