@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from compactcheck.engine.selection import Selection
 from compactcheck.errors import CompactcheckError
 from compactcheck.invariants import Budget, Facts, View
-from compactcheck.invariants.formats import Format
+from compactcheck.invariants.formats import CHAT, Format, check_format
 from compactcheck.judging import Judgement, PairError, ViolationError, check_pair
 from compactcheck.targets.awaiting import discarded
 from compactcheck.targets.calls import DEFAULT_MEMORY_LIMIT_MB
@@ -57,10 +57,13 @@ def fuzz(
     memory_limit_mb: int = DEFAULT_MEMORY_LIMIT_MB,
     shrink: bool = True,
     workers: int = 1,
-    corpus_dir: Path | None = None,
+    corpus_dir: str | Path | None = None,
     on_event: Callable[[Event], None] | None = None,
     transcripts: str | Path | None = None,
     model: str | ModelSlot | Model | None = None,
+    format: Format = CHAT,
+    malformed: Sequence[str] = (),
+    verbatim: bool = False,
 ) -> Report:
     """Fuzz a compactor and report every law's verdict, as ``compactcheck run`` would.
 
@@ -81,14 +84,26 @@ def fuzz(
     ``model`` is what a built-in summariser writes with: a name as ``--model`` takes it
     (``"paraphrase"``, ``"openai:gpt-4o-mini"``), a ``ModelSlot`` (its cache, cap, offline) or a
     ``Model`` object (an ``OpenAIModel`` on your own client, say), recorded beside the corpus.
+    ``format``, ``malformed`` and ``verbatim`` are ``run``'s ``--format``, ``--malformed`` and
+    ``--verbatim``: the wire format a messages target is handed (a callable then takes and
+    returns that provider's request), the named invalid-input scenarios to include, and reading
+    each fact by its exact text.
     """
     from compactcheck.corpus import location
     from compactcheck.engine.config import RunConfig
     from compactcheck.engine.core import Engine, follow
+    from compactcheck.harness import MALFORMED
     from compactcheck.targets.calls import Calls
     from compactcheck.targets.registry import python_target
     from compactcheck.transcripts import Transcript, TranscriptError, load_transcripts
 
+    format = check_format(format)
+    unknown = [name for name in malformed if name not in MALFORMED]
+    if unknown:
+        raise CompactcheckError(
+            f"unknown malformed-input scenario(s) {', '.join(unknown)}; known: "
+            f"{', '.join(MALFORMED)}"
+        )
     loaded: tuple[Transcript, ...] = ()
     if transcripts is not None:
         if view not in (None, "messages"):
@@ -102,12 +117,15 @@ def fuzz(
         profile="ci",
         include=tuple(invariants) if invariants is not None else None,
         exclude=tuple(exclude),
-        corpus_dir=corpus_dir or _default_corpus(compactor),
+        corpus_dir=Path(corpus_dir) if corpus_dir is not None else _default_corpus(compactor),
         budget=budget,
         shrink=shrink,
         seed_given=True,
         transcripts=loaded,
         model=_slot(model),
+        format=format,
+        malformed=tuple(malformed),
+        reading="verbatim" if verbatim else "tokens",
     )
     calls = Calls(timeout=timeout, in_process=in_process, memory_limit_mb=memory_limit_mb)
     engine = Engine(config, calls=calls, workers=workers)
@@ -120,7 +138,7 @@ def fuzz(
                 "py:module:attribute to fuzz it in worker processes)"
             )
         name = location.callable_target(compactor, config.corpus_dir)
-        targets = [python_target(compactor, name, view, timeout, budget)]
+        targets = [python_target(compactor, name, view, timeout, budget, format)]
         try:
             engine.check(targets, view)
         except BaseException:

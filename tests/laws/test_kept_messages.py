@@ -99,6 +99,19 @@ def test_a_summary_merged_into_the_system_message_keeps_order_and_constraints() 
         assert check(law, after).holds, (law, check(law, after).violations)
 
 
+def test_a_prompt_without_current_constraints_may_be_reworded_line_by_line() -> None:
+    # Its one constraint was superseded, so the prompt's lines are what must survive: read as
+    # facts are read, a reworded line keeps them; the exact reading asks for the exact lines.
+    before = [SYSTEM, GOAL, *HISTORY[2:]]
+    reworded = text("system", "You are a coding agent.\nConstraints:\n- [c1] Use (rule) uv")
+    after = [reworded, GOAL, *HISTORY[8:]]
+    superseded = Facts(goal="fix the login bug", superseded_constraints=("Use uv",))
+    (law,) = select("messages", ["constraints_preserved"])
+    assert law.check(parse_messages(before), parse_messages(after), superseded).holds
+    exact = superseded.model_copy(update={"reading": "verbatim"})
+    assert not law.check(parse_messages(before), parse_messages(after), exact).holds
+
+
 def test_a_rewritten_system_prompt_that_demotes_its_constraint_is_named_once() -> None:
     rewritten = text("system", "You are a coding agent. Summary: read a.py.")
     demoted = text("user", "Remember: [c1] Use uv")

@@ -233,8 +233,9 @@ def _rewritten_without(
     A compactor may rewrite the system prompt to hold its summary (rolling-summary memories):
     what must survive is its constraints, read in the output's system messages as the law reads
     them anywhere; the constraints returned are those no output system message says. A prompt
-    that states none of the run's constraints must keep each of its lines there, word for word,
-    in any order. None when the output has no system message, or lost such a prompt's lines.
+    that states none of the run's current constraints must keep each of its lines there, read
+    as facts are read (tokens, or word for word with verbatim), in any order. None when the
+    output has no system message, or lost such a prompt's lines.
     """
     out_systems = [message for message in after if isinstance(message, SystemMessage)]
     if not out_systems:
@@ -244,8 +245,10 @@ def _rewritten_without(
     kept = FactLookup.of(tuple(out_systems), facts.reading)
     if stated:
         return [text for text in stated if not kept.holds(text)]
+    # Its lines are read as facts are (by their tokens, or word for word with --verbatim), so
+    # that a prompt reworded line by line keeps them.
     lines = [line.strip() for line in content_text(system.content).splitlines() if line.strip()]
-    return [] if lines and all(line in kept.text for line in lines) else None
+    return [] if lines and all(kept.holds(line) for line in lines) else None
 
 
 @invariant(
