@@ -1,5 +1,8 @@
 """The fidelity measures drawn as inline SVG with matplotlib: no script, no network, no files.
 
+matplotlib is the optional ``charts`` extra: without it, each chart is a one-line note that
+says so and how to install it, and the numbers stay in the tables beside it.
+
 Two pictures: a target's survival of each fact kind over the rounds of its histories (its
 reference on the same inputs dashed beside it), and, across targets, what each one keeps
 against how much it shrinks the history. Both are drawn from the report alone, so the HTML
@@ -29,11 +32,25 @@ _COLOURS = {
 }
 
 
+# What stands in for a chart when matplotlib is not installed (the HTML escapes nothing here).
+MISSING_NOTE = (
+    '<p class="dim">Chart not drawn: matplotlib is not installed '
+    "(<code>pip install 'compactcheck[charts]'</code>); the figures are in the table.</p>"
+)
+
+
+class _ChartsMissingError(Exception):
+    """matplotlib, the optional charts extra, could not be imported."""
+
+
 @contextmanager
 def _figure(width: float, height: float) -> Iterator[Any]:
     # Imported here: matplotlib takes a moment to load, and only the HTML report draws.
-    import matplotlib as mpl
-    from matplotlib.figure import Figure
+    try:
+        import matplotlib as mpl
+        from matplotlib.figure import Figure
+    except ImportError as error:
+        raise _ChartsMissingError from error
 
     with mpl.rc_context(
         {
@@ -71,6 +88,13 @@ def _share(side: FidelitySide, kind: str) -> tuple[list[int], list[float]]:
 
 def survival_chart(target: TargetReport) -> str | None:
     """Each fact kind's share kept, round by round (None when nothing was measured)."""
+    try:
+        return _survival_chart(target)
+    except _ChartsMissingError:
+        return MISSING_NOTE
+
+
+def _survival_chart(target: TargetReport) -> str | None:
     fidelity = target.fidelity
     if fidelity is None or not fidelity.target.rounds:
         return None
@@ -111,6 +135,13 @@ def tradeoff_chart(targets: Sequence[TargetReport]) -> str | None:
     A point is numbered by its target's place in ``targets`` (from 1), so that a table beside
     the chart can name it: two dozen names written into the plot would cover each other.
     """
+    try:
+        return _tradeoff_chart(targets)
+    except _ChartsMissingError:
+        return MISSING_NOTE
+
+
+def _tradeoff_chart(targets: Sequence[TargetReport]) -> str | None:
     points: list[tuple[int, float, float]] = []
     references: list[tuple[float, float]] = []
     for number, target in enumerate(targets, start=1):

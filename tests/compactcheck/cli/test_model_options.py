@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,11 @@ import pytest
 from compactcheck.cli import main
 from compactcheck.errors import ExitCode
 
+# The model is read once the target is: these cases need the summariser's extra installed.
+LANGCHAIN = pytest.mark.skipif(
+    importlib.util.find_spec("langchain") is None, reason="needs the 'langchain' extra"
+)
+
 
 @pytest.mark.parametrize(
     ("arguments", "says"),
@@ -19,9 +25,21 @@ from compactcheck.errors import ExitCode
         (["--offline"], "--offline: needs a model to apply to; name it with --model"),
         (["--max-model-calls", "3"], "--max-model-calls: needs a model"),
         (["--max-model-calls", "-1", "--model", "echo"], "at least 0"),
-        (["--model", "py:missing.py:model"], "--model py:missing.py:model: no file missing.py"),
-        (["--model", "openai:gpt-test"], "openai:gpt-test: needs an API key in $OPENAI_API_KEY"),
-        (["--model", "anthropic:c"], "anthropic:c: needs an API key in $ANTHROPIC_API_KEY"),
+        pytest.param(
+            ["--model", "py:missing.py:model"],
+            "--model py:missing.py:model: no file missing.py",
+            marks=LANGCHAIN,
+        ),
+        pytest.param(
+            ["--model", "openai:gpt-test"],
+            "openai:gpt-test: needs an API key in $OPENAI_API_KEY",
+            marks=LANGCHAIN,
+        ),
+        pytest.param(
+            ["--model", "anthropic:c"],
+            "anthropic:c: needs an API key in $ANTHROPIC_API_KEY",
+            marks=LANGCHAIN,
+        ),
     ],
 )
 def test_bad_model_options_are_one_line(
@@ -47,6 +65,7 @@ def test_bad_model_options_are_one_line(
     assert "Traceback" not in err
 
 
+@LANGCHAIN
 def test_a_py_model_that_is_not_a_model_is_named(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -85,3 +85,27 @@ def test_the_tradeoff_chart_numbers_each_target_by_its_place() -> None:
     assert "3" not in texts
     assert "the reference on the same inputs" in texts
     assert "facts kept: mean of the four shares (%)" in texts
+
+
+def test_without_matplotlib_the_html_report_says_where_a_chart_would_be(tmp_path: Path) -> None:
+    """matplotlib is the optional charts extra: blocked, the page renders with a one-line note."""
+    import subprocess
+    import sys
+
+    page = tmp_path / "report.html"
+    # A None entry in sys.modules makes `import matplotlib` raise ImportError, as if absent.
+    script = (
+        "import sys; sys.modules['matplotlib'] = None\n"
+        "from pathlib import Path\n"
+        "from compactcheck.report.io import load_report\n"
+        "from compactcheck.report.render.html import render_html\n"
+        f"report = load_report(Path({str(GOLDEN / 'report.json')!r}))\n"
+        f"Path({str(page)!r}).write_text(render_html(report))\n"
+        "assert 'matplotlib' not in [m.split('.')[0] for m in sys.modules if sys.modules[m]]\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    html = page.read_text()
+    assert "Chart not drawn: matplotlib is not installed" in html
+    assert "compactcheck[charts]" in html
+    assert '<svg role="img"' not in html
