@@ -43,9 +43,20 @@ class Plant:
     after: str
 
 
+_ID = re.compile(r"^\s*-\s+\[([^\]]+)\]")
+
+
 def _fact_lines(lines: list[str]) -> list[int]:
-    """The fact lines, constraints before the goal (a goal has a law of its own)."""
-    found = [index for index, line in enumerate(lines) if _FACT_LINE.match(line)]
+    """The lines of current facts, constraints before the goal (a goal has a law of its own).
+
+    A constraint an update replaced is no longer current: changing it loses nothing.
+    """
+    replaced = {m.group(1) for line in lines for m in re.finditer(r"\(replaces \[([^\]]+)\]", line)}
+    found = [
+        index
+        for index, line in enumerate(lines)
+        if _FACT_LINE.match(line) and not ((m := _ID.match(line)) and m.group(1) in replaced)
+    ]
     return sorted(found, key=lambda index: lines[index].lstrip().startswith("Goal:"))
 
 
