@@ -20,8 +20,11 @@ PlantKind = Literal["polarity", "number", "relax", "stale", "drop", "invent"]
 PLANT_KINDS: tuple[PlantKind, ...] = get_args(PlantKind)
 
 # A line that states a fact a summary must keep: a constraint (bulleted with its id, or
-# labelled), or the goal.
-_FACT_LINE = re.compile(r"^\s*(?:-\s+\[[^\]]+\]\s+|Constraint:\s+|Goal:\s+)(?P<text>.+)$")
+# labelled), or the goal; at the start of the line or just after a tag that opens it, as a
+# prompt that wraps each message in markup has it (``<message type="human">Goal: ...``).
+_FACT_LINE = re.compile(
+    r"^(?:\s*<[^<>]*>)?\s*(?:-\s+\[[^\]]+\]\s+|Constraint:\s+|Goal:\s+)(?P<text>[^<]+?)\s*(?=<|$)"
+)
 # An update's note of the value it replaces.
 _REPLACES = re.compile(r"\(replaces \[[^\]]+\] (?P<old>[^()]+)\)")
 _NUMBER = re.compile(r"(?<![\w.])(\d+)(?=(?:\.\d+)*%?(?![\w.]))|(?<=-)(\d+)\b")
@@ -43,7 +46,7 @@ class Plant:
     after: str
 
 
-_ID = re.compile(r"^\s*-\s+\[([^\]]+)\]")
+_ID = re.compile(r"^(?:\s*<[^<>]*>)?\s*-\s+\[([^\]]+)\]")
 
 
 def _fact_lines(lines: list[str]) -> list[int]:
@@ -57,19 +60,23 @@ def _fact_lines(lines: list[str]) -> list[int]:
         for index, line in enumerate(lines)
         if _FACT_LINE.match(line) and not ((m := _ID.match(line)) and m.group(1) in replaced)
     ]
-    return sorted(found, key=lambda index: lines[index].lstrip().startswith("Goal:"))
+    return sorted(found, key=lambda index: _is_goal(lines[index]))
+
+
+def _is_goal(line: str) -> bool:
+    match = _FACT_LINE.match(line)
+    return match is not None and line[: match.start("text")].rstrip().endswith("Goal:")
 
 
 def _split(line: str) -> tuple[str, str, str]:
-    """A fact line as its frame, its fact text, and the update note after it."""
+    """A fact line as its frame, its fact text, and what follows it (an update note, a tag)."""
     match = _FACT_LINE.match(line)
     assert match is not None
-    head = line[: match.start("text")]
-    text = match.group("text")
+    head, text, tail = line[: match.start("text")], match.group("text"), line[match.end("text") :]
     note = _REPLACES.search(text)
     if note is None:
-        return head, text, ""
-    return head, text[: note.start()].rstrip(), " " + text[note.start() :]
+        return head, text, tail
+    return head, text[: note.start()].rstrip(), " " + text[note.start() :] + tail
 
 
 def flipped(text: str) -> str | None:
@@ -163,7 +170,7 @@ class PlantingModel:
             # The last constraint, not the goal: the goal has a law of its own, and a dropped
             # fact is most often one constraint among many.
             found = _fact_lines(lines)
-            constraints = [i for i in found if not lines[i].lstrip().startswith("Goal:")]
+            constraints = [i for i in found if not _is_goal(lines[i])]
             if not constraints:
                 return lines, None
             index = constraints[-1]
