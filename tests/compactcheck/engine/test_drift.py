@@ -38,7 +38,8 @@ def test_a_drift_run_chains_ten_compactions_with_overrides_and_distractors_betwe
         if any(c.supersedes for c in turn.constraint_changes)
     ]
     # Overridden midway: never in the first two turns nor the last two.
-    assert overrides and all(2 <= i < MIN_ROUNDS - 2 for i in changed)
+    assert overrides
+    assert all(2 <= i < MIN_ROUNDS - 2 for i in changed)
     for turn in scenario.turns:
         assert any(isinstance(action, ToolBatch) for action in turn.actions)
         assert any(isinstance(action, Say) for action in turn.actions)
@@ -66,7 +67,8 @@ def test_a_change_planted_in_round_7_of_10_is_named_in_round_7() -> None:
     assert plant.call == 7
     assert [r.status for r in run.rounds] == ["compacted"] * MIN_ROUNDS
     onsets = run.onsets()
-    assert onsets and {onset.round for onset in onsets} == {7}
+    assert onsets
+    assert {onset.round for onset in onsets} == {7}
     # The constraint whose number was changed is the one reported lost, by the law that reads it.
     [lost] = [onset for onset in onsets if onset.state == "lost"]
     assert lost.kind == "constraint"
@@ -84,7 +86,8 @@ def test_the_table_json_and_page_name_the_round_of_the_change() -> None:
     buffer = io.StringIO()
     print_drift(run, Console(file=buffer, width=300, color_system=None))
     rows = [line for line in buffer.getvalue().splitlines() if lost.fact in line]
-    assert len(rows) == 1 and rows[0].split("│")[1].strip() == "7"
+    assert len(rows) == 1
+    assert rows[0].split("│")[1].strip() == "7"
     assert "drifted" in buffer.getvalue()
     again = DriftRun.model_validate_json(run.model_dump_json())
     assert again == run
