@@ -122,6 +122,10 @@ def each_singular(sentence: str) -> str | None:
     if match is not None and not match.group(2).endswith("s"):
         head = f"{match.group(1)} each {match.group(2)} {match.group(3)}"
         return head + sentence[match.end() :]
+    match = re.match(r"(Keep|Make|Check) each ([a-z]+) (under|below|above|within|in)\b", sentence)
+    if match is not None and not match.group(2).endswith("s"):
+        head = f"{match.group(1)} {match.group(2)}s {match.group(3)}"
+        return head + sentence[match.end() :]
     if sentence.startswith("Every "):
         return "Each " + sentence.removeprefix("Every ")
     if sentence.startswith("Each "):
