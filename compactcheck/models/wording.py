@@ -3,8 +3,8 @@
 It is a fake: rule-based, deterministic from its seed, local, no weights. It rewrites each
 sentence of its request with the moves real summaries make (contractions, a verb and its
 negation changed for a synonym, a clause moved to the front, a plural made singular with
-"each"), and keeps every distinctive token, every number and the polarity of every sentence, so
-that a law which reports a violation on its answer is reading a rewording as a loss.
+"each" and back), and keeps every distinctive token, every number and the polarity of every
+sentence, so that a law which reports a violation on its answer is reading a rewording as a loss.
 """
 
 from __future__ import annotations
