@@ -37,7 +37,8 @@ DEFAULT_MEMORY_LIMIT_MB = 4096  # compactcheck.targets.calls
 MALFORMED = ("late-results", "pending-calls")  # compactcheck.harness.MALFORMED
 REDIS_URL_VARIABLE = "COMPACTCHECK_REDIS_URL"  # compactcheck.scale.database
 MODEL_NAMES_HELP = (  # compactcheck.models.slot.NAMES_HELP
-    "echo, paraphrase, lossy, openai:MODEL, anthropic:MODEL or py:path.py:attribute"
+    "echo, paraphrase, lossy, wording, plant-KIND (polarity, number, relax, stale, drop, invent), "
+    "openai:MODEL, anthropic:MODEL or py:path.py:attribute"
 )
 LEVELS = ("1", "2", "3")  # compactcheck.invariants.levels.LEVELS
 # Where an xdist worker ships its reports to the controller (``workeroutput``).

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from rich.console import Console
 
-from compactcheck.cli import checks, fuzz, init, listings, merge, pairs, reports, run
+from compactcheck.cli import checks, drift, fuzz, init, listings, merge, pairs, reports, run
 from compactcheck.cli.options import Parser, toolkit_version
 from compactcheck.errors import CompactcheckError, ExitCode, one_line
 from compactcheck.report import untrusted
@@ -23,7 +23,7 @@ def _parser() -> Parser:
     parser = Parser(prog="compactcheck", description=_DESCRIPTION)
     parser.add_argument("--version", action="version", version=f"compactcheck {toolkit_version()}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
-    for command in (run, fuzz, merge, checks, pairs, listings, reports, init):
+    for command in (run, fuzz, drift, merge, checks, pairs, listings, reports, init):
         command.add(commands)
     return parser
 

@@ -2,10 +2,11 @@
 
 A ``ModelRequest`` is provider-neutral and its canonical JSON is its cache key; a ``Model``
 answers one with text. ``ModelSlot`` names the model of a run (``echo``, ``paraphrase``,
-``lossy``, ``openai:MODEL``, ``anthropic:MODEL``, ``py:path.py:attr``) and ``open`` puts it
-behind a ``ModelCache``, a ``Meter`` and the run's ``Ledger`` of calls and tokens
-(``MeteredModel``). The LangChain and pydantic-ai bridges (``langchain_chat``,
-``pydantic_ai_function``) import their framework, so they are not imported here.
+``lossy``, ``wording``, ``plant-KIND``, ``openai:MODEL``, ``anthropic:MODEL``,
+``py:path.py:attr``) and ``open`` puts it behind a ``ModelCache``, a ``Meter`` and the run's
+``Ledger`` of calls and tokens (``MeteredModel``). The LangChain and pydantic-ai bridges
+(``langchain_chat``, ``pydantic_ai_function``) import their framework, so they are not imported
+here.
 """
 
 from compactcheck.models.cache import DEFAULT_CACHE_DIR, ModelCache
@@ -14,8 +15,10 @@ from compactcheck.models.fakes import EchoModel, LossyModel, ParaphraseModel
 from compactcheck.models.ledger import Ledger, Spend
 from compactcheck.models.meter import Meter, MeteredModel
 from compactcheck.models.model import Model, ModelError, ModelRefusedError, Reply
+from compactcheck.models.planting import Plant, PlantingModel
 from compactcheck.models.request import ModelRequest, Turn
 from compactcheck.models.slot import ModelSlot, check_name
+from compactcheck.models.wording import WordingModel
 
 __all__ = [
     "DEFAULT_CACHE_DIR",
@@ -34,8 +37,11 @@ __all__ = [
     "ModelSlot",
     "OpenAIModel",
     "ParaphraseModel",
+    "Plant",
+    "PlantingModel",
     "Reply",
     "Spend",
     "Turn",
+    "WordingModel",
     "check_name",
 ]

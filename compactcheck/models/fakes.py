@@ -4,14 +4,21 @@
 frame of each line and its stop words change, content words are lower-cased, and every
 distinctive token (``compactcheck.invariants.tokens``) stays, in order, none invented. ``lossy``
 repeats it but drops the distinctive tokens whose stable hash is even, and says which.
+``wording`` restates it in a model's words, every fact kept (``compactcheck.models.wording``);
+``plant-KIND`` repeats it with one planted change of a kind, and says which
+(``compactcheck.models.planting``).
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 
 from compactcheck.invariants.tokens import NEGATIONS, STOPWORDS, TOKEN, distinctive_tokens
+from compactcheck.models.model import Model
+from compactcheck.models.planting import PLANT_KINDS, PlantingModel, planting
 from compactcheck.models.request import ModelRequest
+from compactcheck.models.wording import WordingModel
 
 # Rewordings of stop words by stop words (or nothing), so that no content word is invented.
 _SWAPS: dict[str, str] = {
@@ -116,10 +123,12 @@ class LossyModel:
         return "".join(pieces)
 
 
-FAKES: dict[str, type[EchoModel | ParaphraseModel | LossyModel]] = {
+FAKES: dict[str, Callable[[], Model]] = {
     "echo": EchoModel,
     "paraphrase": ParaphraseModel,
     "lossy": LossyModel,
+    "wording": WordingModel,
+    **{f"plant-{kind}": planting(kind) for kind in PLANT_KINDS},
 }
 """The local models by name: free, deterministic, never recorded."""
-FAKE_TYPES = (EchoModel, ParaphraseModel, LossyModel)
+FAKE_TYPES = (EchoModel, ParaphraseModel, LossyModel, WordingModel, PlantingModel)

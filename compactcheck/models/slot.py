@@ -21,7 +21,10 @@ from compactcheck.models.model import Model, ModelError, Reply, reply_of
 from compactcheck.models.request import ModelRequest
 from compactcheck.targets.loading import LoadError, load_attribute
 
-NAMES_HELP = "echo, paraphrase, lossy, openai:MODEL, anthropic:MODEL or py:path.py:attribute"
+NAMES_HELP = (
+    "echo, paraphrase, lossy, wording, plant-KIND (polarity, number, relax, stale, drop, invent), "
+    "openai:MODEL, anthropic:MODEL or py:path.py:attribute"
+)
 
 
 def check_name(text: str) -> str:
