@@ -39,18 +39,18 @@ MISSING_NOTE = (
 )
 
 
-class _ChartsMissingError(Exception):
+class ChartsMissingError(Exception):
     """matplotlib, the optional charts extra, could not be imported."""
 
 
 @contextmanager
-def _figure(width: float, height: float) -> Iterator[Any]:
+def drawing(width: float, height: float) -> Iterator[Any]:
     # Imported here: matplotlib takes a moment to load, and only the HTML report draws.
     try:
         import matplotlib as mpl
         from matplotlib.figure import Figure
     except ImportError as error:
-        raise _ChartsMissingError from error
+        raise ChartsMissingError from error
 
     with mpl.rc_context(
         {
@@ -68,7 +68,7 @@ def _figure(width: float, height: float) -> Iterator[Any]:
         yield figure
 
 
-def _svg(figure: Any, label: str) -> str:
+def inline_svg(figure: Any, label: str) -> str:
     """The figure as an inline <svg> element (no XML prolog), labelled for screen readers."""
     buffer = io.StringIO()
     # No metadata block: no date (the same report, the same bytes), no creator, no licence.
@@ -90,7 +90,7 @@ def survival_chart(target: TargetReport) -> str | None:
     """Each fact kind's share kept, round by round (None when nothing was measured)."""
     try:
         return _survival_chart(target)
-    except _ChartsMissingError:
+    except ChartsMissingError:
         return MISSING_NOTE
 
 
@@ -99,7 +99,7 @@ def _survival_chart(target: TargetReport) -> str | None:
     if fidelity is None or not fidelity.target.rounds:
         return None
     numbers = [r.round for r in fidelity.target.rounds]
-    with _figure(6.4, 2.8) as figure:
+    with drawing(6.4, 2.8) as figure:
         axes = figure.add_subplot()
         for kind in KINDS:
             xs, ys = _share(fidelity.target, kind)
@@ -120,7 +120,7 @@ def _survival_chart(target: TargetReport) -> str | None:
             axes.plot([], [], linestyle="--", color="#5a6472", label=fidelity.reference_target)
         axes.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
         name = safe_line(target.target, 120)
-        return _svg(figure, f"share of each fact kind kept per round by {name}")
+        return inline_svg(figure, f"share of each fact kind kept per round by {name}")
 
 
 def _retention(side: FidelitySide) -> float | None:
@@ -137,7 +137,7 @@ def tradeoff_chart(targets: Sequence[TargetReport]) -> str | None:
     """
     try:
         return _tradeoff_chart(targets)
-    except _ChartsMissingError:
+    except ChartsMissingError:
         return MISSING_NOTE
 
 
@@ -160,7 +160,7 @@ def _tradeoff_chart(targets: Sequence[TargetReport]) -> str | None:
                 references.append((size, reference_kept))
     if not points:
         return None
-    with _figure(7.2, 4.0) as figure:
+    with drawing(7.2, 4.0) as figure:
         axes = figure.add_subplot()
         if references:
             axes.scatter(
@@ -185,4 +185,4 @@ def _tradeoff_chart(targets: Sequence[TargetReport]) -> str | None:
         axes.set_xlim(left=0)
         axes.grid(color="#e3e6ea")
         axes.legend(loc="lower right", frameon=False)
-        return _svg(figure, "facts kept against size kept, one numbered point per target")
+        return inline_svg(figure, "facts kept against size kept, one numbered point per target")

@@ -15,7 +15,7 @@ from rich.table import Table
 
 from compactcheck.engine.drift import DriftRound, DriftRun, FactKind, FactRound, FactState
 from compactcheck.report.render._layout import render_page
-from compactcheck.report.render.charts import _figure, _svg
+from compactcheck.report.render.charts import MISSING_NOTE, ChartsMissingError, drawing, inline_svg
 from compactcheck.report.untrusted import safe_line
 
 # The colours of the fact states (the report's pass, violation and warning hues).
@@ -69,8 +69,15 @@ def drift_chart(run: DriftRun) -> str | None:
     judged = [r for r in run.rounds if r.facts]
     if not judged:
         return None
+    try:
+        return _drift_chart(run, judged)
+    except ChartsMissingError:
+        return MISSING_NOTE
+
+
+def _drift_chart(run: DriftRun, judged: list[DriftRound]) -> str:
     numbers = [r.round for r in judged]
-    with _figure(6.4, 2.8) as figure:
+    with drawing(6.4, 2.8) as figure:
         axes = figure.add_subplot()
         bottom = [0] * len(judged)
         for state, colour in _STATES:
@@ -85,7 +92,7 @@ def drift_chart(run: DriftRun) -> str | None:
         axes.set_xlabel("compaction round")
         axes.set_ylabel("facts")
         axes.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
-        return _svg(figure, f"facts kept, lost and reasserted per round by {run.target}")
+        return inline_svg(figure, f"facts kept, lost and reasserted per round by {run.target}")
 
 
 @dataclass(frozen=True)
