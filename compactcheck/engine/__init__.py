@@ -5,6 +5,7 @@ view with a ``search`` (Hypothesis, shrinking, re-running witnesses; ``heap`` ke
 ``judge`` (the laws on each case, counted in a ``tally``) and its ``witnesses`` (the corpus);
 ``results`` assembles the report; ``config``, ``shards``, ``selection``, ``recording`` and
 ``plan`` say how; ``verdicts`` is the one policy that turns counts into verdicts; ``crash`` is
-the call law; ``interrupts`` and ``draws`` keep a run stoppable and reproducible. Import from the modules: this package imports nothing itself, so
-that the worker pool (which the engine uses) can use ``interrupts`` without a cycle.
+the call law; ``interrupts`` and ``draws`` keep a run stoppable and reproducible. Import from
+the modules: this package imports nothing itself, so that the worker pool (which the engine
+uses) can use ``interrupts`` without a cycle.
 """
