@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 from hypothesis.control import current_build_context
 
-import compactcheck.engine.target_run as target_run
+import compactcheck.engine.search as search
 from compactcheck.engine.config import RunConfig
 from compactcheck.engine.steering import history_size
 from compactcheck.engine.target_run import TargetRun
@@ -52,7 +52,7 @@ def _run(view: View, examples: int, *, target_phase: bool) -> tuple[float, float
     """Histories and compactions judged per second, mean choices per case, median round size."""
     choices: list[int] = []
     sizes: list[int] = []
-    steer = getattr(target_run, "steer")  # noqa: B009 - the runner's own name for it
+    steer = getattr(search, "steer")  # noqa: B009 - the runner's own name for it
 
     def counted(case: Any, outcomes: Any) -> None:
         # Called once per judged case, inside the test: the case's choices are all drawn.
@@ -60,7 +60,7 @@ def _run(view: View, examples: int, *, target_phase: bool) -> tuple[float, float
         sizes.extend(history_size(outcome) for outcome in outcomes)
         steer(case, outcomes)
 
-    setattr(target_run, "steer", counted)  # noqa: B010 - counting, then put back
+    setattr(search, "steer", counted)  # noqa: B010 - counting, then put back
     try:
         with tempfile.TemporaryDirectory() as folder:
             config = RunConfig(
@@ -83,7 +83,7 @@ def _run(view: View, examples: int, *, target_phase: bool) -> tuple[float, float
             finally:
                 target.close()
     finally:
-        setattr(target_run, "steer", steer)  # noqa: B010
+        setattr(search, "steer", steer)  # noqa: B010
     compactions = run.tally.statuses["compacted"]
     return (
         run.tally.examples / seconds,

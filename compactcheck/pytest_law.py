@@ -13,7 +13,9 @@ from hypothesis.strategies import SearchStrategy
 
 from compactcheck.engine.config import RunConfig
 from compactcheck.engine.core import run_target
+from compactcheck.engine.results import witness_of
 from compactcheck.engine.steering import history_size
+from compactcheck.engine.tally import Failure
 from compactcheck.engine.target_run import TargetRun
 from compactcheck.harness import Case
 from compactcheck.harness.cases import cases
@@ -148,20 +150,9 @@ class LawCase:
         if broken is not None:
             outcome, finding = broken
             path = run.record(law, outcome, finding, shrunk=False)
-            violation = finding.violations[0]
-            example = Counterexample(
-                round=outcome.round,
-                because=violation.because,
-                witness=list(violation.witness),
-                diff=violation.diff,
-                input=outcome.input,
-                output=outcome.output,
-                history_size=history_size(outcome),
-                corpus_file=str(path),
-                input_problems=list(outcome.input_problems),
-                # Hypothesis replays the failing case itself before it reports it.
-                reproduced="not_checked",
-            )
+            failure = Failure(outcome, finding, history_size(outcome))
+            # Hypothesis replays the failing case itself before it reports it.
+            example = witness_of(failure, str(path), "not_checked")
             raise AssertionError(self.failure(example))
 
     def entry(self, example: Counterexample) -> Path | None:

@@ -30,6 +30,7 @@ from typing import Any
 from pydantic import JsonValue, ValidationError
 
 from compactcheck.engine.selection import Selection
+from compactcheck.engine.verdicts import Counts, recorded_result
 from compactcheck.errors import CompactcheckError, one_line
 from compactcheck.files import installed_version, json_files
 from compactcheck.invariants import Facts, Invariant, Violation
@@ -45,7 +46,6 @@ from compactcheck.report.model import (
     InvariantResult,
     Report,
     TargetReport,
-    Verdict,
 )
 from compactcheck.strategies.provider_rules import chat_completions_problems, request_problems
 
@@ -220,50 +220,27 @@ def _report(state: _Audit, path: Path, started: float, toolkit_version: str) -> 
     unchanged = state.statuses["unchanged"]
     results: list[InvariantResult] = []
     for law in state.laws.values():
-        common: dict[str, Any] = {
-            "invariant": law.law.id,
-            "statement": law.law.statement,
-            "examples": state.pairs,
-            "exercised": law.exercised,
-            "compactions": compactions,
-            "unchanged": unchanged,
-            "errored": state.statuses["errored"],
-            # A log of several formats is held to the strictest placement of each law.
-            "level": min(
-                (level_of(law.law.id, bool(law.law.formats), f) for f in state.formats),
-                default=level_of(law.law.id, bool(law.law.formats)),
-            ),
-        }
-        if law.first is not None:
-            because = law.first.because
-            if law.violations > 1:
-                because += f" (and {law.violations - 1} more pair(s) broke it)"
-            results.append(
-                InvariantResult(
-                    **common, verdict="violation", because=because, counterexample=law.first
-                )
-            )
-            continue
-        if law.law.requires_budget and law.exercised == 0:
-            results.append(
-                InvariantResult(
-                    **common,
-                    verdict="skipped",
-                    because="not applicable: no pair declared a budget (facts.budget)",
-                )
-            )
-            continue
-        # A recorded compaction happened whatever its share of the log: every exercised law is
-        # judged (a run's "rarely compacted" rule is about a target that will not compact).
-        if law.exercised:
-            verdict: Verdict = "pass"
-            because = f"held on {compactions} compacted pairs; {law.exercised} exercised it"
-        elif compactions:
-            verdict = "unknown"
-            because = f"none of the {compactions} compacted pairs could have broken it"
-        else:
-            verdict, because = "unknown", "no pair of the log was a compaction to judge"
-        results.append(InvariantResult(**common, verdict=verdict, because=because))
+        counts = Counts(
+            examples=state.pairs,
+            exercised=law.exercised,
+            compactions=compactions,
+            unchanged=unchanged,
+            errored=state.statuses["errored"],
+        )
+        result = recorded_result(
+            law.law.id,
+            law.law.statement,
+            counts,
+            first=law.first,
+            violations=law.violations,
+            requires_budget=law.law.requires_budget,
+        )
+        # A log of several formats is held to the strictest placement of each law.
+        level = min(
+            (level_of(law.law.id, bool(law.law.formats), f) for f in state.formats),
+            default=level_of(law.law.id, bool(law.law.formats)),
+        )
+        results.append(result.model_copy(update={"level": level}))
     errors = list(state.errors)
     if state.statuses["errored"] > len(state.errors):
         errors.append(f"... {state.statuses['errored'] - len(state.errors)} more lines not pairs")

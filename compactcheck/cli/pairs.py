@@ -14,6 +14,7 @@ from rich.markup import escape
 
 from compactcheck.cli.options import csv, outputs, reading_option, toolkit_version, write_outputs
 from compactcheck.engine.selection import Selection
+from compactcheck.engine.verdicts import pair_verdict
 from compactcheck.errors import CompactcheckError, ExitCode, one_line
 from compactcheck.invariants import VIEWS, Facts
 from compactcheck.invariants.formats import FORMATS
@@ -153,14 +154,15 @@ def check_main(arguments: argparse.Namespace, console: Console) -> int:
             highlight=False,
         )
     for finding in judgement.findings:
-        if finding.violations:
+        verdict = pair_verdict(finding)
+        if verdict == "violation":
             for violation in finding.violations:
                 because = untrusted.safe_line(violation.because)
                 console.print(
                     f"[red]violation[/red] {finding.invariant}: {escape(because)}",
                     highlight=False,
                 )
-        elif finding.exercised:
+        elif verdict == "pass":
             console.print(f"[green]pass[/green] {finding.invariant}", highlight=False)
         else:
             console.print(
@@ -173,9 +175,10 @@ def check_main(arguments: argparse.Namespace, console: Console) -> int:
         f"{broken} violation(s); {exercised} of {len(judgement.findings)} laws exercised",
         highlight=False,
     )
-    if broken:
+    verdicts = {pair_verdict(finding) for finding in judgement.findings}
+    if "violation" in verdicts:
         return ExitCode.FAILED
-    return ExitCode.OK if exercised else ExitCode.INCONCLUSIVE
+    return ExitCode.OK if "pass" in verdicts else ExitCode.INCONCLUSIVE
 
 
 def audit_main(arguments: argparse.Namespace, console: Console) -> int:

@@ -1,42 +1,76 @@
-"""A target run's counts and failures as the report's verdicts, law by law."""
+"""A target run's counts and witnesses as the report's verdicts, law by law."""
 
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pydantic import JsonValue
 
-from compactcheck.engine.crash import CALL_ANSWERED
-from compactcheck.engine.verdicts import WRONG_ANSWERS, quiet_verdict, top_failures
+from compactcheck.engine.judge import Judge
+from compactcheck.engine.search import Search
+from compactcheck.engine.tally import Failure, top_failures
+from compactcheck.engine.verdicts import overlaid, run_result
 from compactcheck.invariants import Invariant
 from compactcheck.invariants.inference import INFERABLE
 from compactcheck.invariants.levels import level_of
-from compactcheck.report.levels import level_reached, overlaid
+from compactcheck.report.levels import level_reached
 from compactcheck.report.model import (
     CALL_STATUSES,
     COVERAGE_PREFIX,
     Counterexample,
     InvariantResult,
     ModelCalls,
+    Reproduced,
     TargetReport,
 )
 
 if TYPE_CHECKING:
-    from compactcheck.engine.target_run import TargetRun
     from compactcheck.models import MeteredModel
 
 
-def law_result(run: TargetRun, law: Invariant) -> InvariantResult:
+def law_result(judge: Judge, search: Search, law: Invariant) -> InvariantResult:
     """The verdict of one law, before the target's waiver and its model's refusals over it."""
-    return _law_result(run, law).model_copy(
-        update={"level": level_of(law.id, bool(law.formats), run.format)}
+    failure = judge.failures.get(law.id)
+    counterexample = None
+    if failure is not None:
+        corpus_file = str(search.witnesses.corpus.get(law.id, "")) or None
+        reproduced = search.reproductions.get(law.id, "not_checked")
+        counterexample = witness_of(failure, corpus_file, reproduced)
+    result = run_result(
+        law.id,
+        law.statement,
+        judge.tally.counts(law.id),
+        judge.tally.calls(),
+        counterexample=counterexample,
+        applicable=judge.applies(law),
+        min_exercised=judge.config.min_exercised,
+        cap=judge.config.example_cap,
+    )
+    return result.model_copy(update={"level": level_of(law.id, bool(law.formats), judge.format)})
+
+
+def witness_of(failure: Failure, corpus_file: str | None, reproduced: Reproduced) -> Counterexample:
+    """A law's witness as the report shows it."""
+    violation = failure.finding.violations[0]
+    diff: dict[str, JsonValue] | None = violation.diff
+    return Counterexample(
+        round=failure.outcome.round,
+        because=violation.because,
+        witness=list(violation.witness),
+        diff=diff,
+        input=failure.outcome.input,
+        output=failure.outcome.output,
+        history_size=failure.size,
+        corpus_file=corpus_file,
+        input_problems=list(failure.outcome.input_problems),
+        reproduced=reproduced,
     )
 
 
-def model_calls(run: TargetRun) -> ModelCalls | None:
+def model_calls(search: Search) -> ModelCalls | None:
     """What the target's model slot did, or None when it was run without one."""
-    model = run.target.model
+    model = search.target.model
     return None if model is None else slot_calls(model)
 
 
@@ -59,64 +93,9 @@ def slot_calls(model: MeteredModel) -> ModelCalls:
     )
 
 
-def _law_result(run: TargetRun, law: Invariant) -> InvariantResult:
-    tally = run.tally
-    common: dict[str, Any] = {
-        "invariant": law.id,
-        "statement": law.statement,
-        "examples": tally.examples,
-        "exercised": tally.exercised[law.id],
-        "compactions": tally.compactions,
-        "unchanged": tally.statuses["unchanged"],
-        "errored": tally.statuses["errored"],
-        "skipped": tally.declined,
-    }
-    failure = run.failures.get(law.id)
-    # Calls that answered what the view does not take (a forgotten return) are the call law's
-    # violation even when no call answered well.
-    unanswered = tally.answered == 0 and not tally.statuses[WRONG_ANSWERS]
-    if failure is not None and law.id == CALL_ANSWERED and unanswered:
-        # Not one call answered: nothing was judged, and the run says so (exit 3); the
-        # corpus keeps the failing call all the same.
-        return InvariantResult(
-            **common,
-            verdict="errored",
-            because=f"every call failed: {failure.finding.violations[0].because}",
-        )
-    if failure is not None:
-        violation = failure.finding.violations[0]
-        diff: dict[str, JsonValue] | None = violation.diff
-        counterexample = Counterexample(
-            round=failure.outcome.round,
-            because=violation.because,
-            witness=list(violation.witness),
-            diff=diff,
-            input=failure.outcome.input,
-            output=failure.outcome.output,
-            history_size=failure.size,
-            corpus_file=str(run.corpus.get(law.id, "")) or None,
-            input_problems=list(failure.outcome.input_problems),
-            reproduced="not_checked" if run.interrupted else run.reproduced(law),
-        )
-        return InvariantResult(
-            **common,
-            verdict="violation",
-            because=violation.because,
-            counterexample=counterexample,
-        )
-    if not run.applies(law):
-        return InvariantResult(
-            **common,
-            verdict="skipped",
-            because="not applicable: no budget was declared (--budget N)",
-        )
-    verdict, because = quiet_verdict(law, tally, run.config.min_exercised, run.config.example_cap)
-    return InvariantResult(**common, verdict=verdict, because=because)
-
-
-def _coverage_lines(run: TargetRun, short: list[str]) -> list[str]:
+def _coverage_lines(judge: Judge, short: list[str]) -> list[str]:
     """Why laws were exercised too rarely to be judged, and what would help."""
-    tally, config = run.tally, run.config
+    tally, config = judge.tally, judge.config
     # Pieces of recorded transcripts hold only what the recordings hold: a law that none of
     # them exercised (no thinking blocks, no fact to infer) stays so however many are drawn.
     never = [law for law in short if config.transcripts and tally.exercised[law] == 0]
@@ -139,44 +118,45 @@ def _coverage_lines(run: TargetRun, short: list[str]) -> list[str]:
     return lines
 
 
-def target_report(run: TargetRun, started: float) -> TargetReport:
-    errors = ["interrupted: the counts cover the histories run so far"] if run.interrupted else []
-    tally = run.tally
-    judged = tally.answered and not run.interrupted
+def target_report(judge: Judge, search: Search, started: float) -> TargetReport:
+    """What one target on one view came to: its laws' verdicts, its calls, its level."""
+    target, config, interrupted = search.target, judge.config, search.interrupted
+    errors = ["interrupted: the counts cover the histories run so far"] if interrupted else []
+    tally = judge.tally
+    judged = tally.answered and not interrupted
     if judged and tally.rarely_compacted():
         errors.append(tally.vacuity())
-    short = [law.id for law in run.short_of_coverage() if judged]
+    short = [law.id for law in judge.short_of_coverage() if judged]
     if short and not tally.rarely_compacted():
-        errors.extend(_coverage_lines(run, short))
+        errors.extend(_coverage_lines(judge, short))
     calls = {status: tally.statuses[status] for status in CALL_STATUSES if tally.statuses[status]}
-    errors.extend(run.refused_waivers)
-    # Judged before the model's counts are read: a violation's re-runs may ask it again.
-    judged_laws = [law_result(run, law) for law in run.judging]
-    model = model_calls(run)
+    errors.extend(judge.refused_waivers)
+    judged_laws = [law_result(judge, search, law) for law in judge.judging]
+    model = model_calls(search)
     if model is not None and model.refused:
         errors.append(model.statement())
-    if run.config.model is not None and run.target.model is None:
+    if config.model is not None and target.model is None:
         errors.append(
-            f"--model {run.config.model.name}: {run.target.name} writes no summary with a model, "
+            f"--model {config.model.name}: {target.name} writes no summary with a model, "
             "so the option changed nothing here (the README's section on summarisers with a "
             "real model names the adapters that take one)"
         )
-    results = [overlaid(result, run.waivers.get(result.invariant), model) for result in judged_laws]
+    results = [overlaid(r, judge.waivers.get(r.invariant), model) for r in judged_laws]
     return TargetReport(
-        target=run.target.name,
-        view=run.view,
-        implementation=run.target.implementation,
+        target=target.name,
+        view=judge.view,
+        implementation=target.implementation,
         results=results,
         level=level_reached(results),
         errors=errors,
         calls=calls,
         failures=top_failures(tally.failures),
-        format=run.format if run.view == "messages" else "",
-        fidelity=run.fidelity.report(),
+        format=judge.format if judge.view == "messages" else "",
+        fidelity=judge.fidelity.report(),
         model_calls=model,
-        stderr=run.target.stderr_tail()[-4000:],
+        stderr=target.stderr_tail()[-4000:],
         seconds=round(time.monotonic() - started, 3),
-        isolation=run.target.isolation,
+        isolation=target.isolation,
         # Transcripts carry no ground truth: every round's facts were read off its input.
-        inferred_facts=list(INFERABLE) if run.config.transcripts else [],
+        inferred_facts=list(INFERABLE) if config.transcripts else [],
     )

@@ -1,20 +1,80 @@
-"""The verdict policy of a run: what the counts of one target on one view let it say of a law.
+"""The verdict policy: what a law's counts and first failure let a run, merge or audit say of it.
 
-A pass is earned: only rounds where the law could have failed count toward it, a target that
-(almost) never compacted gets no pass, and a target none of whose calls answered is errored,
-not judged.
+The one place where counts become a result. A pass is earned: only rounds where the law could
+have failed count toward it, a target that (almost) never compacted gets no pass, and a target
+none of whose calls answered is errored, not judged. Runs (``engine.results``), merges of shards
+(``scale.merge``), audits of recorded logs and pair checks (``recorded``, ``cli.pairs``) and the
+waivers and refusals a run declares over its laws (``overlaid``) all ask here.
 """
 
 from __future__ import annotations
 
-import re
-from collections import Counter
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
 
-from compactcheck.harness import RoundOutcome
-from compactcheck.invariants import Finding, Invariant
+from compactcheck.invariants import Finding
 from compactcheck.report.model import CALL_ANSWERED as CALL_ANSWERED
-from compactcheck.report.model import MIN_COMPACTED_PERCENT, VACUITY_PREFIX, Verdict
+from compactcheck.report.model import (
+    MIN_COMPACTED_PERCENT,
+    VACUITY_PREFIX,
+    Counterexample,
+    InvariantResult,
+    ModelCalls,
+    Verdict,
+)
+
+# The tally's count of calls that answered what their view does not take (Answer.wrong_answer);
+# not a status of the report's calls, which counts them as errored.
+WRONG_ANSWERS = "wrong answers"
+# How a law that cannot apply at all (a budget law without a budget) begins its because; a
+# level holds over it, and a merge keeps it only when every shard said so.
+NOT_APPLICABLE = "not applicable"
+# When no shard broke a law and none could judge it, the most telling verdict wins.
+_QUIET_ORDER: tuple[Verdict, ...] = ("errored", "unknown", "skipped")
+
+
+@dataclass(frozen=True)
+class Counts:
+    """What the judging of one law saw: histories, calls by how they ended, rounds exercising it."""
+
+    examples: int
+    exercised: int
+    compactions: int
+    unchanged: int
+    errored: int
+    # Calls the target declined or the view declined for it (the report's "skipped").
+    skipped: int = 0
+
+    @classmethod
+    def summed(cls, results: Sequence[InvariantResult]) -> Counts:
+        """The counts of several shards' results of one law, added up."""
+        return cls(**{name: sum(getattr(r, name) for r in results) for name in _COUNT_FIELDS})
+
+    @property
+    def answered(self) -> int:
+        """Calls that got a valid answer, changed or not."""
+        return self.compactions + self.unchanged
+
+
+_COUNT_FIELDS = tuple(Counts.__dataclass_fields__)
+
+
+def _result(
+    invariant: str,
+    statement: str,
+    counts: Counts,
+    verdict: Verdict,
+    because: str | None,
+    counterexample: Counterexample | None = None,
+) -> InvariantResult:
+    return InvariantResult(
+        invariant=invariant,
+        statement=statement,
+        **asdict(counts),
+        verdict=verdict,
+        because=because,
+        counterexample=counterexample,
+    )
 
 
 def rarely_compacted(compactions: int, answered: int) -> bool:
@@ -72,134 +132,211 @@ def vacuity_line(compactions: int, unchanged: int, declined: int, examples: int)
     )
 
 
-# The tally's count of calls that answered what their view does not take (Answer.wrong_answer);
-# not a status of the report's calls, which counts them as errored.
-WRONG_ANSWERS = "wrong answers"
+def every_call_failed(answered: int, statuses: Mapping[str, int]) -> bool:
+    """Whether the call law's failure means that nothing was judged: not one call answered.
 
-# Only the first this many kinds of failure are kept in a report: a compactor that fails in a new
-# way on every call would otherwise fill it.
-MAX_FAILURE_KINDS = 10
-_SEQ = re.compile(r"\bseq \d+")
-
-
-def failure_kind(reason: str) -> str:
-    """A failed call's reason as a kind of failure: its first line, the request's seq masked.
-
-    Two hangs, or two exits with the same code, differ only in the seq of the call they broke.
+    Calls that answered what the view does not take (a forgotten return) are the call law's
+    violation even when no call answered well.
     """
-    first = reason.strip().split("\n", 1)[0] or "no reason given"
-    return _SEQ.sub("seq N", first)[:300]
+    return answered == 0 and not statuses.get(WRONG_ANSWERS, 0)
 
 
-def top_failures(failures: Counter[str]) -> dict[str, int]:
-    """The most common kinds of failure, at most MAX_FAILURE_KINDS."""
-    return dict(failures.most_common(MAX_FAILURE_KINDS))
+def unanswered_verdict(
+    statuses: Mapping[str, int], common_reason: str, examples: int
+) -> tuple[Verdict, str]:
+    """Why nothing could be judged when no call answered."""
+
+    def status(name: str) -> int:
+        return statuses.get(name, 0)
+
+    if status("timed out") and status("timed out") == status("errored"):
+        return "unknown", f"every call timed out: {common_reason}"
+    if status(WRONG_ANSWERS) and status(WRONG_ANSWERS) == status("errored"):
+        # Said once, by the call law's violation: what the target answered is not what the
+        # view takes.
+        return "errored", f"not judged: no call answered what the view takes (see {CALL_ANSWERED})"
+    if status("errored") and not status("skipped"):
+        return "errored", f"every compaction errored: {common_reason}"
+    if status("skipped") and not status("errored"):
+        return "skipped", f"the target declined every history: {common_reason}"
+    return "unknown", (
+        f"no compaction could be judged in {examples} histories ({dict(statuses)}): {common_reason}"
+    )
 
 
-@dataclass
-class Failure:
-    """A round that broke a law, the law's finding on it, and the size of its history."""
+@dataclass(frozen=True)
+class Calls:
+    """How a run's calls ended, as the verdict of a law nothing broke needs them."""
 
-    outcome: RoundOutcome
-    finding: Finding
-    size: int
-
-
-@dataclass
-class Tally:
-    """What the calls of one target on one view did, and how often each law was exercised."""
-
-    examples: int = 0
-    statuses: Counter[str] = field(default_factory=Counter)
-    exercised: Counter[str] = field(default_factory=Counter)
-    reasons: Counter[str] = field(default_factory=Counter)
-    # Why errored calls failed, one entry per kind of failure (see failure_kind).
-    failures: Counter[str] = field(default_factory=Counter)
-    # Calls that errored on input that broke a provider rule (not a finding; see crash.py).
+    # Statuses and their counts, as the run's tally keeps them (with "timed out" and
+    # WRONG_ANSWERS beside the report's statuses).
+    statuses: Mapping[str, int]
+    common_reason: str = ""
+    # Calls that errored on input that broke a provider rule (not held against the target).
     malformed_errors: int = 0
-
-    def count(self, outcome: RoundOutcome) -> None:
-        """Count one round's call."""
-        self.statuses[outcome.status] += 1
-        if outcome.timed_out:
-            self.statuses["timed out"] += 1
-        if outcome.reason:
-            self.reasons[outcome.reason] += 1
-        if outcome.wrong_answer:
-            self.statuses[WRONG_ANSWERS] += 1
-        if outcome.status == "errored":
-            self.failures[failure_kind(outcome.reason)] += 1
-            if outcome.input_problems:
-                self.malformed_errors += 1
-
-    @property
-    def compactions(self) -> int:
-        """Calls whose answer changed the history."""
-        return self.statuses["compacted"]
-
-    @property
-    def answered(self) -> int:
-        """Calls that got a valid answer, changed or not."""
-        return self.statuses["compacted"] + self.statuses["unchanged"]
-
-    @property
-    def declined(self) -> int:
-        """Calls the target declined, or that the view declined for it."""
-        return self.statuses["declined"] + self.statuses["skipped"]
-
-    def rarely_compacted(self) -> bool:
-        """Whether the target changed the history in none or almost none of its answered calls."""
-        return rarely_compacted(self.compactions, self.answered)
-
-    def vacuity(self) -> str:
-        """Why a target that (almost) never compacted gets no pass, and what to do about it."""
-        return vacuity_line(
-            self.compactions, self.statuses["unchanged"], self.declined, self.examples
-        )
 
 
 def quiet_verdict(
-    law: Invariant, tally: Tally, min_exercised: int, cap: int
+    invariant: str, counts: Counts, calls: Calls, min_exercised: int, cap: int
 ) -> tuple[Verdict, str]:
-    """The verdict of a law nothing broke (an applicable one: a budget law has its budget)."""
-    exercised = tally.exercised[law.id]
+    """The verdict in a run of a law nothing broke (an applicable law: a budget law has one)."""
     judged = answered_verdict(
-        law.id,
-        compactions=tally.compactions,
-        unchanged=tally.statuses["unchanged"],
-        exercised=exercised,
-        examples=tally.examples,
-        declined=tally.declined,
-        errored=tally.statuses["errored"],
+        invariant,
+        compactions=counts.compactions,
+        unchanged=counts.unchanged,
+        exercised=counts.exercised,
+        examples=counts.examples,
+        declined=counts.skipped,
+        errored=counts.errored,
     )
     if judged is None:
-        return unanswered_verdict(tally)
+        return unanswered_verdict(calls.statuses, calls.common_reason, counts.examples)
     verdict, because = judged
-    if law.id == CALL_ANSWERED and tally.malformed_errors:
+    if invariant == CALL_ANSWERED and calls.malformed_errors:
         because += (
-            f"; {tally.malformed_errors} call(s) on input that breaks a provider rule "
+            f"; {calls.malformed_errors} call(s) on input that breaks a provider rule "
             "errored, which is not held against it"
         )
-    elif verdict == "pass" and law.id != CALL_ANSWERED and exercised < min_exercised:
+    elif verdict == "pass" and invariant != CALL_ANSWERED and counts.exercised < min_exercised:
         because += f" (fewer than the {min_exercised} wanted, within the cap of {cap} histories)"
     return verdict, because
 
 
-def unanswered_verdict(tally: Tally) -> tuple[Verdict, str]:
-    """Why nothing could be judged when no call answered."""
-    statuses = tally.statuses
-    common_reason = tally.reasons.most_common(1)[0][0] if tally.reasons else ""
-    if statuses["timed out"] and statuses["timed out"] == statuses["errored"]:
-        return "unknown", f"every call timed out: {common_reason}"
-    if statuses[WRONG_ANSWERS] and statuses[WRONG_ANSWERS] == statuses["errored"]:
-        # Said once, by the call law's violation: what the target answered is not what the
-        # view takes.
-        return "errored", f"not judged: no call answered what the view takes (see {CALL_ANSWERED})"
-    if statuses["errored"] and not statuses["skipped"]:
-        return "errored", f"every compaction errored: {common_reason}"
-    if statuses["skipped"] and not statuses["errored"]:
-        return "skipped", f"the target declined every history: {common_reason}"
-    return "unknown", (
-        f"no compaction could be judged in {tally.examples} histories "
-        f"({dict(statuses)}): {common_reason}"
+def run_result(
+    invariant: str,
+    statement: str,
+    counts: Counts,
+    calls: Calls,
+    *,
+    counterexample: Counterexample | None,
+    applicable: bool,
+    min_exercised: int,
+    cap: int,
+) -> InvariantResult:
+    """A law's result in a run: broken, not applicable, or what its counts earn."""
+    if counterexample is not None:
+        if invariant == CALL_ANSWERED and every_call_failed(counts.answered, calls.statuses):
+            # Not one call answered: nothing was judged, and the run says so (exit 3); the
+            # corpus keeps the failing call all the same.
+            because = f"every call failed: {counterexample.because}"
+            return _result(invariant, statement, counts, "errored", because)
+        return violated(invariant, statement, counts, counterexample)
+    if not applicable:
+        why = f"{NOT_APPLICABLE}: no budget was declared (--budget N)"
+        return _result(invariant, statement, counts, "skipped", why)
+    verdict, because = quiet_verdict(invariant, counts, calls, min_exercised, cap)
+    return _result(invariant, statement, counts, verdict, because)
+
+
+def violated(
+    invariant: str,
+    statement: str,
+    counts: Counts,
+    counterexample: Counterexample,
+    because: str | None = None,
+) -> InvariantResult:
+    """A broken law's result: its counterexample, and its own because unless told another."""
+    return _result(
+        invariant,
+        statement,
+        counts,
+        "violation",
+        counterexample.because if because is None else because,
+        counterexample,
     )
+
+
+def merged_result(
+    results: Sequence[InvariantResult], smallest: Counterexample | None
+) -> InvariantResult:
+    """One law's results from several shards as one: what a single run over the whole would say.
+
+    ``smallest`` is the counterexample kept of those the shards found (None when none broke it).
+    Waivers and refusals are laid over afterwards (``overlaid``), once.
+    """
+    first = results[0]
+    counts = Counts.summed(results)
+    if smallest is not None:
+        return violated(first.invariant, first.statement, counts, smallest)
+    verdicts = {result.verdict for result in results}
+    if verdicts == {"skipped"} and is_not_applicable(first):
+        return _result(first.invariant, first.statement, counts, "skipped", first.because)
+    judged = answered_verdict(
+        first.invariant,
+        compactions=counts.compactions,
+        unchanged=counts.unchanged,
+        exercised=counts.exercised,
+        examples=counts.examples,
+        declined=counts.skipped,
+        errored=counts.errored,
+    )
+    if judged is not None:
+        return _result(first.invariant, first.statement, counts, *judged)
+    for verdict in _QUIET_ORDER:
+        for result in results:
+            if result.verdict == verdict:
+                return _result(first.invariant, first.statement, counts, verdict, result.because)
+    return _result(first.invariant, first.statement, counts, first.verdict, first.because)
+
+
+def is_not_applicable(result: InvariantResult) -> bool:
+    """Whether a result says that its law could not apply at all (and so promises nothing)."""
+    return result.verdict == "skipped" and (result.because or "").startswith(NOT_APPLICABLE)
+
+
+def recorded_result(
+    invariant: str,
+    statement: str,
+    counts: Counts,
+    *,
+    first: Counterexample | None,
+    violations: int,
+    requires_budget: bool,
+) -> InvariantResult:
+    """A law's result over recorded compactions (an audit's log): every exercised law is judged.
+
+    A recorded compaction happened whatever its share of the log: a run's "rarely compacted"
+    rule is about a target that will not compact, and does not apply.
+    """
+    if first is not None:
+        because = first.because
+        if violations > 1:
+            because += f" (and {violations - 1} more pair(s) broke it)"
+        return violated(invariant, statement, counts, first, because)
+    if requires_budget and counts.exercised == 0:
+        why = f"{NOT_APPLICABLE}: no pair declared a budget (facts.budget)"
+        return _result(invariant, statement, counts, "skipped", why)
+    compactions = counts.compactions
+    if counts.exercised:
+        because = f"held on {compactions} compacted pairs; {counts.exercised} exercised it"
+        return _result(invariant, statement, counts, "pass", because)
+    if compactions:
+        because = f"none of the {compactions} compacted pairs could have broken it"
+        return _result(invariant, statement, counts, "unknown", because)
+    because = "no pair of the log was a compaction to judge"
+    return _result(invariant, statement, counts, "unknown", because)
+
+
+def pair_verdict(finding: Finding) -> Verdict:
+    """A law's verdict on one recorded pair: broken, passed, or "unknown" (it could not break)."""
+    if finding.violations:
+        return "violation"
+    return "pass" if finding.exercised else "unknown"
+
+
+def overlaid(
+    result: InvariantResult, waived: str | None, model: ModelCalls | None
+) -> InvariantResult:
+    """A law's verdict with what the run declared over it: its waiver and the model's refusals.
+
+    A violation of a waived law is "waived"; a pass where the model refused rounds is
+    "unknown" (the rounds it would not answer were not judged: what passed may not have).
+    """
+    update: dict[str, object] = {"waived": waived}
+    if waived is not None and result.verdict == "violation":
+        update["verdict"] = "waived"
+        update["because"] = f"waived ({waived}): {result.because}"
+    if model is not None and model.refused and result.verdict == "pass":
+        update["verdict"] = "unknown"
+        update["because"] = f"inconclusive ({model.model}: {model.reason}): {result.because}"
+    return result.model_copy(update=update)

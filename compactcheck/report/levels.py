@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from compactcheck.invariants.levels import LEVELS, PROVIDER_RULES, level_of
-from compactcheck.report.model import InvariantResult, ModelCalls, TargetReport
+from compactcheck.report.model import InvariantResult, TargetReport
 
 
 def _holds(result: InvariantResult) -> bool:
@@ -124,21 +124,3 @@ __all__ = [
     "level_text",
     "target_level_text",
 ]
-
-
-def overlaid(
-    result: InvariantResult, waived: str | None, model: ModelCalls | None
-) -> InvariantResult:
-    """A law's verdict with what the run declared over it: its waiver and the model's refusals.
-
-    A violation of a waived law is "waived"; a pass where the model refused rounds is
-    "unknown" (the rounds it would not answer were not judged: what passed may not have).
-    """
-    update: dict[str, object] = {"waived": waived}
-    if waived is not None and result.verdict == "violation":
-        update["verdict"] = "waived"
-        update["because"] = f"waived ({waived}): {result.because}"
-    if model is not None and model.refused and result.verdict == "pass":
-        update["verdict"] = "unknown"
-        update["because"] = f"inconclusive ({model.model}: {model.reason}): {result.because}"
-    return result.model_copy(update=update)

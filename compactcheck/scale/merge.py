@@ -17,14 +17,10 @@ from typing import Any
 from compactcheck.atomic import write_text_atomically
 from compactcheck.corpus.entry import corpus_files, load_entry
 from compactcheck.engine.fidelity import merged
-from compactcheck.engine.verdicts import (
-    answered_verdict,
-    rarely_compacted,
-    top_failures,
-    vacuity_line,
-)
+from compactcheck.engine.tally import top_failures
+from compactcheck.engine.verdicts import merged_result, overlaid, rarely_compacted, vacuity_line
 from compactcheck.errors import CompactcheckError
-from compactcheck.report.levels import level_reached, overlaid
+from compactcheck.report.levels import level_reached
 from compactcheck.report.model import (
     COVERAGE_PREFIX,
     VACUITY_PREFIX,
@@ -33,11 +29,8 @@ from compactcheck.report.model import (
     ModelCalls,
     Report,
     TargetReport,
-    Verdict,
 )
 
-# When no shard broke a law and none could judge it, the most telling verdict wins.
-_QUIET_ORDER: tuple[Verdict, ...] = ("errored", "unknown", "skipped")
 _STDERR_CHARS = 4000
 
 
@@ -64,49 +57,10 @@ def merge_results(
 
     ``model`` is the shards' model calls added up: a refusal in any shard leaves no pass.
     """
-    merged = _merged(results).model_copy(update={"level": results[0].level})
-    return overlaid(merged, results[0].waived, model)
-
-
-def _merged(results: Sequence[InvariantResult]) -> InvariantResult:
-    first = results[0]
-    counts = {
-        name: sum(getattr(result, name) for result in results)
-        for name in ("examples", "exercised", "compactions", "unchanged", "errored", "skipped")
-    }
-    common: dict[str, Any] = {"invariant": first.invariant, "statement": first.statement}
     broken = [r.counterexample for r in results if r.counterexample is not None]
-    if broken:
-        counterexample = _smallest(broken)
-        return InvariantResult(
-            **common,
-            **counts,
-            verdict="violation",
-            # The witness's own because: merge_results adds the "waived (...)" prefix once.
-            because=counterexample.because,
-            counterexample=counterexample,
-        )
-    verdicts = {result.verdict for result in results}
-    if verdicts == {"skipped"} and first.because and first.because.startswith("not applicable"):
-        return InvariantResult(**common, **counts, verdict="skipped", because=first.because)
-    # What a single run over the whole budget would have said, from the summed counts.
-    judged = answered_verdict(
-        first.invariant,
-        compactions=counts["compactions"],
-        unchanged=counts["unchanged"],
-        exercised=counts["exercised"],
-        examples=counts["examples"],
-        declined=counts["skipped"],
-        errored=counts["errored"],
-    )
-    if judged is not None:
-        verdict, because = judged
-        return InvariantResult(**common, **counts, verdict=verdict, because=because)
-    for verdict in _QUIET_ORDER:
-        for result in results:
-            if result.verdict == verdict:
-                return InvariantResult(**common, **counts, verdict=verdict, because=result.because)
-    return InvariantResult(**common, **counts, verdict=first.verdict, because=first.because)
+    merged = merged_result(results, _smallest(broken) if broken else None)
+    merged = merged.model_copy(update={"level": results[0].level})
+    return overlaid(merged, results[0].waived, model)
 
 
 def merge_model_calls(reports: Iterable[TargetReport]) -> ModelCalls | None:

@@ -25,13 +25,13 @@ def _run(tmp_path: Path, probe: Callable[[], T]) -> list[T]:
     )
     view: View = "messages"
     run = TargetRun(target, view, config, None)
-    judge = run.run_case
+    judge = run.search.run_case
 
     def counted(case: Any) -> Any:
         seen.append(probe())
         return judge(case)
 
-    run.run_case = counted  # type: ignore[method-assign]
+    run.search.run_case = counted  # type: ignore[method-assign]
     try:
         for _ in run.steps():
             pass

@@ -1,0 +1,124 @@
+"""The laws of one target on one view, applied to each case's rounds: counts, first failures."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from compactcheck.engine.config import RunConfig
+from compactcheck.engine.crash import CALL_ANSWERED, call_finding
+from compactcheck.engine.fidelity import REFERENCE_TARGETS, FidelityTally
+from compactcheck.engine.selection import Selection
+from compactcheck.engine.tally import Failure, Tally
+from compactcheck.harness import RoundOutcome
+from compactcheck.invariants import Budget, Finding, Invariant, View
+from compactcheck.invariants.formats import CHAT, Format
+from compactcheck.report.levels import accepted_waivers
+from compactcheck.targets.registry import Target, resolve
+
+# Told of each law's first failure, as it is met: the law, the round, the finding.
+Found = Callable[[Invariant, RoundOutcome, Finding], None]
+
+
+def finding(outcome: RoundOutcome, law: Invariant) -> Finding | None:
+    """One law's finding on one round; None where the law does not apply to it."""
+    if law.id == CALL_ANSWERED:
+        return call_finding(outcome)
+    if not outcome.judges(law):
+        return None
+    return outcome.judge(law)
+
+
+def broken(outcome: RoundOutcome, law: Invariant) -> Finding | None:
+    """The law's finding on a round that breaks it; None where it holds or does not apply."""
+    found = finding(outcome, law)
+    return found if found is not None and not found.holds else None
+
+
+class Judge:
+    """The selected laws of one target on one view, what they have seen, and what broke them."""
+
+    def __init__(
+        self, target: Target, view: View, config: RunConfig, budget: Budget | None
+    ) -> None:
+        self.view = view
+        self.config = config
+        # The budget the target is held to: its driver's, else the run's (None: none declared).
+        self.budget = budget
+        selection = Selection(config.include, config.exclude)
+        # The format the target is driven in: the run's, or the only one the target speaks.
+        self.format: Format = target.format if view == "messages" else CHAT
+        self.laws: list[Invariant] = selection.laws(view, self.format)
+        self.judging: list[Invariant] = selection.judging(view, self.format)
+        # What the target declared it does not promise; a law of level 1 cannot be waived.
+        structural = {law.id: bool(law.formats) for law in self.judging}
+        self.waivers, self.refused_waivers = accepted_waivers(
+            target.implementation.waivers, structural, self.format
+        )
+        reference_name = REFERENCE_TARGETS[view]
+        self.fidelity = FidelityTally(
+            view,
+            config.budget,
+            None
+            if target.name == reference_name
+            else resolve(reference_name, budget=config.budget, format=self.format).drivers[view](),
+            reference_name,
+            self.format,
+        )
+        self.tally = Tally()
+        self.failures: dict[str, Failure] = {}
+
+    def judge(self, outcomes: Sequence[RoundOutcome], found: Found) -> None:
+        """Count every round of a case and judge every law on it; ``found`` hears first failures."""
+        tally = self.tally
+        for outcome in outcomes:
+            tally.count(outcome)
+            self.fidelity.count(outcome)
+            for law in self.judging:
+                judged = finding(outcome, law)
+                if judged is None:
+                    continue
+                tally.exercised[law.id] += judged.exercised
+                if not judged.holds and law.id not in self.failures:
+                    found(law, outcome, judged)
+
+    def others_broken(self, outcome: RoundOutcome, hunted: Invariant, found: Found) -> None:
+        """Laws a shrinking hunt's round breaks that exploring never saw broken.
+
+        Shrinking walks histories exploring did not draw; one that breaks another law too is a
+        failure of that law, so that no law reports a pass beside a witness that breaks it.
+        """
+        for law in self.judging:
+            if law.id == hunted.id or law.id in self.failures:
+                continue
+            judged = broken(outcome, law)
+            if judged is not None:
+                found(law, outcome, judged)
+
+    def all_broken(self) -> bool:
+        """Whether every selected law of the catalogue is broken (the call law aside)."""
+        return all(law.id in self.failures for law in self.laws)
+
+    def applies(self, law: Invariant) -> bool:
+        """Whether a law applies at all: a budget law needs a declared budget."""
+        return not law.requires_budget or self.budget is not None
+
+    def short_of_coverage(self) -> list[Invariant]:
+        """Applicable laws, not yet broken, exercised fewer than ``min_exercised`` times."""
+        return [
+            law
+            for law in self.laws
+            if law.id not in self.failures
+            and self.applies(law)
+            and self.tally.exercised[law.id] < self.config.min_exercised
+        ]
+
+    def wants_coverage(self) -> bool:
+        """Whether to explore past the budget: a law or compaction is short, within the cap."""
+        tally, config = self.tally, self.config
+        return (
+            tally.answered > 0
+            and bool(self.short_of_coverage() or tally.rarely_compacted())
+            and tally.examples < config.example_cap
+            and not config.time_is_up()
+            and not (config.stop_when_all_broken and self.all_broken())
+        )

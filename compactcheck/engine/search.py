@@ -1,0 +1,375 @@
+"""The search of one target on one view: Hypothesis explores, shrinks each broken law's witness
+and re-runs it to tell a deterministic failure from a flaky one."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
+from functools import partial
+from pathlib import Path
+from typing import Any, cast
+
+from hypothesis import HealthCheck, Phase, example, given, seed, settings
+from hypothesis.errors import HypothesisException
+from hypothesis.strategies import SearchStrategy
+
+from compactcheck.corpus.entry import RerunVerdict, note_reproduced
+from compactcheck.corpus.replay import recorded_rounds
+from compactcheck.engine import interrupts
+from compactcheck.engine.config import RunConfig
+from compactcheck.engine.events import Event, ExampleJudged, Note, Shrunk, ViolationFound
+from compactcheck.engine.heap import searching
+from compactcheck.engine.judge import Judge, broken, finding
+from compactcheck.engine.recording import Recorder
+from compactcheck.engine.steering import history_size, steer
+from compactcheck.engine.tally import Failure
+from compactcheck.engine.verdicts import CALL_ANSWERED, every_call_failed
+from compactcheck.engine.witnesses import Witnesses
+from compactcheck.harness import Case, Driver, RoundOutcome, cases
+from compactcheck.invariants import Finding, Invariant, View
+from compactcheck.report.model import Reproduced
+from compactcheck.targets.ahead import answered_ahead
+from compactcheck.targets.registry import Target
+from compactcheck.transcripts import transcript_cases, whole
+
+
+@dataclass(frozen=True)
+class Detection:
+    """When exploring first saw a law broken: after how many histories and seconds."""
+
+    examples: int
+    seconds: float
+    size: int
+
+
+class _BrokenLawError(Exception):
+    """Raised inside a hunt so that Hypothesis shrinks the history that broke a law."""
+
+
+class _StopExploringError(Exception):
+    """Raised inside exploring to end the Hypothesis run: time is up, or every law is broken."""
+
+
+def _pass_seed(base: int, index: int) -> int:
+    """The seed of coverage pass ``index`` (the run seed itself for the first)."""
+    if index == 0:
+        return base
+    digest = hashlib.sha256(f"compactcheck-coverage:{base}:{index}".encode())
+    return int.from_bytes(digest.digest()[:4], "big")
+
+
+def _settings(config: RunConfig, phases: Sequence[Phase]) -> settings:
+    return settings(
+        max_examples=config.max_examples,
+        deadline=None,
+        database=config.hypothesis_database() if Phase.shrink in phases else None,
+        phases=phases,
+        suppress_health_check=list(HealthCheck),
+        report_multiple_bugs=False,
+        print_blob=False,
+    )
+
+
+def _digest(function: Any, key: str) -> None:
+    """Give a search its own example-database key: each (target, view, law) hunt has one.
+
+    Hypothesis derives the key from the inner test function (the one ``@given`` wraps), mixing
+    in its ``_hypothesis_internal_add_digest``, as its own stateful tests do; set on the wrapper,
+    the attribute is never read and every hunt would share one key.
+    """
+    function.hypothesis.inner_test._hypothesis_internal_add_digest = key.encode()
+
+
+class Search:
+    """Hypothesis over one target on one view; what it finds goes to the judge and the corpus."""
+
+    def __init__(
+        self,
+        target: Target,
+        view: View,
+        config: RunConfig,
+        driver: Driver,
+        judge: Judge,
+        recorder: Recorder,
+    ) -> None:
+        self.target = target
+        self.view = view
+        self.config = config
+        self.driver = driver
+        self.judge = judge
+        self.witnesses = Witnesses(target, view, config, recorder)
+        self.passes = 0
+        # The coverage pass in which each law first broke.
+        self.found_in: dict[str, int] = {}
+        self.detections: dict[str, Detection] = {}
+        # Laws whose failure is a corpus entry already shrunk, met again: not shrunk again.
+        self.shrunk_already: set[str] = set()
+        # How each broken law's witness fared when re-run (see ``reproduce``).
+        self.reproductions: dict[str, Reproduced] = {}
+        # The interrupt (Ctrl-C or SIGTERM) that cut this run short, if one did.
+        self.stopped_by: KeyboardInterrupt | None = None
+        # Set when the time box cut exploring or shrinking short.
+        self.cut_short = False
+        self._events: list[Event] = []
+
+    @property
+    def interrupted(self) -> bool:
+        """Whether a signal cut this run short."""
+        return self.stopped_by is not None
+
+    def drain(self) -> Iterator[Event]:
+        """The events told since the last drain."""
+        events, self._events = self._events, []
+        yield from events
+
+    def _note(self, text: str) -> None:
+        self._events.append(Note(self.target.name, self.view, text))
+
+    def _cases(self) -> SearchStrategy[Case]:
+        if self.config.transcripts:
+            return transcript_cases(self.config.transcripts, self.config.rounds)  # type: ignore[return-value]
+        return cases(self.config.rounds, self.view, self.config.malformed, self.judge.format)
+
+    def _key(self, kind: str) -> str:
+        """The example database key of a search: generated and transcript cases never mix."""
+        return f"{kind}:transcripts" if self.config.transcripts else kind
+
+    def run_case(self, case: Case) -> list[RoundOutcome]:
+        """Every round of one case, its facts read as the run asks (``RunConfig.reading``)."""
+        return self._read(self.driver.run(case))
+
+    def _read(self, outcomes: list[RoundOutcome]) -> list[RoundOutcome]:
+        if self.config.reading != "tokens":
+            for outcome in outcomes:
+                if outcome.facts is not None:
+                    outcome.facts = outcome.facts.model_copy(
+                        update={"reading": self.config.reading}
+                    )
+        return outcomes
+
+    def _judged(self, outcomes: Sequence[RoundOutcome], pass_index: int, started: float) -> None:
+        self.judge.judge(outcomes, partial(self._found, pass_index=pass_index, started=started))
+        statuses = tuple(outcome.status for outcome in outcomes)
+        examples = self.judge.tally.examples
+        self._events.append(ExampleJudged(self.target.name, self.view, examples, statuses))
+
+    def _found(
+        self,
+        law: Invariant,
+        outcome: RoundOutcome,
+        finding: Finding,
+        *,
+        pass_index: int,
+        started: float,
+    ) -> None:
+        """A law's first failure: kept, on disk at once, announced."""
+        size = history_size(outcome)
+        self.judge.failures[law.id] = Failure(outcome, finding, size)
+        self.found_in[law.id] = pass_index
+        examples = self.judge.tally.examples
+        self.detections[law.id] = Detection(examples, time.monotonic() - started, size)
+        # On disk before anything else can go wrong.
+        path = self.witnesses.record(law, outcome, finding, shrunk=law.id in self.shrunk_already)
+        because = finding.violations[0].because
+        self._events.append(
+            ViolationFound(self.target.name, self.view, law.id, because, examples, path)
+        )
+
+    def explore(self, pass_index: int = 0, budget: int | None = None) -> None:
+        """Run one pass of the budget, judging every law on every round it applies to."""
+        judge, config = self.judge, self.config
+        tally, laws = judge.tally, judge.laws
+        pass_config = replace(config, max_examples=budget or config.max_examples)
+        started = time.monotonic()
+
+        phases = (Phase.explicit, Phase.generate) + ((Phase.target,) if config.target_phase else ())
+
+        @_settings(pass_config, phases)
+        @seed(_pass_seed(config.seed, pass_index))
+        @given(self._cases())
+        def explore(case: Case) -> None:
+            # A Ctrl-C heard meanwhile is raised here, where Hypothesis unwinds cleanly.
+            interrupts.check()
+            # At the top, before counting: Hypothesis calls the body again to replay the stop.
+            if config.time_is_up():
+                self.cut_short = True
+                raise _StopExploringError
+            if config.stop_when_all_broken and laws and judge.all_broken():
+                raise _StopExploringError
+            tally.examples += 1
+            outcomes = self.run_case(case)
+            steer(case, outcomes)
+            self._judged(outcomes, pass_index, started)
+
+        # Each recorded transcript is first run whole, as it was recorded (not when hunting:
+        # an explicit example is never shrunk, and the hunt is there to shrink).
+        for transcript in self.config.transcripts:
+            explore = example(whole(transcript))(explore)
+        _digest(explore, self._key(f"explore:{self.target.name}:{self.view}"))
+        # The whole transcripts are known inputs: their requests go to a harness pipelined,
+        # ahead of the search (which then asks round by round, each input from an answer).
+        wholes = [partial(self.driver.run, cast(Any, whole(t))) for t in self.config.transcripts]
+        with (
+            answered_ahead(self.target.backend, wholes),
+            contextlib.suppress(_StopExploringError),
+            searching(),
+        ):
+            explore()
+        self.passes += 1
+
+    def replay_corpus(self) -> None:
+        """The target's corpus entries, judged ahead of anything generated (a run with a model).
+
+        Their requests were asked before, so their answers come from the model cache: a
+        recorded failure is met again before a call is spent on new histories, and one that
+        was shrunk is kept as it is rather than shrunk again. The first shard of a run does it.
+        """
+        started = time.monotonic()
+        model = self.target.model.name if self.target.model is not None else ""
+        home = self.config.home_corpus_dir
+        failures = self.judge.failures
+        for entry in recorded_rounds(home, self.target.name, self.view, self.judge.format, model):
+            interrupts.check()
+            if self.config.time_is_up():
+                self.cut_short = True
+                return
+            law = entry["invariant"]
+            try:
+                [outcome] = self._read([self.driver.replay(entry)])
+            except (KeyError, TypeError, ValueError):
+                # An entry that no longer fits the view: `compactcheck replay` says so.
+                continue
+            if entry.get("shrunk") and law not in failures:
+                self.shrunk_already.add(law)
+            self.judge.tally.examples += 1
+            self._judged([outcome], 0, started)
+            if law not in failures:
+                self.shrunk_already.discard(law)
+
+    def shrinkable(self, law: Invariant) -> bool:
+        """Whether a broken law's witness is worth a hunt that shrinks it."""
+        failure = self.judge.failures.get(law.id)
+        if failure is None or not self.config.shrink or law.id in self.shrunk_already:
+            return False
+        # A target none of whose calls answered has no crash to shrink: they all crash.
+        hopeless = law.id == CALL_ANSWERED and self.judge.tally.answered == 0
+        # Every try at shrinking a hang would wait out the timeout: kept as found.
+        return not hopeless and not failure.outcome.timed_out
+
+    def shrink(self, law: Invariant) -> None:
+        """Search again for this law alone, letting Hypothesis shrink the history."""
+        found: list[Failure] = []
+
+        # A named seed is a replay: saved failures are not fed back in (they would change the
+        # witnesses); without one, the database's failures come first.
+        phases: tuple[Phase, ...] = (Phase.explicit, Phase.generate, Phase.shrink)
+        if not self.config.seed_given:
+            phases = (Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink)
+        # The hunt starts from the pass that found the failure, so that it finds it again.
+        found_in = self.found_in.get(law.id, 0)
+
+        def other(broke: Invariant, outcome: RoundOutcome, judged: Finding) -> None:
+            self._found(broke, outcome, judged, pass_index=found_in, started=time.monotonic())
+
+        # Settings outside seed: @seed alone would switch the example database off.
+        @_settings(self.config, phases)
+        @seed(_pass_seed(self.config.seed, found_in))
+        @given(self._cases())
+        def hunt(case: Case) -> None:
+            interrupts.check()
+            if self.config.time_is_up():
+                # Passing from here on ends shrinking at the smallest failure found so far.
+                self.cut_short = True
+                return
+            outcomes = self.run_case(case)
+            # The same scores as exploring gave: Hypothesis's generator reads them even without
+            # its target phase, and a hunt that scored nothing would draw other histories than
+            # the pass it restarts from, and could miss the failure that pass found.
+            steer(case, outcomes)
+            for outcome in outcomes:
+                self.judge.others_broken(outcome, law, other)
+                judged = broken(outcome, law)
+                if judged is not None:
+                    found.append(Failure(outcome, judged, history_size(outcome)))
+                    raise _BrokenLawError
+
+        _digest(hunt, self._key(f"hunt:{self.target.name}:{self.view}:{law.id}"))
+        try:
+            with searching():
+                hunt()
+        except _BrokenLawError:
+            pass
+        except HypothesisException as error:
+            if not self.cut_short:
+                self._note(f"shrinking {law.id} stopped: {error}")
+        if found:
+            # Hypothesis replays the minimal example last; a cut-short hunt ends at its smallest.
+            failure = min(found, key=lambda f: f.size) if self.cut_short else found[-1]
+            self.judge.failures[law.id] = failure
+            path = self.witnesses.record(
+                law, failure.outcome, failure.finding, shrunk=not self.cut_short
+            )
+            self._events.append(
+                Shrunk(self.target.name, self.view, law.id, failure.size, path, not self.cut_short)
+            )
+        elif not self.cut_short and not self.interrupted:
+            # The failure exploring found stays the witness, and the corpus keeps it unshrunk.
+            self._note(
+                f"shrinking {law.id} did not meet the failure again (a flaky target, or one "
+                "whose answers depend on earlier calls); its witness is as found, not shrunk"
+            )
+
+    def reproduce_all(self) -> None:
+        """Re-run every broken law's witness, law by law, unless the run was cut short by a signal.
+
+        Not the call law's when not one call answered: nothing was judged, there is no witness.
+        """
+        if self.interrupted:
+            return
+        tally = self.judge.tally
+        for law in self.judge.judging:
+            if law.id not in self.judge.failures:
+                continue
+            if law.id == CALL_ANSWERED and every_call_failed(tally.answered, tally.statuses):
+                continue
+            self.reproductions[law.id] = self.reproduce(law)
+
+    def reproduce(self, law: Invariant) -> Reproduced:
+        """Re-run the shrunk round a few times: does it break the law every time?
+
+        "errored": no re-run answered, so a violation of a law could not be confirmed (the
+        call law's own finding is then the failure).
+        """
+        failure = self.judge.failures[law.id]
+        entry = {
+            "round": failure.outcome.round,
+            "input": failure.outcome.input,
+            "facts": failure.outcome.facts.model_dump(mode="json") if failure.outcome.facts else {},
+        }
+        broke = unanswered = 0
+        # The three re-runs are independent: their requests go to a harness pipelined. A
+        # model is asked again, not replayed, where the run may still send.
+        rerun = partial(self.driver.replay, entry)
+        model = self.target.model
+        with (
+            model.afresh() if model is not None else contextlib.nullcontext(),
+            answered_ahead(self.target.backend, [rerun] * 3),
+        ):
+            outcomes = [rerun() for _ in range(3)]
+        for outcome in outcomes:
+            judged = finding(outcome, law)
+            if judged is None:
+                unanswered += 1
+            elif not judged.holds:
+                broke += 1
+        verdict: RerunVerdict = (
+            "deterministic" if broke == 3 else "errored" if unanswered == 3 else "flaky"
+        )
+        # The entry keeps it: a replay must know a flaky finding, which may pass by luck.
+        path: Path | None = self.witnesses.corpus.get(law.id)
+        if path is not None and path.is_file():
+            note_reproduced(path, verdict)
+        return verdict
