@@ -21,7 +21,8 @@ def check_together(values: Mapping[str, Any], front: Front) -> None:
         given = [
             key
             for key in ("model_cache", "max_model_calls", "max_model_tokens", "offline")
-            if values.get(key) not in (None, False)
+            # 0 is a cap given (max_model_calls=0), not an option left out.
+            if values.get(key) is not None and values.get(key) is not False
         ]
         if given:
             # A cap or cache without a model would silently do nothing.
