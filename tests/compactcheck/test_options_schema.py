@@ -84,7 +84,8 @@ def test_each_front_end_offers_each_option_it_claims_or_the_table_says_why_not(
         else:
             # A marker keyword of an option the plugin lacks goes with the plugin's reason.
             why = option.missing.get(front) or (front == "marker" and option.missing.get("plugin"))
-            assert why and why.strip(), f"{key}: {front} does not say why not"
+            assert why, f"{key}: {front} does not say why not"
+            assert why.strip(), f"{key}: {front} does not say why not"
     if option.plugin and key not in PLUGIN_ONLY:
         # The ini value too, named in the help.
         assert re.search(rf"^\s+{option.ini}\s", plugin_help, re.M), key

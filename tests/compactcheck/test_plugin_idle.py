@@ -15,12 +15,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-from compactcheck.options import kinds
 from compactcheck.harness import MALFORMED
 from compactcheck.invariants import VIEWS
 from compactcheck.invariants.formats import CHAT, FORMATS
 from compactcheck.invariants.levels import LEVELS
 from compactcheck.models.slot import NAMES_HELP
+from compactcheck.options import kinds
 from compactcheck.scale.database import REDIS_URL_VARIABLE
 from compactcheck.targets.calls import DEFAULT_MEMORY_LIMIT_MB, DEFAULT_TIMEOUT
 
