@@ -34,8 +34,30 @@ from compactcheck.scale.database import check_reachable, redis_url
 from compactcheck.targets.calls import Calls
 from compactcheck.transcripts import Transcript, load_transcripts
 
-# Kept importable from here, where the commands have long found them.
-__all__ = ["PROFILES", "csv", "natural", "positive", "seconds", "shard"]
+# The table's value kinds (csv, positive, ...) stay importable from here, where the commands
+# have long found them.
+__all__ = [
+    "FUZZING",
+    "PROFILES",
+    "Parser",
+    "add_options",
+    "call_options",
+    "calls_of",
+    "csv",
+    "format_option",
+    "fuzzing_options",
+    "model_options",
+    "model_slot",
+    "natural",
+    "outputs",
+    "positive",
+    "reading_option",
+    "run_config",
+    "seconds",
+    "shard",
+    "toolkit_version",
+    "write_outputs",
+]
 
 
 def toolkit_version() -> str:
