@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -12,8 +12,9 @@ from compactcheck.errors import CompactcheckError
 from compactcheck.invariants import Budget, Facts, View
 from compactcheck.invariants.formats import CHAT, Format, check_format
 from compactcheck.judging import Judgement, PairError, ViolationError, check_pair
+from compactcheck.options import BY_KEY, DEFAULT_MEMORY_LIMIT_MB, DEFAULT_TIMEOUT, OptionError
+from compactcheck.options.kinds import REPORTS
 from compactcheck.targets.awaiting import discarded
-from compactcheck.targets.calls import DEFAULT_MEMORY_LIMIT_MB
 
 # What only fuzzing needs (the engine, Hypothesis, the strategies, the targets) is imported by
 # `fuzz` itself, so that `check` and the guard, which run in production, load none of it.
@@ -52,7 +53,7 @@ def fuzz(
     invariants: Sequence[str] | None = None,
     exclude: Sequence[str] = (),
     budget: Budget | None = None,
-    timeout: float = 30.0,
+    timeout: float = DEFAULT_TIMEOUT,
     in_process: bool = False,
     memory_limit_mb: int = DEFAULT_MEMORY_LIMIT_MB,
     shrink: bool = True,
@@ -64,6 +65,14 @@ def fuzz(
     format: Format = CHAT,
     malformed: Sequence[str] = (),
     verbatim: bool = False,
+    min_exercised: int = 5,
+    max_total_examples: int | None = None,
+    redis: str | None = None,
+    redis_read_only: bool = False,
+    json: str | Path | None = None,
+    junit: str | Path | None = None,
+    markdown: str | Path | None = None,
+    html: str | Path | None = None,
 ) -> Report:
     """Fuzz a compactor and report every law's verdict, as ``compactcheck run`` would.
 
@@ -87,47 +96,65 @@ def fuzz(
     ``format``, ``malformed`` and ``verbatim`` are ``run``'s ``--format``, ``--malformed`` and
     ``--verbatim``: the wire format a messages target is handed (a callable then takes and
     returns that provider's request), the named invalid-input scenarios to include, and reading
-    each fact by its exact text.
+    each fact by its exact text. ``min_exercised`` and ``max_total_examples`` are ``run``'s
+    coverage-directed exploring; ``redis`` (a URL) shares the example database as ``run
+    --profile campaign --redis`` does (``redis_read_only``: replay it without writing); ``json``,
+    ``junit``, ``markdown`` and ``html`` name report files to write. Every value is checked as
+    ``run`` checks its options (``compactcheck.options``): a bad one is a one-line
+    ``CompactcheckError``.
     """
     from compactcheck.corpus import location
-    from compactcheck.engine.config import RunConfig
+    from compactcheck.engine.config import check_options, from_options
     from compactcheck.engine.core import Engine, follow
-    from compactcheck.harness import MALFORMED
+    from compactcheck.scale.database import check_reachable
     from compactcheck.targets.calls import Calls
     from compactcheck.targets.registry import python_target
-    from compactcheck.transcripts import Transcript, TranscriptError, load_transcripts
+    from compactcheck.transcripts import Transcript, load_transcripts
 
     format = check_format(format)
-    unknown = [name for name in malformed if name not in MALFORMED]
-    if unknown:
-        raise CompactcheckError(
-            f"unknown malformed-input scenario(s) {', '.join(unknown)}; known: "
-            f"{', '.join(MALFORMED)}"
-        )
+    given = {
+        "view": view,
+        "max_examples": max_examples,
+        "seed": seed,
+        "rounds": rounds,
+        "invariants": invariants,
+        "exclude_invariants": exclude,
+        "timeout": timeout,
+        "in_process": in_process,
+        "memory_limit": memory_limit_mb,
+        "no_shrink": not shrink if isinstance(shrink, bool) else shrink,
+        "workers": workers,
+        "transcripts": transcripts,
+        "malformed": malformed or None,
+        "verbatim": verbatim,
+        "min_exercised": min_exercised,
+        "max_total_examples": max_total_examples,
+        "redis": redis,
+        "redis_read_only": redis_read_only,
+        **{name: path for name, path in zip(REPORTS, (json, junit, markdown, html), strict=True)},
+    }
+    # A Budget is checked by its own model; the table's budget and counter are its two fields.
+    limits = {"budget": budget.limit, "counter": budget.counter} if budget else {"budget": None}
+    values = {**_checked(given), "format": format, "counter": None, **limits}
+    check_options(values, "library")
     loaded: tuple[Transcript, ...] = ()
-    if transcripts is not None:
-        if view not in (None, "messages"):
-            raise TranscriptError(f"transcripts feed the messages view, not the {view} view")
+    if values["transcripts"] is not None:
         view = "messages"
-        loaded = tuple(load_transcripts(Path(transcripts)))
-    config = RunConfig(
-        seed=seed,
-        max_examples=max_examples,
-        rounds=rounds,
-        profile="ci",
-        include=tuple(invariants) if invariants is not None else None,
-        exclude=tuple(exclude),
-        corpus_dir=Path(corpus_dir) if corpus_dir is not None else _default_corpus(compactor),
-        budget=budget,
-        shrink=shrink,
+        loaded = tuple(load_transcripts(values["transcripts"]))
+    if redis is not None:
+        check_reachable(redis)
+    config = from_options(
+        values,
+        # A shared database is a campaign's; without one a call replays its seed as ci.
+        profile="campaign" if redis is not None else "ci",
+        seed=values["seed"],
         seed_given=True,
+        corpus_dir=Path(corpus_dir) if corpus_dir is not None else _default_corpus(compactor),
+        redis_url=redis,
         transcripts=loaded,
         model=_slot(model),
-        format=format,
-        malformed=tuple(malformed),
-        reading="verbatim" if verbatim else "tokens",
     )
-    calls = Calls(timeout=timeout, in_process=in_process, memory_limit_mb=memory_limit_mb)
+    calls = Calls.from_options(values)
     engine = Engine(config, calls=calls, workers=workers)
     if isinstance(compactor, str):
         targets = engine.open([compactor], view)
@@ -148,10 +175,42 @@ def fuzz(
         if workers > 1:
             for target in targets:
                 target.close()
-        return follow(engine.run(targets, view), on_event or (lambda _: None))
+        report = follow(engine.run(targets, view), on_event or (lambda _: None))
     finally:
         for target in targets:
             target.close()
+    _write(report, {name: values[name] for name in REPORTS})
+    return report
+
+
+def _checked(given: Mapping[str, Any]) -> dict[str, Any]:
+    """``fuzz()``'s keywords (keyed as the options table names them) as checked values, or a
+    one-line error naming the keyword."""
+    from compactcheck.engine.config import RunOptionError
+
+    values = {}
+    for key, value in given.items():
+        option = BY_KEY[key]
+        where = f"fuzz({option.library}={value!r})"
+        try:
+            values[key] = option.check(value, where)
+        except OptionError as error:
+            raise RunOptionError(str(error)) from None
+    for key in ("malformed", "exclude_invariants"):
+        values[key] = values[key] or ()
+    return values
+
+
+def _write(report: Report, paths: Mapping[str, Path | None]) -> None:
+    """Write the report files ``fuzz()`` was asked for."""
+    from compactcheck.report.io import write_report, write_text
+    from compactcheck.report.render import FORMATS
+
+    for name, path in paths.items():
+        if path is not None and name == "json":
+            write_report(report, path)
+        elif path is not None:
+            write_text(path, FORMATS[name](report))
 
 
 def check(

@@ -21,13 +21,13 @@ import pytest
 from hypothesis import settings
 
 from compactcheck.corpus.entry import DEFAULT_CORPUS_DIR
-from compactcheck.engine.config import RunConfig
+from compactcheck.engine.config import RunConfig, from_options, model_slot
 from compactcheck.engine.core import report_of
 from compactcheck.engine.plan import gather_corpora
 from compactcheck.engine.selection import Selection
 from compactcheck.engine.shards import Shard
 from compactcheck.errors import CompactcheckError, one_line
-from compactcheck.invariants import Budget, View
+from compactcheck.invariants import View
 from compactcheck.invariants.formats import CHAT, check_format
 from compactcheck.models import ModelSlot
 from compactcheck.pytest_law import SESSION, LawCase, LawSession, open_target
@@ -77,29 +77,13 @@ def _campaign_database(config: pytest.Config, values: Mapping[str, Any]) -> None
 
 def _model_slot(config: pytest.Config, values: Mapping[str, Any]) -> ModelSlot | None:
     """The session's model slot, its ledger the controller's under xdist; None without a model."""
-    name = values["model"]
-    if not name:
-        given = [
-            BY_KEY[key].option
-            for key in ("model_cache", "max_model_calls", "max_model_tokens", "offline")
-            if values[key] is not None and values[key] is not False
-        ]
-        if given:
-            # As run: a cap or cache without a model would silently do nothing.
-            raise pytest.UsageError(
-                f"{', '.join(given)}: needs a model to apply to; name it with --compactcheck-model"
-            )
-        return None
     try:
-        slot = ModelSlot(
-            name,
-            cache_dir=values["model_cache"],
-            max_calls=values["max_model_calls"],
-            max_tokens=values["max_model_tokens"],
-            offline=bool(values["offline"]),
-        )
+        slot = model_slot(values)
     except CompactcheckError as error:
         raise pytest.UsageError(f"--compactcheck-model: {one_line(error)}") from None
+    if slot is None:
+        # A cap or cache without one was refused with the other values (check_together).
+        return None
     handed = getattr(config, "workerinput", {}).get(_LEDGER_KEY)
     return replace(slot, ledger=Path(handed)) if handed else slot.shared()
 
@@ -140,12 +124,6 @@ def _transcripts(
         path = Path(config.rootpath) / path
     else:
         path = _placed(config, "transcripts", path)
-    if values["view"] not in (None, "messages"):
-        raise pytest.UsageError(
-            f"transcripts feed the messages view; view {values['view']} has no transcripts"
-        )
-    if values["malformed"]:
-        raise pytest.UsageError("transcripts and malformed: a transcript is what it is")
     session = config.stash[SESSION]
     if path not in session.transcripts:
         try:
@@ -177,34 +155,15 @@ def _run_config(
     transcripts: tuple[Transcript, ...] = (),
 ) -> RunConfig:
     """The run config the option values make, as ``compactcheck run`` makes it from its own."""
-    limit = values["budget"]
-    return RunConfig(
-        seed=values["seed"],
-        max_examples=values["max_examples"],
-        rounds=values["rounds"],
+    return from_options(
+        values,
         profile="ci",
+        seed=values["seed"],
         # A test run is a replay of its seed, whatever the example database holds.
         seed_given=True,
-        include=tuple(values["invariants"]) if values["invariants"] else None,
-        exclude=tuple(values["exclude_invariants"]),
         corpus_dir=_corpus_dir(config, values),
-        budget=Budget(limit=limit, counter=values["counter"]) if limit else None,
-        reading="verbatim" if values["verbatim"] else "tokens",
-        shrink=not values["no_shrink"],
-        malformed=tuple(values["malformed"]),
-        min_exercised=values["min_exercised"],
-        max_total_examples=values["max_total_examples"],
-        format=values["format"],
         transcripts=transcripts,
         model=config.stash[SESSION].model,
-    )
-
-
-def _calls(values: Mapping[str, Any]) -> Calls:
-    return Calls(
-        timeout=values["timeout"],
-        in_process=bool(values["in_process"]),
-        memory_limit_mb=values["memory_limit"],
     )
 
 
@@ -280,7 +239,7 @@ def _law_cases(metafunc: pytest.Metafunc) -> list[LawCase]:
         values = option_values(config, marked)
         view: View | None = values["view"]
         run_config = _run_config(config, values, _transcripts(config, values, marked))
-        calls = _calls(values)
+        calls = Calls.from_options(values)
         try:
             run_config = replace(run_config, format=check_format(run_config.format))
             target = open_target(name, spec, view, calls, run_config)
@@ -343,7 +302,7 @@ def first_target(config: pytest.Config) -> Target:
     """The first ``--compactcheck-target``, resolved."""
     names = config.getoption("--compactcheck-target")
     name, spec = rooted(names[0], Path(config.invocation_params.dir), Path(config.rootpath))
-    target = resolve(spec, calls=_calls(option_values(config)))
+    target = resolve(spec, calls=Calls.from_options(option_values(config)))
     target.name = name
     return target
 

@@ -10,10 +10,10 @@ from rich.console import Console
 from rich.text import Text
 
 from compactcheck.cli.options import (
+    add_options,
     calls_of,
     fuzzing_options,
     outputs,
-    positive,
     run_config,
     seconds,
     write_outputs,
@@ -35,11 +35,10 @@ def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--max-time", type=seconds, required=True, metavar="S", help="seconds to spend"
     )
     fuzzing_options(fuzz, examples_help="at most this many histories per iteration", default=1000)
-    fuzz.add_argument(
-        "--workers",
-        type=positive,
-        default=1,
-        help="worker processes; each iteration is cut into one shard per worker",
+    add_options(
+        fuzz,
+        ["workers"],
+        helps={"workers": "worker processes; each iteration is cut into one shard per worker"},
     )
     outputs(fuzz)
     fuzz.set_defaults(handler=main)

@@ -7,33 +7,57 @@ import difflib
 import re
 import secrets
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from compactcheck.corpus import location
-from compactcheck.engine.config import Profile, RunConfig
-from compactcheck.engine.shards import Shard
-from compactcheck.errors import CompactcheckError, ExitCode
+from compactcheck.engine.config import Profile, RunConfig, check_options, from_options
+from compactcheck.engine.config import model_slot as slot_of
+from compactcheck.errors import ExitCode
 from compactcheck.files import installed_version
-from compactcheck.harness import MALFORMED
-from compactcheck.invariants import VIEWS, Budget
-from compactcheck.invariants.formats import CHAT
-from compactcheck.invariants.formats import FORMATS as WIRE_FORMATS
-from compactcheck.models import ModelError, ModelSlot, check_name
-from compactcheck.models.slot import NAMES_HELP
+from compactcheck.models import ModelSlot
+from compactcheck.options import BY_KEY, Option, offered_by
+from compactcheck.options.kinds import (
+    PROFILES,
+    REPORTS,
+    csv,
+    natural,
+    positive,
+    seconds,
+    shard,
+)
 from compactcheck.report.io import write_report, write_text
 from compactcheck.report.model import Report
 from compactcheck.report.render import FORMATS
-from compactcheck.scale.database import (
-    REDIS_URL_VARIABLE,
-    DatabaseError,
-    check_reachable,
-    redis_url,
-)
-from compactcheck.targets.calls import DEFAULT_MEMORY_LIMIT_MB, DEFAULT_TIMEOUT, Calls
-from compactcheck.transcripts import Transcript, TranscriptError, load_transcripts
+from compactcheck.scale.database import check_reachable, redis_url
+from compactcheck.targets.calls import Calls
+from compactcheck.transcripts import Transcript, load_transcripts
 
-PROFILES = ("dev", "ci", "campaign")
+# The table's value kinds (csv, positive, ...) stay importable from here, where the commands
+# have long found them.
+__all__ = [
+    "FUZZING",
+    "PROFILES",
+    "Parser",
+    "add_options",
+    "call_options",
+    "calls_of",
+    "csv",
+    "format_option",
+    "fuzzing_options",
+    "model_options",
+    "model_slot",
+    "natural",
+    "outputs",
+    "positive",
+    "reading_option",
+    "run_config",
+    "seconds",
+    "shard",
+    "toolkit_version",
+    "write_outputs",
+]
 
 
 def toolkit_version() -> str:
@@ -108,272 +132,101 @@ def _command_options(parser: argparse.ArgumentParser, parsed: argparse.Namespace
     return []
 
 
-def csv(text: str) -> list[str]:
-    """``a, b,c`` as ``["a", "b", "c"]``."""
-    return [item.strip() for item in text.split(",") if item.strip()]
+# Options of the table that `run` has and `fuzz` (the campaign command) does not, or not alike.
+_RUN_ONLY = ("profile", "workers", "shard", "require_level", *REPORTS)
+# What `run` and `fuzz` share: the table's command-line options less those.
+FUZZING = tuple(option.key for option in offered_by("cli") if option.key not in _RUN_ONLY)
+_CALLS = ("timeout", "in_process", "memory_limit")
+_MODEL = ("model", "model_cache", "max_model_calls", "max_model_tokens", "offline")
 
 
-def _whole(text: str, least: int) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, found {text!r}") from None
-    if value < least:
-        raise argparse.ArgumentTypeError(f"expected a number of at least {least}, found {value}")
-    return value
+def _typed(option: Option) -> Callable[[str], Any]:
+    """The argparse type of an option; one with choices keeps argparse's own "invalid
+    choice" error (and with it the did-you-mean that ``Parser`` adds)."""
+    if option.choices is None:
+        return option.parse
+    choices = option.choices
+    return lambda text: option.parse(text) if text in choices else text
 
 
-def positive(text: str) -> int:
-    """A whole number of at least 1."""
-    return _whole(text, 1)
-
-
-def natural(text: str) -> int:
-    """A whole number of at least 0."""
-    return _whole(text, 0)
-
-
-def seconds(text: str) -> float:
-    """A number of seconds above 0."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected seconds, found {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"expected more than 0 seconds, found {text}")
-    return value
-
-
-def shard(text: str) -> Shard:
-    """``i/M`` as a shard."""
-    try:
-        return Shard.parse(text)
-    except CompactcheckError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-
-
-def _malformed(text: str) -> tuple[str, ...]:
-    names = tuple(name.strip() for name in text.split(",") if name.strip())
-    unknown = [name for name in names if name not in MALFORMED]
-    if unknown or not names:
-        raise argparse.ArgumentTypeError(
-            f"unknown malformed-input scenario(s) {', '.join(unknown) or repr(text)}; "
-            f"known: {', '.join(MALFORMED)}"
+def add_options(
+    parser: argparse.ArgumentParser,
+    keys: Sequence[str],
+    *,
+    defaults: Mapping[str, Any] | None = None,
+    helps: Mapping[str, str] | None = None,
+) -> None:
+    """Add the options of the table named by ``keys`` (``compactcheck.options``), as the
+    command line spells them; a command's own default or help where given."""
+    for key in keys:
+        option = BY_KEY[key]
+        assert option.cli is not None, key
+        default = (defaults or {}).get(key, option.default_for("cli"))
+        text = (helps or {}).get(key, option.help)
+        if option.flag:
+            parser.add_argument(option.cli, action="store_true", help=text)
+            continue
+        parser.add_argument(
+            option.cli,
+            type=_typed(option),
+            choices=[option.parse(each) for each in option.choices] if option.choices else None,
+            default=default,
+            metavar=option.metavar,
+            help=text,
         )
-    return names
 
 
 def reading_option(parser: argparse.ArgumentParser) -> None:
     """--verbatim: the messages laws look facts up as their exact text, not by their tokens."""
-    parser.add_argument(
-        "--verbatim",
-        action="store_true",
-        help="messages view: a goal, constraint or must-keep fact survives only as its exact "
-        "text (default: its distinctive tokens, so that a summary may reword it)",
-    )
+    add_options(parser, ["verbatim"])
 
 
 def format_option(parser: argparse.ArgumentParser) -> None:
     """--format: the wire format of the messages view."""
-    parser.add_argument(
-        "--format",
-        choices=WIRE_FORMATS,
-        default=CHAT,
-        help="the wire format a messages target is handed and answers: OpenAI chat "
-        "completions (default), Anthropic Messages, OpenAI Responses input items or Gemini "
-        "contents",
-    )
-
-
-def _model_name(text: str) -> str:
-    try:
-        return check_name(text)
-    except ModelError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
+    add_options(parser, ["format"])
 
 
 def model_options(parser: argparse.ArgumentParser, *, replay: bool = False) -> None:
     """Which model the built-in summarisers write with, and how its calls are kept and capped."""
-    parser.add_argument(
-        "--model",
-        type=_model_name,
-        metavar="NAME",
-        help=(
-            "the model that writes the summaries of an entry recorded with one (default: the one "
-            "it records)"
-            if replay
-            else "the model the built-in summarisers (langchain:summarization-middleware, "
-            "langmem:summarize_messages, pydantic-ai:summarizing) write with: "
-            f"{NAMES_HELP} (default: their own echo)"
-        ),
-    )
-    parser.add_argument(
-        "--model-cache",
-        type=Path,
-        metavar="DIR",
-        help="where model answers are recorded and replayed from (default: .compactcheck/models "
-        "beside the corpus)",
-    )
-    parser.add_argument(
-        "--max-model-calls",
-        type=natural,
-        metavar="N",
-        help="the most requests sent to the model in the whole run (every target and worker); "
-        "past it a request is refused, its round skipped and the verdicts inconclusive "
-        "(recorded answers do not count)",
-    )
-    parser.add_argument(
-        "--max-model-tokens",
-        type=natural,
-        metavar="N",
-        help="the most tokens (input and output, as the provider reports them; characters/4 "
-        "for a local fake) the requests sent may take in the whole run; once reached, a request "
-        "is refused as past --max-model-calls",
-    )
-    parser.add_argument(
-        "--offline",
-        action="store_true",
-        help="replay recorded model answers only: a request not recorded is refused, never sent",
-    )
+    helps = {
+        "model": "the model that writes the summaries of an entry recorded with one (default: "
+        "the one it records)"
+    }
+    add_options(parser, _MODEL, helps=helps if replay else None)
 
 
 def model_slot(arguments: argparse.Namespace) -> ModelSlot | None:
     """The model slot the options name; None without one."""
-    chosen = arguments.model
-    if chosen is None:
-        given = [
-            option
-            for option, value in (
-                ("--model-cache", arguments.model_cache),
-                ("--max-model-calls", arguments.max_model_calls),
-                ("--max-model-tokens", arguments.max_model_tokens),
-                ("--offline", arguments.offline or None),
-            )
-            if value is not None
-        ]
-        if given:
-            raise ModelError(f"{', '.join(given)}: needs a model to apply to; name it with --model")
-        return None
-    return ModelSlot(
-        chosen,
-        cache_dir=arguments.model_cache,
-        max_calls=arguments.max_model_calls,
-        max_tokens=arguments.max_model_tokens,
-        offline=arguments.offline,
-    )
+    values = {key: getattr(arguments, key) for key in _MODEL}
+    check_options(values, "cli")
+    return slot_of(values)
 
 
 def call_options(parser: argparse.ArgumentParser) -> None:
     """How a target's calls are made: --timeout, --in-process, --memory-limit."""
-    parser.add_argument(
-        "--timeout", type=seconds, default=DEFAULT_TIMEOUT, help="seconds per backend call"
-    )
-    parser.add_argument(
-        "--in-process",
-        action="store_true",
-        help="run py: compactors in this process (faster, for trusted code: a crash, exit or "
-        "hang there ends the run); by default each runs in a worker process of its own",
-    )
-    parser.add_argument(
-        "--memory-limit",
-        type=natural,
-        default=DEFAULT_MEMORY_LIMIT_MB,
-        metavar="MB",
-        help="address space of a py: compactor's worker process; going past it is a finding "
-        f"(default {DEFAULT_MEMORY_LIMIT_MB}; 0: no limit)",
-    )
+    add_options(parser, _CALLS)
 
 
 def calls_of(arguments: argparse.Namespace) -> Calls:
     """The call options the user gave."""
-    return Calls(
-        timeout=arguments.timeout,
-        in_process=arguments.in_process,
-        memory_limit_mb=arguments.memory_limit,
-    )
+    return Calls.from_options(vars(arguments))
 
 
 def fuzzing_options(
     parser: argparse.ArgumentParser, *, examples_help: str, default: int = 100
 ) -> None:
     """The options `run` and `fuzz` share."""
-    parser.add_argument("--view", choices=VIEWS, help="only this view")
-    parser.add_argument(
-        "--transcripts",
-        type=Path,
-        metavar="PATH",
-        help="recorded transcripts (a file or folder) to draw histories from, instead of "
-        "generated ones; messages view (see the README for the formats read)",
+    add_options(
+        parser,
+        FUZZING,
+        defaults={"max_examples": default},
+        helps={"max_examples": examples_help},
     )
-    parser.add_argument("--invariants", type=csv, help="only these invariant ids (a,b,c)")
-    parser.add_argument("--exclude-invariants", type=csv, default=[], help="skip these ids")
-    parser.add_argument("--max-examples", type=positive, default=default, help=examples_help)
-    parser.add_argument("--rounds", type=positive, default=3, help="most compactions per history")
-    format_option(parser)
-    parser.add_argument("--seed", type=int, help="run seed (default: random in dev, 0 in ci)")
-    call_options(parser)
-    parser.add_argument("--budget", type=positive, help="declared size limit of compacted messages")
-    parser.add_argument(
-        "--counter",
-        choices=("messages", "characters", "approx_tokens"),
-        default="approx_tokens",
-        help="how --budget is counted",
-    )
-    reading_option(parser)
-    parser.add_argument(
-        "--malformed",
-        type=_malformed,
-        default=(),
-        metavar="NAME[,NAME]",
-        help=f"also generate messages histories a provider would reject: {', '.join(MALFORMED)} "
-        "(default: none; every generated history is one the provider accepts)",
-    )
-    parser.add_argument(
-        "--min-exercised",
-        type=natural,
-        default=5,
-        help="keep exploring past --max-examples until every applicable law was exercised this "
-        "often (0: no extra exploring)",
-    )
-    parser.add_argument(
-        "--max-total-examples",
-        type=positive,
-        help="the cap of that exploring, in histories (default: 5 x --max-examples)",
-    )
-    parser.add_argument(
-        "--no-shrink",
-        action="store_true",
-        help="report failing histories as found, without shrinking them",
-    )
-    parser.add_argument(
-        "--corpus",
-        type=Path,
-        metavar="PATH",
-        help="crash corpus folder (default: .compactcheck/corpus at the root of the project the "
-        "target's code belongs to; the run says which folder it chose); the example database "
-        "goes beside it",
-    )
-    parser.add_argument(
-        "--redis",
-        metavar="URL",
-        help=f"shared Hypothesis example database (default: ${REDIS_URL_VARIABLE}); "
-        "read-write in campaign, read-only in dev, unused in ci",
-    )
-    parser.add_argument(
-        "--redis-read-only",
-        action="store_true",
-        help="replay what the shared database holds without writing to it",
-    )
-    model_options(parser)
 
 
 def outputs(parser: argparse.ArgumentParser, json_default: Path | None = None) -> None:
     """The report files a command can write."""
-    for name in ("json", "junit", "markdown", "html"):
-        default = json_default if name == "json" else None
-        parser.add_argument(
-            f"--{name}", type=Path, metavar="PATH", default=default, help=f"write a {name} report"
-        )
+    add_options(parser, REPORTS, defaults={"json": json_default})
 
 
 def write_outputs(report: Report, arguments: argparse.Namespace, *, json: bool = True) -> None:
@@ -397,52 +250,28 @@ def _corpus_choice(arguments: argparse.Namespace) -> tuple[Path, str]:
 
 def run_config(arguments: argparse.Namespace, profile: Profile) -> RunConfig:
     """The run config of `run` or `fuzz` from their shared options."""
+    values = vars(arguments)
+    check_options({**values, "profile": profile}, "cli")
     seed = arguments.seed
     if seed is None:
         seed = 0 if profile == "ci" else secrets.randbelow(2**32)
-    budget = Budget(limit=arguments.budget, counter=arguments.counter) if arguments.budget else None
     corpus, why = _corpus_choice(arguments)
-    url = redis_url(arguments.redis)
-    if profile == "ci" and arguments.redis is not None:
-        raise DatabaseError(
-            "the ci profile is deterministic and uses no example database; drop --redis or use "
-            "--profile campaign (or dev, read-only)"
-        )
-    if profile == "ci":
-        url = None
+    url = None if profile == "ci" else redis_url(arguments.redis)
     if url is not None:
         check_reachable(url)
     transcripts: tuple[Transcript, ...] = ()
-    if getattr(arguments, "transcripts", None) is not None:
-        if arguments.view not in (None, "messages"):
-            raise TranscriptError(
-                f"--transcripts feeds the messages view; --view {arguments.view} has no transcripts"
-            )
-        if arguments.malformed:
-            raise TranscriptError("--transcripts and --malformed: a transcript is what it is")
+    if arguments.transcripts is not None:
         # Transcripts are message histories: only the messages view runs on them.
         arguments.view = "messages"
         transcripts = tuple(load_transcripts(arguments.transcripts))
-    return RunConfig(
-        seed=seed,
-        max_examples=arguments.max_examples,
-        rounds=arguments.rounds,
+    return from_options(
+        values,
         profile=profile,
-        include=tuple(arguments.invariants) if arguments.invariants is not None else None,
-        exclude=tuple(arguments.exclude_invariants),
+        seed=seed,
+        seed_given=arguments.seed is not None,
         corpus_dir=corpus,
         corpus_why=why,
-        toolkit_version=toolkit_version(),
-        budget=budget,
-        shrink=not arguments.no_shrink,
-        seed_given=arguments.seed is not None,
-        malformed=tuple(arguments.malformed),
-        min_exercised=arguments.min_exercised,
-        max_total_examples=arguments.max_total_examples,
         redis_url=url,
-        redis_read_only=arguments.redis_read_only,
-        format=arguments.format,
         transcripts=transcripts,
-        reading="verbatim" if arguments.verbatim else "tokens",
         model=model_slot(arguments),
     )

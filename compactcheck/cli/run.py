@@ -9,19 +9,17 @@ from rich.console import Console
 from rich.text import Text
 
 from compactcheck.cli.options import (
-    PROFILES,
+    add_options,
     calls_of,
     fuzzing_options,
     outputs,
-    positive,
     run_config,
-    shard,
     write_outputs,
 )
 from compactcheck.cli.progress import Progress
 from compactcheck.engine.config import Profile
 from compactcheck.engine.core import Engine, follow
-from compactcheck.engine.shards import Shard, ShardError
+from compactcheck.engine.shards import Shard
 from compactcheck.errors import ExitCode
 from compactcheck.invariants.levels import LEVELS
 from compactcheck.report.levels import level_text
@@ -34,35 +32,7 @@ def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     run = commands.add_parser("run", help="fuzz targets and report their conformance")
     run.add_argument("targets", nargs="+", metavar="TARGET", help="see `compactcheck targets`")
     fuzzing_options(run, examples_help="histories per target")
-    run.add_argument(
-        "--profile",
-        choices=PROFILES,
-        default=None,
-        help="dev (random, local database), ci (fixed seed, no database), campaign",
-    )
-    run.add_argument(
-        "--workers",
-        type=positive,
-        default=1,
-        help="worker processes; a lone target is cut into shards to keep them busy",
-    )
-    run.add_argument(
-        "--shard",
-        type=shard,
-        default=Shard(),
-        metavar="I/M",
-        help="run shard I of M (own seed, 1/M of the budget); `compactcheck merge` joins them",
-    )
-    run.add_argument(
-        "--require-level",
-        type=int,
-        choices=sorted(LEVELS),
-        default=None,
-        metavar="N",
-        help="exit 1 if a target reaches a conformance level below N (1 the provider accepts it, "
-        "2 the agent can carry on, 3 nothing that matters is lost), else 0: violations above N "
-        "are reported but do not fail the run",
-    )
+    add_options(run, ["profile", "workers", "shard", "require_level"], defaults={"shard": Shard()})
     outputs(run)
     run.set_defaults(handler=main)
 
@@ -71,11 +41,7 @@ def main(arguments: argparse.Namespace, console: Console) -> int:
     """Fuzz, show progress, write the reports; the exit code says what was found."""
     profile: Profile = arguments.profile or ("ci" if os.environ.get("CI") else "dev")
     piece: Shard = arguments.shard
-    if piece.count > 1 and arguments.seed is None and profile != "ci":
-        raise ShardError(
-            f"--shard {piece.label} needs --seed S: the shards of one run must share its seed, "
-            f"and the {profile} profile would pick a random one"
-        )
+    # Also refuses a --shard without a --seed outside ci (compactcheck.options.rules).
     config = run_config(arguments, profile)
     engine = Engine(config, calls=calls_of(arguments), workers=arguments.workers, shard=piece)
     targets = engine.open(arguments.targets, arguments.view)

@@ -3,20 +3,22 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from hypothesis.database import ExampleDatabase
 
 from compactcheck.corpus.entry import DEFAULT_CORPUS_DIR
 from compactcheck.engine.shards import Shard
+from compactcheck.errors import CompactcheckError
 from compactcheck.files import installed_version
 from compactcheck.invariants import Budget
 from compactcheck.invariants.facts import Reading
 from compactcheck.invariants.formats import CHAT, Format
 from compactcheck.models import ModelSlot
+from compactcheck.options import Front, OptionError, check_together
 from compactcheck.scale.database import profile_database
 
 if TYPE_CHECKING:
@@ -145,3 +147,69 @@ class RunConfig:
     def time_is_up(self) -> bool:
         """Whether a time box was set and is spent."""
         return self.stop_at is not None and time.time() >= self.stop_at
+
+
+def from_options(
+    values: Mapping[str, Any],
+    *,
+    profile: Profile,
+    seed: int,
+    seed_given: bool,
+    corpus_dir: Path,
+    corpus_why: str = "",
+    redis_url: str | None = None,
+    transcripts: tuple[Transcript, ...] = (),
+    model: ModelSlot | None = None,
+) -> RunConfig:
+    """The run config that checked option values (keyed as ``compactcheck.options`` names them)
+    make, with what each front end settles itself: profile, seed, corpus, database, transcripts
+    read and model slot. The CLI, ``fuzz()`` and the pytest plugin all make theirs here."""
+    include = values["invariants"]
+    limit = values["budget"]
+    return RunConfig(
+        seed=seed,
+        max_examples=values["max_examples"],
+        rounds=values["rounds"],
+        profile=profile,
+        include=tuple(include) if include is not None else None,
+        exclude=tuple(values["exclude_invariants"]),
+        corpus_dir=corpus_dir,
+        corpus_why=corpus_why,
+        budget=Budget(limit=limit, counter=values["counter"]) if limit else None,
+        reading="verbatim" if values["verbatim"] else "tokens",
+        shrink=not values["no_shrink"],
+        redis_url=redis_url,
+        redis_read_only=bool(values["redis_read_only"]),
+        seed_given=seed_given,
+        malformed=tuple(values["malformed"]),
+        min_exercised=values["min_exercised"],
+        max_total_examples=values["max_total_examples"],
+        format=values["format"],
+        transcripts=transcripts,
+        model=model,
+    )
+
+
+class RunOptionError(CompactcheckError):
+    """Run options that a run cannot take, alone or together."""
+
+
+def check_options(values: Mapping[str, Any], front: Front) -> None:
+    """Refuse option values a run cannot take together, said in ``front``'s spelling."""
+    try:
+        check_together(values, front)
+    except OptionError as error:
+        raise RunOptionError(str(error)) from None
+
+
+def model_slot(values: Mapping[str, Any]) -> ModelSlot | None:
+    """The model slot that checked option values name; None without a model."""
+    if not values["model"]:
+        return None
+    return ModelSlot(
+        values["model"],
+        cache_dir=values["model_cache"],
+        max_calls=values["max_model_calls"],
+        max_tokens=values["max_model_tokens"],
+        offline=bool(values["offline"]),
+    )

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
-DEFAULT_TIMEOUT = 30.0
-# Address space per isolated worker. Generous, because importing a large library reserves much
-# more virtual memory than it uses; a runaway compactor still meets it long before the machine's
-# out-of-memory killer would.
-DEFAULT_MEMORY_LIMIT_MB = 4096
+# Named once, in the options table, for every front end and backend.
+from compactcheck.options import DEFAULT_MEMORY_LIMIT_MB, DEFAULT_TIMEOUT
 
 # Where a target's compactor runs, as reports name it.
 Isolation = Literal["worker process", "harness process", "in-process", "built-in"]
@@ -25,3 +23,15 @@ class Calls:
     in_process: bool = False
     # MB of address space per worker; 0 sets no limit.
     memory_limit_mb: int = DEFAULT_MEMORY_LIMIT_MB
+
+    @classmethod
+    def from_options(cls, values: Mapping[str, Any]) -> Calls:
+        """The calls that checked option values (``compactcheck.options`` keys) ask for."""
+        return cls(
+            timeout=values["timeout"],
+            in_process=bool(values["in_process"]),
+            memory_limit_mb=values["memory_limit"],
+        )
+
+
+__all__ = ["DEFAULT_MEMORY_LIMIT_MB", "DEFAULT_TIMEOUT", "Calls", "Isolation"]

@@ -26,6 +26,7 @@ from typing import Any, ClassVar, Self
 from compactcheck.invariants import View, json_copy
 from compactcheck.report.model import Implementation
 from compactcheck.targets.backend import Answer
+from compactcheck.targets.calls import DEFAULT_TIMEOUT
 from compactcheck.targets.harness_process import (
     DeadlineError,
     ExitedError,
@@ -49,7 +50,6 @@ from compactcheck.targets.protocol import (
     validate_answer,
 )
 
-DEFAULT_TIMEOUT = 10.0
 DEFAULT_MAX_RESTARTS = 3
 DEFAULT_MAX_ANSWER_BYTES = 16 * 1024 * 1024
 DEFAULT_STDERR_BYTES = 64 * 1024

@@ -15,17 +15,27 @@ import subprocess
 import sys
 from pathlib import Path
 
-from compactcheck import pytest_options
 from compactcheck.harness import MALFORMED
 from compactcheck.invariants import VIEWS
 from compactcheck.invariants.formats import CHAT, FORMATS
 from compactcheck.invariants.levels import LEVELS
 from compactcheck.models.slot import NAMES_HELP
+from compactcheck.options import kinds
 from compactcheck.scale.database import REDIS_URL_VARIABLE
 from compactcheck.targets.calls import DEFAULT_MEMORY_LIMIT_MB, DEFAULT_TIMEOUT
 
 # What the registered plugin may load in a session that does not use it.
-PLUGIN_MODULES = {"compactcheck", "compactcheck.pytest_plugin", "compactcheck.pytest_options"}
+PLUGIN_MODULES = {
+    "compactcheck",
+    "compactcheck.pytest_plugin",
+    "compactcheck.pytest_options",
+    # The run options table, standard library only.
+    "compactcheck.options",
+    "compactcheck.options.kinds",
+    "compactcheck.options.option",
+    "compactcheck.options.rules",
+    "compactcheck.options.schema",
+}
 # The packages a used plugin brings, ours first (today's names and those under compactcheck).
 OURS = ("compactcheck", "invariants", "strategies", "reference_engine")
 
@@ -114,12 +124,12 @@ def test_strategies(compactcheck_strategies):
 
 def test_what_the_options_table_writes_out_is_what_it_copies() -> None:
     # The table is loaded in every session, so it imports none of these: it copies them.
-    assert pytest_options.VIEWS == VIEWS
-    assert pytest_options.WIRE_FORMATS == FORMATS
-    assert pytest_options.CHAT == CHAT
-    assert pytest_options.DEFAULT_TIMEOUT == DEFAULT_TIMEOUT
-    assert pytest_options.DEFAULT_MEMORY_LIMIT_MB == DEFAULT_MEMORY_LIMIT_MB
-    assert tuple(MALFORMED) == pytest_options.MALFORMED
-    assert pytest_options.REDIS_URL_VARIABLE == REDIS_URL_VARIABLE
-    assert pytest_options.MODEL_NAMES_HELP == NAMES_HELP
-    assert tuple(str(level) for level in sorted(LEVELS)) == pytest_options.LEVELS
+    assert kinds.VIEWS == VIEWS
+    assert kinds.WIRE_FORMATS == FORMATS
+    assert kinds.CHAT == CHAT
+    assert kinds.DEFAULT_TIMEOUT == DEFAULT_TIMEOUT
+    assert kinds.DEFAULT_MEMORY_LIMIT_MB == DEFAULT_MEMORY_LIMIT_MB
+    assert tuple(MALFORMED) == kinds.MALFORMED
+    assert kinds.REDIS_URL_VARIABLE == REDIS_URL_VARIABLE
+    assert kinds.MODEL_NAMES_HELP == NAMES_HELP
+    assert tuple(str(level) for level in sorted(LEVELS)) == kinds.LEVELS
