@@ -7,12 +7,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from compactcheck.engine.selection import Selection
-from compactcheck.errors import CompactcheckError
+from compactcheck.base.awaiting import discarded
+from compactcheck.base.errors import CompactcheckError
+from compactcheck.base.selection import Selection
 from compactcheck.invariants import Budget, Facts, View
 from compactcheck.invariants.formats import CHAT, Format, check_format
-from compactcheck.judging import Judgement, PairError, ViolationError, check_pair
-from compactcheck.targets.awaiting import discarded
+from compactcheck.observed.judging import Judgement, PairError, ViolationError, check_pair
 from compactcheck.targets.calls import DEFAULT_MEMORY_LIMIT_MB
 
 # What only fuzzing needs (the engine, Hypothesis, the strategies, the targets) is imported by
@@ -78,9 +78,10 @@ def fuzz(
     The run is reproducible: the same seed draws the same histories. Failing histories are
     written to ``corpus_dir`` as soon as they are found (by default ``.compactcheck/corpus`` at
     the root of the project the compactor's code belongs to). ``on_event`` sees the run's events.
-    ``transcripts`` (a file or folder of recorded transcripts, ``compactcheck.transcripts``)
-    replaces generated histories by pieces of them, each transcript also run whole; the
-    messages view only, with facts inferred from each round's input.
+    ``transcripts`` (a file or folder of recorded transcripts,
+    ``compactcheck.observed.transcripts``) replaces generated histories by pieces of them, each
+    transcript also run whole; the messages view only, with facts inferred from each round's
+    input.
     ``model`` is what a built-in summariser writes with: a name as ``--model`` takes it
     (``"paraphrase"``, ``"openai:gpt-4o-mini"``), a ``ModelSlot`` (its cache, cap, offline) or a
     ``Model`` object (an ``OpenAIModel`` on your own client, say), recorded beside the corpus.
@@ -93,9 +94,9 @@ def fuzz(
     from compactcheck.engine.config import RunConfig
     from compactcheck.engine.core import Engine, follow
     from compactcheck.harness import MALFORMED
+    from compactcheck.observed.transcripts import Transcript, TranscriptError, load_transcripts
     from compactcheck.targets.calls import Calls
     from compactcheck.targets.registry import python_target
-    from compactcheck.transcripts import Transcript, TranscriptError, load_transcripts
 
     format = check_format(format)
     unknown = [name for name in malformed if name not in MALFORMED]

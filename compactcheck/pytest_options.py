@@ -107,7 +107,7 @@ def _malformed(text: str) -> tuple[str, ...]:
 
 
 def _model(text: str) -> str:
-    from compactcheck.errors import CompactcheckError, one_line
+    from compactcheck.base.errors import CompactcheckError, one_line
     from compactcheck.models import check_name
 
     try:

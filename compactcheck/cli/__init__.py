@@ -11,9 +11,9 @@ from collections.abc import Sequence
 
 from rich.console import Console
 
+from compactcheck.base.errors import CompactcheckError, ExitCode, one_line
 from compactcheck.cli import checks, fuzz, init, listings, merge, pairs, reports, run
 from compactcheck.cli.options import Parser, toolkit_version
-from compactcheck.errors import CompactcheckError, ExitCode, one_line
 from compactcheck.report import untrusted
 
 _DESCRIPTION = "Find the histories on which a context compactor breaks its contract."

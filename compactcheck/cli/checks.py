@@ -8,6 +8,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.text import Text
 
+from compactcheck.base.errors import CompactcheckError, ExitCode
 from compactcheck.cli.options import (
     call_options,
     calls_of,
@@ -18,12 +19,17 @@ from compactcheck.cli.options import (
 from compactcheck.corpus import location
 from compactcheck.corpus.replay import ModelTerms, exit_code, replay
 from compactcheck.engine.results import slot_calls
-from compactcheck.errors import CompactcheckError, ExitCode
-from compactcheck.golden import DEFAULT_CORPUS, CaseResult, case_files, load_case, run_case
-from compactcheck.harness.smoke import smoke_round
+from compactcheck.reference_engine.golden import (
+    DEFAULT_CORPUS,
+    CaseResult,
+    case_files,
+    load_case,
+    run_case,
+)
 from compactcheck.report import untrusted
 from compactcheck.report.render.listings import golden_table, replay_table
 from compactcheck.targets.registry import resolve
+from compactcheck.targets.smoke import smoke_round
 
 
 def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

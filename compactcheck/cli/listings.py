@@ -7,9 +7,9 @@ import json
 
 from rich.console import Console
 
+from compactcheck.base.call_law import call_law
+from compactcheck.base.errors import ExitCode
 from compactcheck.cli.options import positive
-from compactcheck.engine.crash import call_law
-from compactcheck.errors import ExitCode
 from compactcheck.invariants import VIEWS, catalogue
 from compactcheck.invariants.catalogue import ALL_FORMATS
 from compactcheck.report.render.listings import (

@@ -10,17 +10,18 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from compactcheck.base.errors import CompactcheckError, ExitCode
+from compactcheck.base.files import installed_version
 from compactcheck.corpus import location
 from compactcheck.engine.config import Profile, RunConfig
 from compactcheck.engine.shards import Shard
-from compactcheck.errors import CompactcheckError, ExitCode
-from compactcheck.files import installed_version
 from compactcheck.harness import MALFORMED
 from compactcheck.invariants import VIEWS, Budget
 from compactcheck.invariants.formats import CHAT
 from compactcheck.invariants.formats import FORMATS as WIRE_FORMATS
 from compactcheck.models import ModelError, ModelSlot, check_name
 from compactcheck.models.slot import NAMES_HELP
+from compactcheck.observed.transcripts import Transcript, TranscriptError, load_transcripts
 from compactcheck.report.io import write_report, write_text
 from compactcheck.report.model import Report
 from compactcheck.report.render import FORMATS
@@ -31,7 +32,6 @@ from compactcheck.scale.database import (
     redis_url,
 )
 from compactcheck.targets.calls import DEFAULT_MEMORY_LIMIT_MB, DEFAULT_TIMEOUT, Calls
-from compactcheck.transcripts import Transcript, TranscriptError, load_transcripts
 
 PROFILES = ("dev", "ci", "campaign")
 

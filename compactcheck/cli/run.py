@@ -8,6 +8,7 @@ import os
 from rich.console import Console
 from rich.text import Text
 
+from compactcheck.base.errors import ExitCode
 from compactcheck.cli.options import (
     PROFILES,
     calls_of,
@@ -22,7 +23,6 @@ from compactcheck.cli.progress import Progress
 from compactcheck.engine.config import Profile
 from compactcheck.engine.core import Engine, follow
 from compactcheck.engine.shards import Shard, ShardError
-from compactcheck.errors import ExitCode
 from compactcheck.invariants.levels import LEVELS
 from compactcheck.report.levels import level_text
 from compactcheck.report.model import Report

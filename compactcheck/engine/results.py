@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import JsonValue
 
-from compactcheck.engine.crash import CALL_ANSWERED
+from compactcheck.base.call_law import CALL_ANSWERED
 from compactcheck.engine.verdicts import WRONG_ANSWERS, quiet_verdict, top_failures
 from compactcheck.invariants import Invariant
 from compactcheck.invariants.inference import INFERABLE

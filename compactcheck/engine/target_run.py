@@ -17,11 +17,12 @@ from hypothesis import HealthCheck, Phase, example, given, seed, settings
 from hypothesis.errors import HypothesisException, HypothesisWarning
 from hypothesis.strategies import SearchStrategy
 
+from compactcheck.base import interrupts
+from compactcheck.base.call_law import CALL_ANSWERED, call_finding
+from compactcheck.base.selection import Selection
 from compactcheck.corpus.entry import CorpusEntry, RerunVerdict, note_reproduced
 from compactcheck.corpus.replay import recorded_rounds
-from compactcheck.engine import interrupts
 from compactcheck.engine.config import RunConfig
-from compactcheck.engine.crash import CALL_ANSWERED, call_finding
 from compactcheck.engine.draws import seed_only_draws
 from compactcheck.engine.events import (
     Event,
@@ -35,20 +36,24 @@ from compactcheck.engine.events import (
 from compactcheck.engine.fidelity import REFERENCE_TARGETS, FidelityTally
 from compactcheck.engine.recording import ByLaw, Recorder, Recording
 from compactcheck.engine.results import target_report
-from compactcheck.engine.selection import Selection
 from compactcheck.engine.steering import history_size, steer
 from compactcheck.engine.verdicts import Failure, Tally
 from compactcheck.harness import Case, Driver, RoundOutcome, cases
 from compactcheck.harness.messages import MessagesDriver
 from compactcheck.invariants import Finding, Invariant, View
 from compactcheck.invariants.formats import CHAT, Format
+from compactcheck.observed.transcripts import (
+    TranscriptDriver,
+    TranscriptError,
+    transcript_cases,
+    whole,
+)
 from compactcheck.report.levels import accepted_waivers
 from compactcheck.report.model import (
     Reproduced,
 )
 from compactcheck.targets.ahead import answered_ahead
 from compactcheck.targets.registry import Target, resolve
-from compactcheck.transcripts import TranscriptDriver, TranscriptError, transcript_cases, whole
 
 
 @dataclass(frozen=True)

@@ -11,9 +11,9 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
+from compactcheck.base.call_law import CALL_ANSWERED as CALL_ANSWERED
 from compactcheck.harness import RoundOutcome
 from compactcheck.invariants import Finding, Invariant
-from compactcheck.report.model import CALL_ANSWERED as CALL_ANSWERED
 from compactcheck.report.model import MIN_COMPACTED_PERCENT, VACUITY_PREFIX, Verdict
 
 

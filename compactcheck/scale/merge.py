@@ -14,16 +14,15 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from compactcheck.atomic import write_text_atomically
+from compactcheck.base.atomic import write_text_atomically
+from compactcheck.base.errors import CompactcheckError
 from compactcheck.corpus.entry import corpus_files, load_entry
-from compactcheck.engine.fidelity import merged
 from compactcheck.engine.verdicts import (
     answered_verdict,
     rarely_compacted,
     top_failures,
     vacuity_line,
 )
-from compactcheck.errors import CompactcheckError
 from compactcheck.report.levels import level_reached, overlaid
 from compactcheck.report.model import (
     COVERAGE_PREFIX,
@@ -35,6 +34,7 @@ from compactcheck.report.model import (
     TargetReport,
     Verdict,
 )
+from compactcheck.scale.fidelity import merged
 
 # When no shard broke a law and none could judge it, the most telling verdict wins.
 _QUIET_ORDER: tuple[Verdict, ...] = ("errored", "unknown", "skipped")

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
+from compactcheck.base.errors import ExitCode
 from compactcheck.cli import main
-from compactcheck.errors import ExitCode
 
 
 @pytest.mark.parametrize(
