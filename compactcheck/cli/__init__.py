@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from rich.console import Console
 
 from compactcheck.base.errors import CompactcheckError, ExitCode, one_line
-from compactcheck.cli import checks, fuzz, init, listings, merge, pairs, reports, run
+from compactcheck.cli import checks, fuzz, init, listings, maintainers, merge, pairs, reports, run
 from compactcheck.cli.options import Parser, toolkit_version
 from compactcheck.report import untrusted
 
@@ -23,7 +23,8 @@ def _parser() -> Parser:
     parser = Parser(prog="compactcheck", description=_DESCRIPTION)
     parser.add_argument("--version", action="version", version=f"compactcheck {toolkit_version()}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
-    for command in (run, fuzz, merge, checks, pairs, listings, reports, init):
+    # Our own reference engine's checks come last, apart from a user's commands.
+    for command in (run, fuzz, merge, checks, pairs, listings, reports, init, maintainers):
         command.add(commands)
     return parser
 
