@@ -63,7 +63,18 @@ def test_a_package_cycle_breaks_the_contracts(tmp_path: Path) -> None:
         copy,
         symlinks=True,
         ignore=shutil.ignore_patterns(
-            ".venv*", ".git", "tests", "reports", ".*cache*", "*.egg-info"
+            ".venv*",
+            ".git",
+            ".*cache*",
+            ".hypothesis",
+            ".compactcheck",
+            "*.egg-info",
+            "build",
+            "tests",
+            "reports",
+            "benchmarks",
+            "docs",
+            "examples",
         ),
     )
     law = copy / "invariants" / "law.py"
