@@ -111,7 +111,7 @@ def write_log(path: Path, pairs: int, every: int = 97, seed: int = 0) -> dict[in
 
 def pairs_per_second(path: Path, pairs: int) -> dict[str, float]:
     """Audit a fresh log of ``pairs`` lines; pairs per second, and the violations found."""
-    from compactcheck.recorded import audit
+    from compactcheck.observed.audit import audit
 
     planted = write_log(path, pairs)
     found: list[int] = []

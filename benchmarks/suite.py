@@ -47,15 +47,15 @@ from benchmarks.snapshot_validation import (
     time_validation,
 )
 from benchmarks.throughput import throughput
+from compactcheck.base.backend import Backend, handed
+from compactcheck.base.loading import load_attribute
 from compactcheck.engine.target_run import TargetRun
 from compactcheck.invariants import AgentEvent, Decision, View, catalogue, dump_messages
 from compactcheck.invariants.law import Invariant
 from compactcheck.invariants.laws.messages.reading import forget_searchable_texts
 from compactcheck.strategies import message_histories, scenarios
-from compactcheck.targets.backend import Backend, handed
 from compactcheck.targets.calls import Calls
 from compactcheck.targets.inprocess import CallableBackend
-from compactcheck.targets.loading import load_attribute
 from compactcheck.targets.registry import all_mutants, resolve
 from compactcheck.targets.subprocess_backend import CommandBackend
 

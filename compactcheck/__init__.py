@@ -19,13 +19,13 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from compactcheck.api import Judgement, ViolationError, check, fuzz
-    from compactcheck.conversion import ConversionError, convert
+    from compactcheck.base.errors import CompactcheckError, ExitCode
     from compactcheck.engine.events import Event
-    from compactcheck.errors import CompactcheckError, ExitCode
     from compactcheck.invariants import Budget, Facts
-    from compactcheck.recorded import audit
+    from compactcheck.invariants.formats.conversion import ConversionError, convert
+    from compactcheck.observed.audit import audit
+    from compactcheck.observed.guard import Guarded, GuardEvent, guard
     from compactcheck.report.model import Counterexample, InvariantResult, Report, TargetReport
-    from compactcheck.runtime_guard import Guarded, GuardEvent, guard
 
     __version__: str
 
@@ -35,16 +35,16 @@ _PUBLIC = {
     "fuzz": "compactcheck.api",
     "check": "compactcheck.api",
     "Judgement": "compactcheck.api",
-    "audit": "compactcheck.recorded",
-    "guard": "compactcheck.runtime_guard",
-    "Guarded": "compactcheck.runtime_guard",
-    "GuardEvent": "compactcheck.runtime_guard",
+    "audit": "compactcheck.observed.audit",
+    "guard": "compactcheck.observed.guard",
+    "Guarded": "compactcheck.observed.guard",
+    "GuardEvent": "compactcheck.observed.guard",
     "ViolationError": "compactcheck.api",
-    "convert": "compactcheck.conversion",
-    "ConversionError": "compactcheck.conversion",
+    "convert": "compactcheck.invariants.formats.conversion",
+    "ConversionError": "compactcheck.invariants.formats.conversion",
     "Event": "compactcheck.engine.events",
-    "CompactcheckError": "compactcheck.errors",
-    "ExitCode": "compactcheck.errors",
+    "CompactcheckError": "compactcheck.base.errors",
+    "ExitCode": "compactcheck.base.errors",
     "Report": "compactcheck.report.model",
     "TargetReport": "compactcheck.report.model",
     "InvariantResult": "compactcheck.report.model",

@@ -7,14 +7,14 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from compactcheck.engine.selection import Selection
-from compactcheck.errors import CompactcheckError
+from compactcheck.base.awaiting import discarded
+from compactcheck.base.errors import CompactcheckError
+from compactcheck.base.selection import Selection
 from compactcheck.invariants import Budget, Facts, View
 from compactcheck.invariants.formats import CHAT, Format, check_format
-from compactcheck.judging import Judgement, PairError, ViolationError, check_pair
+from compactcheck.observed.judging import Judgement, PairError, ViolationError, check_pair
 from compactcheck.options import BY_KEY, DEFAULT_MEMORY_LIMIT_MB, DEFAULT_TIMEOUT, OptionError
 from compactcheck.options.kinds import REPORTS
-from compactcheck.targets.awaiting import discarded
 
 # What only fuzzing needs (the engine, Hypothesis, the strategies, the targets) is imported by
 # `fuzz` itself, so that `check` and the guard, which run in production, load none of it.
@@ -87,9 +87,10 @@ def fuzz(
     The run is reproducible: the same seed draws the same histories. Failing histories are
     written to ``corpus_dir`` as soon as they are found (by default ``.compactcheck/corpus`` at
     the root of the project the compactor's code belongs to). ``on_event`` sees the run's events.
-    ``transcripts`` (a file or folder of recorded transcripts, ``compactcheck.transcripts``)
-    replaces generated histories by pieces of them, each transcript also run whole; the
-    messages view only, with facts inferred from each round's input.
+    ``transcripts`` (a file or folder of recorded transcripts,
+    ``compactcheck.observed.transcripts``) replaces generated histories by pieces of them, each
+    transcript also run whole; the messages view only, with facts inferred from each round's
+    input.
     ``model`` is what a built-in summariser writes with: a name as ``--model`` takes it
     (``"paraphrase"``, ``"openai:gpt-4o-mini"``), a ``ModelSlot`` (its cache, cap, offline) or a
     ``Model`` object (an ``OpenAIModel`` on your own client, say), recorded beside the corpus.
@@ -106,10 +107,10 @@ def fuzz(
     from compactcheck.corpus import location
     from compactcheck.engine.config import check_options, from_options
     from compactcheck.engine.core import Engine, follow
+    from compactcheck.observed.transcripts import Transcript, load_transcripts
     from compactcheck.scale.database import check_reachable
     from compactcheck.targets.calls import Calls
     from compactcheck.targets.registry import python_target
-    from compactcheck.transcripts import Transcript, load_transcripts
 
     format = check_format(format)
     given = {

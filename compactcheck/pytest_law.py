@@ -21,12 +21,12 @@ from compactcheck.harness import Case
 from compactcheck.harness.cases import cases
 from compactcheck.invariants import View
 from compactcheck.models import ModelSlot
+from compactcheck.observed.transcripts import Transcript
 from compactcheck.report.model import Counterexample, InvariantResult, TargetReport
 from compactcheck.report.render._digest import input_problems_line, returned_lines
 from compactcheck.report.untrusted import json_block, safe_line
 from compactcheck.targets.calls import Calls
 from compactcheck.targets.registry import Target, resolve
-from compactcheck.transcripts import Transcript
 
 
 @dataclass

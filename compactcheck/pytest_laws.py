@@ -20,16 +20,18 @@ from typing import Any
 import pytest
 from hypothesis import settings
 
+from compactcheck.base.errors import CompactcheckError, one_line
+from compactcheck.base.loading import is_file_spec
+from compactcheck.base.selection import Selection
+from compactcheck.base.shards import Shard
 from compactcheck.corpus.entry import DEFAULT_CORPUS_DIR
 from compactcheck.engine.config import RunConfig, from_options, model_slot
 from compactcheck.engine.core import report_of
 from compactcheck.engine.plan import gather_corpora
-from compactcheck.engine.selection import Selection
-from compactcheck.engine.shards import Shard
-from compactcheck.errors import CompactcheckError, one_line
 from compactcheck.invariants import View
 from compactcheck.invariants.formats import CHAT, check_format
 from compactcheck.models import ModelSlot
+from compactcheck.observed.transcripts import Transcript, load_transcripts
 from compactcheck.pytest_law import SESSION, LawCase, LawSession, open_target
 from compactcheck.pytest_options import BY_KEY, WORKER_KEY, marker_keywords
 from compactcheck.pytest_options import values as option_values
@@ -37,9 +39,7 @@ from compactcheck.report.model import TargetReport
 from compactcheck.scale.database import profile_database, redis_url
 from compactcheck.scale.merge import merge_target_groups, point_into
 from compactcheck.targets.calls import Calls
-from compactcheck.targets.loading import is_file_spec
 from compactcheck.targets.registry import Target, resolve
-from compactcheck.transcripts import Transcript, load_transcripts
 
 # The model slot's ledger file, handed by the xdist controller to each worker.
 _LEDGER_KEY = "compactcheck_model_ledger"

@@ -8,9 +8,9 @@ from typing import ClassVar, Generic, TypeVar
 
 from hypothesis import strategies as st
 
-from compactcheck.strategies.scenario_model import GroundTruth, Ledger, Scenario, Visitor, walk
+from compactcheck.strategies.scenario_model import GroundTruth, Ledger, Scenario, walk
 from compactcheck.strategies.scenarios import scenarios
-from compactcheck.strategies.turns import Turn
+from compactcheck.strategies.turns import Turn, Visitor
 
 View = TypeVar("View", covariant=True)
 History = TypeVar("History")

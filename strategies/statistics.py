@@ -11,15 +11,14 @@ from typing import Final
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
-from compactcheck.invariants.laws.messages import message_chars
-from compactcheck.strategies.formats import (
+from compactcheck.invariants.formats.projection import (
     FORMAT_FEATURES,
     Features,
-    failed_calls,
-    feature_values,
     project_format,
     request_features,
 )
+from compactcheck.invariants.laws.messages import message_chars
+from compactcheck.strategies.features import failed_calls, feature_values
 from compactcheck.strategies.messages_view import project_messages
 from compactcheck.strategies.scenario_model import Scenario
 from compactcheck.strategies.scenarios import STATUSES, scenarios

@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from compactcheck.invariants import ValidationRecord
-
-if TYPE_CHECKING:
-    from compactcheck.strategies.scenario_model import Visitor
 
 ToolKind = Literal["read", "edit", "validate"]
 
@@ -151,3 +148,50 @@ class Turn:
     answer: str | None = None
     compacted_before: bool = False
     restarted_before: bool = False
+
+
+class Visitor:
+    """Receives a run's happenings in order; each view of a scenario is one visitor."""
+
+    def restart(self, stale_lock: bool) -> None:
+        """A new process lifecycle begins (after a crash mid-compaction when ``stale_lock``)."""
+
+    def compaction(self) -> None:
+        """An earlier compaction folds everything so far."""
+
+    def turn(self, index: int, turn: Turn, answered: str | None) -> None:
+        """A user turn begins; ``answered`` is the question its answer resolves."""
+
+    def action(self, action: Action) -> None:
+        """The agent acts; each kind of action goes to its own hook below."""
+        action.tell(self)
+
+    def say(self, text: str) -> None:
+        """The assistant writes text."""
+
+    def tool_batch(self, batch: ToolBatch) -> None:
+        """The assistant makes a batch's calls."""
+
+    def start_step(self, step_id: str) -> None:
+        """The agent starts a plan step."""
+
+    def complete_step(self, step_id: str, evidence: tuple[str, ...]) -> None:
+        """The agent completes a plan step, with evidence."""
+
+    def fail_attempt(self, text: str) -> None:
+        """The agent abandons an approach."""
+
+    def activate_skill(self, name: str, description: str) -> None:
+        """The agent activates a skill."""
+
+    def result(self, call: ToolCallSpec, late: bool) -> None:
+        """A tool result arrives; ``late`` when other actions came between call and result."""
+
+    def question(self, question: str) -> None:
+        """The agent asks the user a question."""
+
+    def pending(self, batch: ToolBatch) -> None:
+        """The trailing batch: calls are made, results have not arrived."""
+
+    def turn_end(self, index: int, turn: Turn, last: bool) -> None:
+        """The turn is over (the last one stays open while a batch is pending)."""

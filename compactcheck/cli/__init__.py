@@ -11,9 +11,20 @@ from collections.abc import Sequence
 
 from rich.console import Console
 
-from compactcheck.cli import checks, drift, fuzz, init, listings, merge, pairs, reports, run
+from compactcheck.base.errors import CompactcheckError, ExitCode, one_line
+from compactcheck.cli import (
+    checks,
+    drift,
+    fuzz,
+    init,
+    listings,
+    maintainers,
+    merge,
+    pairs,
+    reports,
+    run,
+)
 from compactcheck.cli.options import Parser, toolkit_version
-from compactcheck.errors import CompactcheckError, ExitCode, one_line
 from compactcheck.report import untrusted
 
 _DESCRIPTION = "Find the histories on which a context compactor breaks its contract."
@@ -23,7 +34,8 @@ def _parser() -> Parser:
     parser = Parser(prog="compactcheck", description=_DESCRIPTION)
     parser.add_argument("--version", action="version", version=f"compactcheck {toolkit_version()}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
-    for command in (run, fuzz, drift, merge, checks, pairs, listings, reports, init):
+    # Our own reference engine's checks come last, apart from a user's commands.
+    for command in (run, fuzz, drift, merge, checks, pairs, listings, reports, init, maintainers):
         command.add(commands)
     return parser
 

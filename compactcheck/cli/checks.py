@@ -1,4 +1,4 @@
-"""Quick checks that need no fuzzing: `replay` the corpus, `smoke` a target, `golden` cases."""
+"""Quick checks that need no fuzzing: `replay` the corpus, `smoke` a target."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.text import Text
 
+from compactcheck.base.errors import ExitCode
 from compactcheck.cli.options import (
     call_options,
     calls_of,
@@ -18,12 +19,10 @@ from compactcheck.cli.options import (
 from compactcheck.corpus import location
 from compactcheck.corpus.replay import ModelTerms, exit_code, replay
 from compactcheck.engine.results import slot_calls
-from compactcheck.errors import CompactcheckError, ExitCode
-from compactcheck.golden import DEFAULT_CORPUS, CaseResult, case_files, load_case, run_case
-from compactcheck.harness.smoke import smoke_round
 from compactcheck.report import untrusted
-from compactcheck.report.render.listings import golden_table, replay_table
+from compactcheck.report.render.listings import replay_table
 from compactcheck.targets.registry import resolve
+from compactcheck.targets.smoke import smoke_round
 
 
 def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -53,18 +52,6 @@ def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     model_options(smoke)
     format_option(smoke)
     smoke.set_defaults(handler=smoke_main)
-
-    golden = commands.add_parser(
-        "golden", help="run the snapshot reference engine over the golden corpus"
-    )
-    golden.add_argument(
-        "path",
-        nargs="?",
-        type=Path,
-        default=DEFAULT_CORPUS,
-        help="a case file or a folder of them (default: the shipped corpus)",
-    )
-    golden.set_defaults(handler=golden_main)
 
 
 def replay_main(arguments: argparse.Namespace, console: Console) -> int:
@@ -111,24 +98,4 @@ def smoke_main(arguments: argparse.Namespace, console: Console) -> int:
             console.print(Text(slot_calls(target.model).counts()))
     finally:
         target.close()
-    return ExitCode.FAILED if failed else ExitCode.OK
-
-
-def golden_main(arguments: argparse.Namespace, console: Console) -> int:
-    """Every golden case through the snapshot reference engine; failed on any mismatch."""
-    path: Path = arguments.path
-    results: list[CaseResult] = [run_case(load_case(file), file) for file in case_files(path)]
-    if not results:
-        raise CompactcheckError(f"{path}: expected golden case files (*.json), found none")
-    console.print(golden_table(results))
-    for result in results:
-        for round_ in result.rounds:
-            if round_.mismatches:
-                line = f"{result.path.name} round {round_.index}: " + "; ".join(round_.mismatches)
-                console.print(f"[red]{line}[/]", markup=True, highlight=False)
-    failed = [result for result in results if not result.passed]
-    console.print(
-        f"{len(results) - len(failed)} of {len(results)} case(s) behaved as expected"
-        + (f"; unexpected: {', '.join(r.case.name for r in failed)}" if failed else "")
-    )
     return ExitCode.FAILED if failed else ExitCode.OK

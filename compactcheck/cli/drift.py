@@ -7,10 +7,10 @@ from pathlib import Path
 
 from rich.console import Console
 
-from compactcheck.atomic import write_text_atomically
+from compactcheck.base.atomic import write_text_atomically
+from compactcheck.base.errors import CompactcheckError, ExitCode
 from compactcheck.cli.options import call_options, calls_of, model_options, model_slot, natural
 from compactcheck.engine.drift import run_drift
-from compactcheck.errors import CompactcheckError, ExitCode
 from compactcheck.report.render.drift import print_drift, render_drift_html
 from compactcheck.strategies.drift import MIN_ROUNDS
 from compactcheck.targets.registry import resolve

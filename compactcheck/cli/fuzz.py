@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from rich.console import Console
 from rich.text import Text
 
+from compactcheck.base.errors import ExitCode
 from compactcheck.cli.options import (
     add_options,
     calls_of,
@@ -18,11 +19,10 @@ from compactcheck.cli.options import (
     seconds,
     write_outputs,
 )
+from compactcheck.engine.campaign import Campaign
 from compactcheck.engine.core import Engine
-from compactcheck.errors import ExitCode
 from compactcheck.report import untrusted
 from compactcheck.report.render import print_report
-from compactcheck.scale.campaign import Campaign
 
 
 def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

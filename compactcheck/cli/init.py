@@ -7,8 +7,8 @@ from pathlib import Path
 
 from rich.console import Console
 
-from compactcheck.atomic import write_text_atomically
-from compactcheck.errors import CompactcheckError, ExitCode
+from compactcheck.base.atomic import write_text_atomically
+from compactcheck.base.errors import CompactcheckError, ExitCode
 
 ADAPTER = '''"""Adapter between compactcheck and your compactor (written by `compactcheck init`).
 

@@ -1,4 +1,4 @@
-"""What the toolkit knows: `targets`, `invariants`, `rules` and generator `statistics`."""
+"""What the toolkit knows: `targets`, `invariants` and generator `statistics`."""
 
 from __future__ import annotations
 
@@ -7,15 +7,14 @@ import json
 
 from rich.console import Console
 
+from compactcheck.base.call_law import call_law
+from compactcheck.base.errors import ExitCode
 from compactcheck.cli.options import positive
-from compactcheck.engine.crash import call_law
-from compactcheck.errors import ExitCode
 from compactcheck.invariants import VIEWS, catalogue
 from compactcheck.invariants.catalogue import ALL_FORMATS
 from compactcheck.report.render.listings import (
     invariants_table,
     law_formats,
-    rules_table,
     targets_table,
 )
 from compactcheck.strategies import feature_statistics, format_statistics
@@ -32,9 +31,6 @@ def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     invariants.add_argument("--view", choices=VIEWS)
     invariants.add_argument("--json", action="store_true", help="as JSON, one object per law")
     invariants.set_defaults(handler=invariants_main)
-    commands.add_parser(
-        "rules", help="list the validation rules of the snapshot engine"
-    ).set_defaults(handler=lambda arguments, console: _show(console, rules_table()))
     statistics = commands.add_parser("statistics", help="features of generated scenarios")
     statistics.add_argument("--draws", type=positive, default=300)
     statistics.add_argument("--seed", type=int, default=0)

@@ -11,12 +11,13 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from compactcheck.base.errors import ExitCode
+from compactcheck.base.files import installed_version
 from compactcheck.corpus import location
 from compactcheck.engine.config import Profile, RunConfig, check_options, from_options
 from compactcheck.engine.config import model_slot as slot_of
-from compactcheck.errors import ExitCode
-from compactcheck.files import installed_version
 from compactcheck.models import ModelSlot
+from compactcheck.observed.transcripts import Transcript, load_transcripts
 from compactcheck.options import BY_KEY, Option, offered_by
 from compactcheck.options.kinds import (
     PROFILES,
@@ -32,7 +33,6 @@ from compactcheck.report.model import Report
 from compactcheck.report.render import FORMATS
 from compactcheck.scale.database import check_reachable, redis_url
 from compactcheck.targets.calls import Calls
-from compactcheck.transcripts import Transcript, load_transcripts
 
 # The table's value kinds (csv, positive, ...) stay importable from here, where the commands
 # have long found them.

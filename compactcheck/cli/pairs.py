@@ -12,16 +12,16 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
 
+from compactcheck.base.errors import CompactcheckError, ExitCode, one_line
+from compactcheck.base.selection import Selection
 from compactcheck.cli.options import csv, outputs, reading_option, toolkit_version, write_outputs
-from compactcheck.engine.selection import Selection
-from compactcheck.engine.verdicts import pair_verdict
-from compactcheck.errors import CompactcheckError, ExitCode, one_line
 from compactcheck.invariants import VIEWS, Facts
 from compactcheck.invariants.formats import FORMATS
-from compactcheck.judging import PairError, check_pair
-from compactcheck.recorded import Finding, audit
+from compactcheck.observed.audit import Finding, audit
+from compactcheck.observed.judging import PairError, check_pair
 from compactcheck.report import untrusted
 from compactcheck.report.render import print_report
+from compactcheck.report.verdicts import pair_verdict
 
 
 class PairFileError(CompactcheckError, OSError):

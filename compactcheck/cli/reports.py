@@ -7,7 +7,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from compactcheck.errors import ExitCode
+from compactcheck.base.errors import ExitCode
 from compactcheck.report.compare import diff, summary
 from compactcheck.report.io import load_report
 from compactcheck.report.render import print_regressions, print_summary

@@ -8,6 +8,8 @@ import os
 from rich.console import Console
 from rich.text import Text
 
+from compactcheck.base.errors import ExitCode
+from compactcheck.base.shards import Shard
 from compactcheck.cli.options import (
     add_options,
     calls_of,
@@ -19,8 +21,6 @@ from compactcheck.cli.options import (
 from compactcheck.cli.progress import Progress
 from compactcheck.engine.config import Profile
 from compactcheck.engine.core import Engine, follow
-from compactcheck.engine.shards import Shard
-from compactcheck.errors import ExitCode
 from compactcheck.invariants.levels import LEVELS
 from compactcheck.report.levels import level_text
 from compactcheck.report.model import Report

@@ -10,8 +10,8 @@ from typing import Any, Final, Literal
 
 from pydantic import ConfigDict, Field, ValidationError
 
-from compactcheck.atomic import write_text_atomically
-from compactcheck.errors import InputFileError, one_line
+from compactcheck.base.atomic import write_text_atomically
+from compactcheck.base.errors import InputFileError, one_line
 from compactcheck.invariants import WireModel
 
 CORPUS_VERSION: Final = 1

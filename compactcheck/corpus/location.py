@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from compactcheck.errors import CompactcheckError
+from compactcheck.base.errors import CompactcheckError
 
 STATE_DIR = ".compactcheck"
 CORPUS = "corpus"

@@ -8,17 +8,17 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
+from compactcheck.base.call_law import CALL_ANSWERED, call_finding, call_law
+from compactcheck.base.errors import CompactcheckError, ExitCode
+from compactcheck.base.loading import is_file_spec
 from compactcheck.corpus.entry import corpus_files, load_entry
 from compactcheck.corpus.location import project_root
-from compactcheck.engine.crash import CALL_ANSWERED, call_finding, call_law
-from compactcheck.errors import CompactcheckError, ExitCode
 from compactcheck.invariants import VIEWS, Invariant, UnknownInvariantError, View, select
 from compactcheck.invariants.formats import CHAT, Format, check_format
 from compactcheck.models import ModelSlot
 from compactcheck.models.ledger import run_ledger
 from compactcheck.targets.ahead import answered_ahead
 from compactcheck.targets.calls import Calls
-from compactcheck.targets.loading import is_file_spec
 from compactcheck.targets.registry import Target, resolve
 
 ReplayVerdict = Literal[

@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from hypothesis.database import ExampleDatabase
 
+from compactcheck.base.errors import CompactcheckError
+from compactcheck.base.files import installed_version
+from compactcheck.base.shards import Shard
 from compactcheck.corpus.entry import DEFAULT_CORPUS_DIR
-from compactcheck.engine.shards import Shard
-from compactcheck.errors import CompactcheckError
-from compactcheck.files import installed_version
 from compactcheck.invariants import Budget
 from compactcheck.invariants.facts import Reading
 from compactcheck.invariants.formats import CHAT, Format
@@ -22,7 +22,7 @@ from compactcheck.options import Front, OptionError, check_together
 from compactcheck.scale.database import profile_database
 
 if TYPE_CHECKING:
-    from compactcheck.transcripts import Transcript
+    from compactcheck.observed.transcripts import Transcript
 
 Profile = Literal["dev", "ci", "campaign"]
 # Where the shards run on one machine keep their corpora until they are merged into the main one.
@@ -81,8 +81,8 @@ class RunConfig:
     target_phase: bool = False
     # The wire format of the messages view: what a target is handed and must answer.
     format: Format = CHAT
-    # Recorded transcripts (compactcheck.transcripts) the messages view draws pieces of, instead
-    # of generated scenarios; each is also run whole, as an explicit example.
+    # Recorded transcripts (compactcheck.observed.transcripts) the messages view draws pieces
+    # of, instead of generated scenarios; each is also run whole, as an explicit example.
     transcripts: tuple[Transcript, ...] = ()
     # The model the built-in summarisers write with (--model); None: their own echo, as before.
     model: ModelSlot | None = None

@@ -12,7 +12,9 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from compactcheck.engine import interrupts
+from compactcheck.base import interrupts
+from compactcheck.base.selection import Selection
+from compactcheck.base.shards import Shard
 from compactcheck.engine.config import RunConfig
 from compactcheck.engine.events import (
     Event,
@@ -23,8 +25,6 @@ from compactcheck.engine.events import (
 )
 from compactcheck.engine.plan import Job, gather_corpora, plan, run_job
 from compactcheck.engine.recording import ByLaw, Recording
-from compactcheck.engine.selection import Selection
-from compactcheck.engine.shards import Shard
 from compactcheck.engine.target_run import TargetRun
 from compactcheck.invariants import View
 from compactcheck.report.model import Report, TargetReport

@@ -18,7 +18,6 @@ from compactcheck.harness.messages import MessagesDriver
 from compactcheck.invariants import Budget, View
 from compactcheck.invariants.facts import Counter, Facts
 from compactcheck.invariants.fidelity import (
-    KINDS,
     RoundFidelity,
     messages_fidelity,
     session_fidelity,
@@ -27,6 +26,7 @@ from compactcheck.invariants.fidelity import (
 from compactcheck.invariants.formats import Format
 from compactcheck.reference_engine.messages import DEFAULT_MAX_MESSAGES
 from compactcheck.report.model import Fidelity, FidelityRound, FidelitySide, Spread
+from compactcheck.scale.fidelity import MEASURES
 
 # The built-in reference compactor of each view.
 REFERENCE_TARGETS: dict[str, str] = {
@@ -34,7 +34,6 @@ REFERENCE_TARGETS: dict[str, str] = {
     "snapshot": "reference",
     "session": "reference-session",
 }
-MEASURES = (*KINDS, "reasserted", "pruned", "compression")
 
 
 def round_fidelity(view: View, outcome: RoundOutcome, counter: Counter) -> RoundFidelity | None:
@@ -171,57 +170,3 @@ class FidelityTally:
             reference_target=self.reference_target,
             reference_note=note,
         )
-
-
-def _pooled(spreads: Sequence[Spread]) -> Spread:
-    """One spread of the union of the compactions several spreads summarise (exact pooling)."""
-    n = sum(spread.n for spread in spreads)
-    mean = math.fsum(spread.n * spread.mean for spread in spreads) / n
-    variance = (
-        math.fsum(spread.n * (spread.sd**2 + (spread.mean - mean) ** 2) for spread in spreads) / n
-    )
-    return Spread(
-        mean=round(mean, 4),
-        low=min(spread.low for spread in spreads),
-        high=max(spread.high for spread in spreads),
-        sd=round(math.sqrt(variance), 4),
-        n=n,
-    )
-
-
-def _pooled_round(number: int, rounds: Sequence[FidelityRound]) -> FidelityRound:
-    measures: dict[str, Spread] = {}
-    for kind in MEASURES:
-        spreads = [r.measures[kind] for r in rounds if kind in r.measures]
-        if spreads:
-            measures[kind] = _pooled(spreads)
-    return FidelityRound(
-        round=number, compactions=sum(r.compactions for r in rounds), measures=measures
-    )
-
-
-def _pooled_side(sides: Sequence[FidelitySide]) -> FidelitySide:
-    numbers = sorted({r.round for side in sides for r in side.rounds})
-    return FidelitySide(
-        overall=_pooled_round(0, [side.overall for side in sides]),
-        rounds=[
-            _pooled_round(number, [r for side in sides for r in side.rounds if r.round == number])
-            for number in numbers
-        ],
-    )
-
-
-def merged(fidelities: Sequence[Fidelity | None]) -> Fidelity | None:
-    """The fidelity of several shards of one target run, as if measured in one run."""
-    present = [fidelity for fidelity in fidelities if fidelity is not None]
-    if not present:
-        return None
-    references = [f.reference for f in present if f.reference is not None]
-    first = present[0]
-    return Fidelity(
-        counter=first.counter,
-        target=_pooled_side([f.target for f in present]),
-        reference=_pooled_side(references) if references else None,
-        reference_target=first.reference_target,
-        reference_note=first.reference_note,
-    )

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from compactcheck.base.call_law import CALL_ANSWERED, call_finding
+from compactcheck.base.selection import Selection
 from compactcheck.engine.config import RunConfig
-from compactcheck.engine.crash import CALL_ANSWERED, call_finding
 from compactcheck.engine.fidelity import REFERENCE_TARGETS, FidelityTally
-from compactcheck.engine.selection import Selection
 from compactcheck.engine.tally import Failure, Tally
 from compactcheck.harness import RoundOutcome
 from compactcheck.invariants import Budget, Finding, Invariant, View

@@ -12,10 +12,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from compactcheck.base.shards import Shard
 from compactcheck.engine.config import SHARD_CORPORA, RunConfig
 from compactcheck.engine.events import Event
 from compactcheck.engine.recording import Recording
-from compactcheck.engine.shards import Shard
 from compactcheck.engine.target_run import TargetRun
 from compactcheck.invariants import View
 from compactcheck.scale.merge import merge_corpora

@@ -9,8 +9,7 @@ from pydantic import JsonValue
 
 from compactcheck.engine.judge import Judge
 from compactcheck.engine.search import Search
-from compactcheck.engine.tally import Failure, top_failures
-from compactcheck.engine.verdicts import overlaid, run_result
+from compactcheck.engine.tally import Failure
 from compactcheck.invariants import Invariant
 from compactcheck.invariants.inference import INFERABLE
 from compactcheck.invariants.levels import level_of
@@ -24,6 +23,7 @@ from compactcheck.report.model import (
     Reproduced,
     TargetReport,
 )
+from compactcheck.report.verdicts import overlaid, run_result, top_failures
 
 if TYPE_CHECKING:
     from compactcheck.models import MeteredModel

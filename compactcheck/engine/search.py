@@ -16,9 +16,9 @@ from hypothesis import HealthCheck, Phase, example, given, seed, settings
 from hypothesis.errors import HypothesisException
 from hypothesis.strategies import SearchStrategy
 
+from compactcheck.base import interrupts
 from compactcheck.corpus.entry import RerunVerdict, note_reproduced
 from compactcheck.corpus.replay import recorded_rounds
-from compactcheck.engine import interrupts
 from compactcheck.engine.config import RunConfig
 from compactcheck.engine.events import Event, ExampleJudged, Note, Shrunk, ViolationFound
 from compactcheck.engine.heap import searching
@@ -26,14 +26,14 @@ from compactcheck.engine.judge import Judge, broken, finding
 from compactcheck.engine.recording import Recorder
 from compactcheck.engine.steering import history_size, steer
 from compactcheck.engine.tally import Failure
-from compactcheck.engine.verdicts import CALL_ANSWERED, every_call_failed
 from compactcheck.engine.witnesses import Witnesses
 from compactcheck.harness import Case, Driver, RoundOutcome, cases
 from compactcheck.invariants import Finding, Invariant, View
+from compactcheck.observed.transcripts import transcript_cases, whole
 from compactcheck.report.model import Reproduced
+from compactcheck.report.verdicts import CALL_ANSWERED, every_call_failed
 from compactcheck.targets.ahead import answered_ahead
 from compactcheck.targets.registry import Target
-from compactcheck.transcripts import transcript_cases, whole
 
 
 @dataclass(frozen=True)

@@ -2,41 +2,22 @@
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from compactcheck.engine.verdicts import (
+from compactcheck.invariants import Finding
+from compactcheck.report.verdicts import (
     WRONG_ANSWERS,
     Calls,
     Counts,
+    failure_kind,
     rarely_compacted,
     vacuity_line,
 )
-from compactcheck.invariants import Finding
 
 if TYPE_CHECKING:
     from compactcheck.harness import RoundOutcome
-
-# Only the first this many kinds of failure are kept in a report: a compactor that fails in a new
-# way on every call would otherwise fill it.
-MAX_FAILURE_KINDS = 10
-_SEQ = re.compile(r"\bseq \d+")
-
-
-def failure_kind(reason: str) -> str:
-    """A failed call's reason as a kind of failure: its first line, the request's seq masked.
-
-    Two hangs, or two exits with the same code, differ only in the seq of the call they broke.
-    """
-    first = reason.strip().split("\n", 1)[0] or "no reason given"
-    return _SEQ.sub("seq N", first)[:300]
-
-
-def top_failures(failures: Counter[str]) -> dict[str, int]:
-    """The most common kinds of failure, at most MAX_FAILURE_KINDS."""
-    return dict(failures.most_common(MAX_FAILURE_KINDS))
 
 
 @dataclass

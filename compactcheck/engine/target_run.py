@@ -17,8 +17,8 @@ from compactcheck.harness import Case, Driver, RoundOutcome
 from compactcheck.harness.messages import MessagesDriver
 from compactcheck.invariants import Budget, Finding, Invariant, View
 from compactcheck.invariants.formats import Format
+from compactcheck.observed.transcripts import TranscriptDriver, TranscriptError
 from compactcheck.targets.registry import Target
-from compactcheck.transcripts import TranscriptDriver, TranscriptError
 
 
 class TargetRun:

@@ -13,7 +13,7 @@ from compactcheck.invariants.formats import CHAT, Format
 from compactcheck.invariants.session.exchange import MODES as SESSION_MODES
 from compactcheck.invariants.session.exchange import Mode as SessionMode
 from compactcheck.strategies import Scenario, scenarios
-from compactcheck.strategies.formats import feature_values
+from compactcheck.strategies.features import feature_values
 from compactcheck.strategies.projected import History, Recorder, project_prefixes
 
 # How many knobs a case carries (see ``Case.knobs``).
@@ -38,7 +38,7 @@ class Case:
     # they travel in the messages payload and shrink with the history.
     knobs: tuple[int, ...] = ()
     # Which of a provider format's own parts the history carries
-    # (compactcheck.strategies.formats.Features); drawn only for a format other than chat
+    # (compactcheck.invariants.formats.projection.Features); drawn only for a format other than chat
     # completions, and 0 (none) otherwise.
     features: int = 0
 

@@ -12,7 +12,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from compactcheck.errors import first_problem
+from compactcheck.base.backend import Answer, Backend, handed
+from compactcheck.base.errors import first_problem
 from compactcheck.harness.cases import Case
 from compactcheck.harness.outcome import RoundOutcome, Status, answer_problem
 from compactcheck.invariants import Budget, ChatMessage, Facts, View, dump_messages, parse_messages
@@ -24,12 +25,15 @@ from compactcheck.invariants.formats import (
     parse_request,
     read,
 )
+from compactcheck.invariants.formats.projection import Features, project_format
+from compactcheck.invariants.laws.messages.provider_rules import (
+    chat_completions_problems,
+    request_problems,
+)
 from compactcheck.strategies import Projected
-from compactcheck.strategies.formats import Features, failed_calls, project_format
+from compactcheck.strategies.features import failed_calls
 from compactcheck.strategies.messages_facts import messages_facts
 from compactcheck.strategies.messages_view import MessageRecorder
-from compactcheck.strategies.provider_rules import chat_completions_problems, request_problems
-from compactcheck.targets.backend import Answer, Backend, handed
 
 
 def _edited(given: Any, left: Any) -> str | None:

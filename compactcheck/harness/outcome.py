@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from compactcheck.base.backend import Answer
 from compactcheck.invariants import Facts, Finding, Invariant
-from compactcheck.targets.backend import Answer
 
 # compacted: the answer changed the history; unchanged: it handed the history back as it was.
 Status = Literal["compacted", "unchanged", "declined", "skipped", "errored", "unsafe"]

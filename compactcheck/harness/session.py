@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from compactcheck.base.backend import Backend
 from compactcheck.harness.cases import Case
 from compactcheck.harness.outcome import BackendFaultError, RoundOutcome
 from compactcheck.harness.session_exchange import SessionBackendError, session_exchange
@@ -15,7 +16,6 @@ from compactcheck.invariants.session.exchange import Mode as SessionMode
 from compactcheck.reference_engine.shared_semantics import SessionCompactor
 from compactcheck.strategies import project_session
 from compactcheck.strategies.facts import facts_of_truth
-from compactcheck.targets.backend import Backend
 
 
 @dataclass(frozen=True)

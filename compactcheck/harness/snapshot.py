@@ -11,7 +11,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from compactcheck.errors import first_problem
+from compactcheck.base.backend import Answer, Backend
+from compactcheck.base.errors import first_problem
 from compactcheck.harness.cases import Case
 from compactcheck.harness.outcome import BackendFaultError, RoundOutcome, Status
 from compactcheck.invariants import (
@@ -25,7 +26,6 @@ from compactcheck.invariants import (
 from compactcheck.invariants.canonical import json_copy
 from compactcheck.reference_engine.shared_semantics import SnapshotFrame, is_safe_boundary
 from compactcheck.strategies.snapshot_view import SnapshotRecorder
-from compactcheck.targets.backend import Answer, Backend
 
 
 class BackendCompactor:

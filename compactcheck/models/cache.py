@@ -14,7 +14,7 @@ from typing import Final
 
 from pydantic import ValidationError
 
-from compactcheck.atomic import write_text_atomically
+from compactcheck.base.atomic import write_text_atomically
 from compactcheck.models.request import ModelRequest
 
 CACHE_VERSION: Final = 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from compactcheck.errors import CompactcheckError
+from compactcheck.base.errors import CompactcheckError
 from compactcheck.models.request import ModelRequest
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from compactcheck.base.loading import LoadError, load_attribute
 from compactcheck.models.cache import DEFAULT_CACHE_DIR, ModelCache
 from compactcheck.models.clients import PROVIDERS, LangChainModel, real_model
 from compactcheck.models.fakes import FAKE_TYPES, FAKES
@@ -19,7 +20,6 @@ from compactcheck.models.ledger import Ledger, run_ledger
 from compactcheck.models.meter import Meter, MeteredModel
 from compactcheck.models.model import Model, ModelError, Reply, reply_of
 from compactcheck.models.request import ModelRequest
-from compactcheck.targets.loading import LoadError, load_attribute
 
 NAMES_HELP = (
     "echo, paraphrase, lossy, wording, plant-KIND (polarity, number, relax, stale, drop, invent), "

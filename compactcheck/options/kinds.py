@@ -112,7 +112,7 @@ def malformed(text: str) -> tuple[str, ...]:
 
 def model_name(text: str) -> str:
     """A model name as ``--model`` takes it."""
-    from compactcheck.errors import CompactcheckError, one_line
+    from compactcheck.base.errors import CompactcheckError, one_line
     from compactcheck.models import check_name
 
     try:
@@ -123,8 +123,8 @@ def model_name(text: str) -> str:
 
 def shard(text: str) -> Any:
     """``I/M`` as a shard."""
-    from compactcheck.engine.shards import Shard
-    from compactcheck.errors import CompactcheckError
+    from compactcheck.base.errors import CompactcheckError
+    from compactcheck.base.shards import Shard
 
     try:
         return Shard.parse(text)

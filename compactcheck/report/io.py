@@ -11,8 +11,8 @@ from typing import Any, NoReturn
 from pydantic import ValidationError
 from pydantic_core import PydanticSerializationError
 
-from compactcheck.atomic import write_text_atomically
-from compactcheck.errors import InputFileError, one_line
+from compactcheck.base.atomic import write_text_atomically
+from compactcheck.base.errors import InputFileError, one_line
 from compactcheck.report.model import SCHEMA_VERSION, Report
 
 # Far above any real report (a campaign with thousands of witnesses stays in the tens of MB), and

@@ -7,7 +7,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator
 
-from compactcheck.errors import ExitCode
+from compactcheck.base.errors import ExitCode
+from compactcheck.base.implementation import Implementation
 
 Verdict = Literal["pass", "violation", "skipped", "errored", "unknown", "waived"]
 VERDICTS: tuple[Verdict, ...] = ("pass", "violation", "skipped", "errored", "unknown", "waived")
@@ -17,8 +18,6 @@ SCHEMA_VERSION = 1
 # "errored"): see TargetReport.calls.
 CALL_STATUSES = ("compacted", "unchanged", "declined", "skipped", "unsafe", "errored", "timed out")
 Reproduced = Literal["deterministic", "flaky", "errored", "not_checked"]
-# The id of the call law (compactcheck.engine.crash): its verdict counts calls, not compactions.
-CALL_ANSWERED = "call_answered"
 # Lines of TargetReport.errors that a report recomputes when shards are merged.
 VACUITY_PREFIX = "inconclusive: "
 COVERAGE_PREFIX = "coverage: "
@@ -84,26 +83,6 @@ class InvariantResult(_ReportModel):
         default=None,
         description="the reason the target declared for not promising this law; a violation of a "
         "waived law has the verdict 'waived' (judged and shown, never counted as a violation)",
-    )
-
-
-class Implementation(_ReportModel):
-    """What a target says about itself (from the protocol handshake, or built in)."""
-
-    name: str
-    version: str = ""
-    language: str = "python"
-    views: list[str] = Field(default_factory=list)
-    formats: list[str] = Field(
-        default_factory=lambda: ["openai-chat"],
-        description="the wire formats of the messages view it speaks (chat completions unless "
-        "it declares others)",
-    )
-    waivers: dict[str, str] = Field(
-        default_factory=dict,
-        description="laws the compactor does not promise, each with its reason (e.g. a sliding "
-        "window keeps no content by design); judged and shown, never counted as violations or "
-        "toward the level; a law of level 1 cannot be waived",
     )
 
 

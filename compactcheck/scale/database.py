@@ -22,7 +22,7 @@ from hypothesis.database import (
     ReadOnlyDatabase,
 )
 
-from compactcheck.errors import CompactcheckError, one_line
+from compactcheck.base.errors import CompactcheckError, one_line
 
 REDIS_URL_VARIABLE = "COMPACTCHECK_REDIS_URL"
 # Keys of compactcheck's hunts, apart from other Hypothesis users of the same server.

@@ -14,12 +14,9 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from compactcheck.atomic import write_text_atomically
+from compactcheck.base.atomic import write_text_atomically
+from compactcheck.base.errors import CompactcheckError
 from compactcheck.corpus.entry import corpus_files, load_entry
-from compactcheck.engine.fidelity import merged
-from compactcheck.engine.tally import top_failures
-from compactcheck.engine.verdicts import merged_result, overlaid, rarely_compacted, vacuity_line
-from compactcheck.errors import CompactcheckError
 from compactcheck.report.levels import level_reached
 from compactcheck.report.model import (
     COVERAGE_PREFIX,
@@ -30,6 +27,14 @@ from compactcheck.report.model import (
     Report,
     TargetReport,
 )
+from compactcheck.report.verdicts import (
+    merged_result,
+    overlaid,
+    rarely_compacted,
+    top_failures,
+    vacuity_line,
+)
+from compactcheck.scale.fidelity import merged
 
 _STDERR_CHARS = 4000
 

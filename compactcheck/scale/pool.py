@@ -19,7 +19,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from types import FrameType
 from typing import ParamSpec, TypeVar
 
-from compactcheck.engine import interrupts
+from compactcheck.base import interrupts
 
 # How long an interrupted worker may take to unwind its job before it is killed, and how often
 # it is told again meanwhile.

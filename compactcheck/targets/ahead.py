@@ -15,7 +15,7 @@ import contextlib
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from compactcheck.targets.backend import Backend
+from compactcheck.base.backend import Backend
 from compactcheck.targets.subprocess_backend import CommandBackend
 
 

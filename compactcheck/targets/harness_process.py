@@ -19,8 +19,8 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
-from compactcheck.engine import interrupts
-from compactcheck.errors import CompactcheckError
+from compactcheck.base import interrupts
+from compactcheck.base.errors import CompactcheckError
 from compactcheck.targets.protocol import StopRequest
 
 _CHUNK = 64 * 1024

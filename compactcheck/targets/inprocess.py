@@ -7,18 +7,18 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from compactcheck.engine import interrupts
-from compactcheck.invariants import View
-from compactcheck.report.model import Implementation
-from compactcheck.targets.awaiting import Awaiter
-from compactcheck.targets.backend import Answer
-from compactcheck.targets.calling import (
+from compactcheck.base import interrupts
+from compactcheck.base.awaiting import Awaiter
+from compactcheck.base.backend import Answer
+from compactcheck.base.calling import (
     FORMAT_NAMES,
     argument_of,
     described,
     result_of,
     waivers_of,
 )
+from compactcheck.base.implementation import Implementation
+from compactcheck.invariants import View
 from compactcheck.targets.harness_process import SLICE
 
 

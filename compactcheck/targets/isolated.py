@@ -28,8 +28,8 @@ from typing import Any, BinaryIO
 
 import orjson
 
-from compactcheck.targets.awaiting import Awaiter
-from compactcheck.targets.calling import (
+from compactcheck.base.awaiting import Awaiter
+from compactcheck.base.calling import (
     FORMAT_NAMES,
     VIEW_NAMES,
     argument_of,
@@ -38,7 +38,7 @@ from compactcheck.targets.calling import (
     result_of,
     waivers_of,
 )
-from compactcheck.targets.loading import (
+from compactcheck.base.loading import (
     LoadError,
     callable_views,
     is_adapter_object,

@@ -20,7 +20,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from compactcheck.engine import interrupts
+from compactcheck.base import interrupts
 from compactcheck.targets.harness_process import (
     SLICE,
     DeadlineError,

@@ -34,12 +34,12 @@ from pydantic import (
 )
 from pydantic.json_schema import SkipJsonSchema
 
-from compactcheck.errors import CompactcheckError, one_line
+from compactcheck.base.errors import CompactcheckError, one_line
+from compactcheck.base.implementation import Implementation
 from compactcheck.invariants import CompactorInput, SnapshotDraft, View, WireModel
 from compactcheck.invariants.formats import Format
 from compactcheck.invariants.messages import ChatMessage
 from compactcheck.invariants.session import SessionEvent
-from compactcheck.report.model import Implementation
 
 PROTOCOL_VERSION = 1
 

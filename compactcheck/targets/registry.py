@@ -9,7 +9,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from compactcheck.errors import CompactcheckError
+from compactcheck.base.awaiting import is_async
+from compactcheck.base.backend import Backend
+from compactcheck.base.errors import CompactcheckError
+from compactcheck.base.implementation import Implementation
+from compactcheck.base.loading import (
+    LoadError,
+    callable_views,
+    is_adapter_object,
+    load_attribute,
+    signature_problem,
+)
 from compactcheck.harness import (
     Driver,
     MessagesDriver,
@@ -29,21 +39,11 @@ from compactcheck.reference_engine.mutants.session import SESSION_MUTANTS
 from compactcheck.reference_engine.mutants.snapshot import SNAPSHOT_MUTANTS
 from compactcheck.reference_engine.session import reference_session_compactor
 from compactcheck.reference_engine.snapshot import SnapshotPipeline
-from compactcheck.report.model import Implementation
 from compactcheck.targets.adapters import ADAPTERS, DESCRIPTIONS
-from compactcheck.targets.awaiting import is_async
-from compactcheck.targets.backend import Backend
 from compactcheck.targets.calls import Calls, Isolation
 from compactcheck.targets.harness_process import HarnessStartError
 from compactcheck.targets.inprocess import AwaitedAdapter, CallableBackend
 from compactcheck.targets.isolated import LOAD_FAILED, PATH_VARIABLE
-from compactcheck.targets.loading import (
-    LoadError,
-    callable_views,
-    is_adapter_object,
-    load_attribute,
-    signature_problem,
-)
 from compactcheck.targets.subprocess_backend import CommandBackend
 
 

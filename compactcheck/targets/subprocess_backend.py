@@ -23,9 +23,9 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, ClassVar, Self
 
+from compactcheck.base.backend import Answer
+from compactcheck.base.implementation import Implementation
 from compactcheck.invariants import View, json_copy
-from compactcheck.report.model import Implementation
-from compactcheck.targets.backend import Answer
 from compactcheck.targets.calls import DEFAULT_TIMEOUT
 from compactcheck.targets.harness_process import (
     DeadlineError,

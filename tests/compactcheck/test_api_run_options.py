@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 import compactcheck
-from compactcheck.errors import CompactcheckError
+from compactcheck.base.errors import CompactcheckError
 
 
 def test_a_callable_is_fuzzed_in_a_provider_format(tmp_path: Path) -> None:

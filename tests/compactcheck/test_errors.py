@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from pydantic import BaseModel, ValidationError
 
+from compactcheck.base.errors import CompactcheckError, InputFileError, OutputFileError, one_line
 from compactcheck.corpus.entry import CorpusEntry
-from compactcheck.errors import CompactcheckError, InputFileError, OutputFileError, one_line
 from compactcheck.scale.database import DatabaseError
 from compactcheck.scale.merge import MergeError
 from compactcheck.targets.adapters import MissingExtraError

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from compactcheck.golden import DEFAULT_CORPUS, case_files, load_case, run_case
+from compactcheck.reference_engine.golden import DEFAULT_CORPUS, case_files, load_case, run_case
 from compactcheck.reference_engine.snapshot import SEED_RULES, SnapshotDesign
 
 CASES = list(case_files(DEFAULT_CORPUS))

@@ -20,9 +20,9 @@ import pytest
 
 import compactcheck
 from compactcheck import pytest_options
+from compactcheck.base.errors import CompactcheckError
+from compactcheck.base.shards import Shard
 from compactcheck.cli import run
-from compactcheck.engine.shards import Shard
-from compactcheck.errors import CompactcheckError
 from compactcheck.options import BY_KEY, FRONTS, OPTIONS, PLUGIN_ONLY, OptionError, check_together
 from compactcheck.targets.calls import Calls
 from compactcheck.targets.subprocess_backend import CommandBackend

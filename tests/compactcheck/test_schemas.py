@@ -7,7 +7,7 @@ import json
 import jsonschema
 import pytest
 
-from compactcheck.golden import DEFAULT_CORPUS, case_files
+from compactcheck.reference_engine.golden import DEFAULT_CORPUS, case_files
 from compactcheck.schemas import MODELS, generate, render, shipped
 
 

@@ -73,7 +73,7 @@ def test_an_unknown_id_is_an_error_naming_the_views_ids(
 
 def test_an_id_of_another_view_is_unknown_to_this_one() -> None:
     # Callers that take ids for several views at once narrow them to the view's own first
-    # (compactcheck.engine.selection does), so a typo is still caught there.
+    # (compactcheck.base.selection does), so a typo is still caught there.
     with pytest.raises(UnknownInvariantError, match="'shrinks'"):
         select("messages", ["shrinks"])
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from compactcheck.base.implementation import Implementation
 from compactcheck.engine.config import RunConfig
 from compactcheck.engine.core import run_target
 from compactcheck.invariants.catalogue import select
@@ -19,7 +20,6 @@ from compactcheck.report.model import (
     Fidelity,
     FidelityRound,
     FidelitySide,
-    Implementation,
     InvariantResult,
     Spread,
     TargetReport,

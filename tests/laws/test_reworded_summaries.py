@@ -12,10 +12,11 @@ from typing import Any
 
 import pytest
 
-from compactcheck.engine.drift import DriftRun, run_drift
+from compactcheck.engine.drift import run_drift
 from compactcheck.invariants import Facts, Violation, parse_messages
 from compactcheck.invariants.laws.messages import LAWS
 from compactcheck.models import EchoModel, ModelSlot, WordingModel
+from compactcheck.report.drift import DriftRun
 from compactcheck.strategies.vocabulary import CONSTRAINTS
 from compactcheck.targets.registry import resolve
 from tests.compactcheck.models.summarisers import reworded_reference, target_of

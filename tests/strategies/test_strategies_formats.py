@@ -8,18 +8,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compactcheck.conversion import ConversionError, convert
 from compactcheck.invariants import AssistantMessage, ToolMessage, UserMessage
 from compactcheck.invariants.formats import FORMATS, Format, parse_request, read
-from compactcheck.strategies.formats import (
-    FORMAT_FEATURES,
-    Features,
-    failed_calls,
-    feature_values,
-    project_format,
-)
+from compactcheck.invariants.formats.conversion import ConversionError, convert
+from compactcheck.invariants.formats.projection import FORMAT_FEATURES, Features, project_format
+from compactcheck.invariants.laws.messages.provider_rules import provider_problems
+from compactcheck.strategies.features import failed_calls, feature_values
 from compactcheck.strategies.messages_view import project_messages
-from compactcheck.strategies.provider_rules import provider_problems
 from compactcheck.strategies.scenario_model import Scenario
 from compactcheck.strategies.scenarios import scenarios
 from compactcheck.strategies.statistics import format_statistics_of

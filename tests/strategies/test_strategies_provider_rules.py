@@ -8,8 +8,8 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, find, given, settings
 
 from compactcheck.harness import Case
+from compactcheck.invariants.laws.messages.provider_rules import chat_completions_problems
 from compactcheck.strategies import Scenario, project_messages, scenarios
-from compactcheck.strategies.provider_rules import chat_completions_problems
 
 VALID_FOR_PROVIDER = scenarios(late_results=False, pending_calls=False)
 

@@ -13,7 +13,7 @@ from markupsafe import Markup
 from rich.console import Console
 from rich.table import Table
 
-from compactcheck.engine.drift import DriftRound, DriftRun, FactKind, FactRound, FactState
+from compactcheck.report.drift import DriftRound, DriftRun, FactKind, FactRound, FactState
 from compactcheck.report.render._layout import render_page
 from compactcheck.report.render.charts import MISSING_NOTE, ChartsMissingError, drawing, inline_svg
 from compactcheck.report.untrusted import safe_line

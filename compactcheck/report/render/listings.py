@@ -8,11 +8,11 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
+from compactcheck.base.call_law import call_law
 from compactcheck.corpus.replay import ReplayResult
-from compactcheck.engine.crash import call_law
-from compactcheck.golden import CaseResult
 from compactcheck.invariants import VIEWS, Invariant, View, catalogue
 from compactcheck.invariants.catalogue import ALL_FORMATS
+from compactcheck.reference_engine.golden import CaseResult
 from compactcheck.reference_engine.snapshot import ALL_RULES, RULE_STATEMENTS, SEED_RULES
 from compactcheck.report import untrusted
 from compactcheck.report.render.console import NARROW, shortened

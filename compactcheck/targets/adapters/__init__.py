@@ -11,9 +11,9 @@ import importlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from compactcheck.errors import CompactcheckError
+from compactcheck.base.backend import Backend
+from compactcheck.base.errors import CompactcheckError
 from compactcheck.invariants import Budget, View
-from compactcheck.targets.backend import Backend
 
 if TYPE_CHECKING:
     from compactcheck.models import ModelSlot

@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from pydantic import JsonValue
 
+from compactcheck.base.backend import Answer
 from compactcheck.invariants import Budget, View, parse_messages
 from compactcheck.invariants.facts import Counter
 from compactcheck.invariants.formats import CHAT, Format
 from compactcheck.invariants.laws.messages import message_size
-from compactcheck.targets.backend import Answer
 from compactcheck.targets.inprocess import CallableBackend
 
 if TYPE_CHECKING:

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from compactcheck.golden import DEFAULT_CORPUS
+from compactcheck.reference_engine.golden import DEFAULT_CORPUS
 from tests.compactcheck.commandline import pytest_in
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from compactcheck.engine.crash import call_law
+from compactcheck.base.call_law import call_law
 from compactcheck.invariants import VIEWS, catalogue
 from compactcheck.invariants.catalogue import ALL_FORMATS
 from compactcheck.targets.registry import builtin_targets

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from compactcheck.base.errors import ExitCode
 from compactcheck.cli import main
-from compactcheck.errors import ExitCode
 
 # The model is read once the target is: these cases need the summariser's extra installed.
 LANGCHAIN = pytest.mark.skipif(

@@ -9,9 +9,9 @@ from typing import Any
 import jsonschema
 import pytest
 
+from compactcheck.base.errors import CompactcheckError
 from compactcheck.corpus.entry import CorpusEntry, load_entry, read_entry, write_entry
 from compactcheck.corpus.replay import recorded_rounds
-from compactcheck.errors import CompactcheckError
 from compactcheck.invariants.formats import CHAT
 from compactcheck.schemas import shipped
 

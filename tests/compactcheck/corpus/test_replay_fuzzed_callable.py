@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 import compactcheck
+from compactcheck.base.errors import ExitCode
 from compactcheck.corpus.entry import read_entry
 from compactcheck.corpus.replay import replay
-from compactcheck.errors import ExitCode
 from tests.compactcheck.commandline import cli
 
 # Keeps the last message only: the goal (the first user message) is lost.

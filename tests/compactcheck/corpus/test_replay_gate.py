@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 import compactcheck
+from compactcheck.base.errors import ExitCode
 from compactcheck.corpus.entry import note_reproduced, read_entry
 from compactcheck.corpus.replay import FLAKY_TRIES, ReplayResult, exit_code, replay
-from compactcheck.errors import ExitCode
 from compactcheck.invariants import VIEWS
 from compactcheck.invariants.formats import CHAT, FORMATS
 from tests.compactcheck.commandline import cli

@@ -12,8 +12,9 @@ import pytest
 from rich.console import Console
 
 from compactcheck.cli import main
-from compactcheck.engine.drift import DriftRun, FactRound, drift_case, run_drift
+from compactcheck.engine.drift import drift_case, run_drift
 from compactcheck.models import PlantingModel
+from compactcheck.report.drift import DriftRun, FactRound
 from compactcheck.report.render.drift import print_drift, render_drift_html
 from compactcheck.strategies.drift import MIN_ROUNDS, drift_scenario
 from compactcheck.strategies.turns import Say, ToolBatch

@@ -9,10 +9,11 @@ import pytest
 
 from compactcheck.engine.config import RunConfig
 from compactcheck.engine.core import run_target
-from compactcheck.engine.fidelity import merged, summarised
+from compactcheck.engine.fidelity import summarised
 from compactcheck.invariants import Budget, View
 from compactcheck.invariants.fidelity import RoundFidelity, Survival
 from compactcheck.report.model import Fidelity, FidelitySide, TargetReport
+from compactcheck.scale.fidelity import merged
 from compactcheck.targets.registry import resolve
 
 

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from compactcheck.engine import interrupts
+from compactcheck.base import interrupts
+from compactcheck.base.interrupts import Terminated, listening
 from compactcheck.engine.config import RunConfig
 from compactcheck.engine.core import InterruptedRunError, run_target
-from compactcheck.engine.interrupts import Terminated, listening
 from compactcheck.targets.calls import Calls
 from compactcheck.targets.registry import resolve
 from tests.signals import SELF_INTERRUPTING, ctrl_c_heard  # noqa: F401 (a fixture)

@@ -1,7 +1,7 @@
 """The verdict policy pinned as tables: counts and first failure in, verdict out.
 
 Runs, merges of shards, audits of recorded logs, pair checks and the waivers and refusals laid
-over a run all ask ``compactcheck.engine.verdicts``; the last tests hold the rest of the
+over a run all ask ``compactcheck.report.verdicts``; the last tests hold the rest of the
 toolkit to that (no result is built by hand elsewhere) and the engine's modules to their shape.
 """
 
@@ -13,7 +13,10 @@ from pathlib import Path
 import pytest
 
 import compactcheck
-from compactcheck.engine.verdicts import (
+from compactcheck.base.call_law import CALL_ANSWERED
+from compactcheck.invariants import Finding, Violation
+from compactcheck.report.model import Counterexample, InvariantResult, ModelCalls, Verdict
+from compactcheck.report.verdicts import (
     Calls,
     Counts,
     merged_result,
@@ -21,14 +24,6 @@ from compactcheck.engine.verdicts import (
     pair_verdict,
     recorded_result,
     run_result,
-)
-from compactcheck.invariants import Finding, Violation
-from compactcheck.report.model import (
-    CALL_ANSWERED,
-    Counterexample,
-    InvariantResult,
-    ModelCalls,
-    Verdict,
 )
 
 LAW = "goal_preserved"

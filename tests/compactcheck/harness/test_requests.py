@@ -16,6 +16,8 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from compactcheck.base.backend import Answer
+from compactcheck.base.implementation import Implementation
 from compactcheck.harness import (
     Case,
     MessagesDriver,
@@ -27,9 +29,7 @@ from compactcheck.harness import (
 )
 from compactcheck.invariants import View
 from compactcheck.invariants.formats import FORMATS, Format
-from compactcheck.report.model import Implementation
 from compactcheck.schemas import shipped
-from compactcheck.targets.backend import Answer
 from compactcheck.targets.protocol import COMPACT_REQUESTS, compact_request
 
 _SCHEMA = jsonschema.Draft202012Validator(shipped("protocol-compact-request"))

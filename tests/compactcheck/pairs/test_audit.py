@@ -11,7 +11,7 @@ import pytest
 
 import compactcheck
 from benchmarks.audit_log import PLANTED, write_log
-from compactcheck.recorded import Finding
+from compactcheck.observed.audit import Finding
 from compactcheck.report.render import FORMATS
 
 

@@ -8,13 +8,13 @@ from typing import Any
 import pytest
 
 import compactcheck
-from compactcheck.harness.smoke import smoke_round
 from compactcheck.invariants import AgentEvent, AgentState, parse_messages
 from compactcheck.invariants.formats import detect_format
 from compactcheck.invariants.inference import infer_facts
 from compactcheck.reference_engine.shared_semantics import SnapshotFrame, compactor_input
 from compactcheck.reference_engine.snapshot.compactor import ReferenceCompactor
 from compactcheck.targets.registry import resolve
+from compactcheck.targets.smoke import smoke_round
 
 SYSTEM = {
     "role": "system",

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 import compactcheck
+from compactcheck.observed.guard import GuardEvent
 from compactcheck.reference_engine.messages import reference_messages
-from compactcheck.runtime_guard import GuardEvent
 
 Messages = list[dict[str, Any]]
 

@@ -16,8 +16,8 @@ from typing import Any, cast
 import pytest
 
 import compactcheck
+from compactcheck.observed.guard import GuardEvent
 from compactcheck.reference_engine.messages import reference_messages
-from compactcheck.runtime_guard import GuardEvent
 from tests.compactcheck.pairs.test_guard import HISTORY, Messages, orphaning
 
 keep = reference_messages(max_messages=6)

@@ -12,14 +12,14 @@ import pytest
 
 import compactcheck
 from compactcheck.invariants import dump_messages
-from compactcheck.reference_engine.messages import reference_messages
-from compactcheck.transcripts import (
+from compactcheck.observed.transcripts import (
     IMPORTERS,
     TranscriptError,
     load_transcript,
     load_transcripts,
     whole,
 )
+from compactcheck.reference_engine.messages import reference_messages
 
 ROOT = Path(__file__).resolve().parents[3]
 SHIPPED = ROOT / "examples" / "transcripts"

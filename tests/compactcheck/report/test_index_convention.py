@@ -8,7 +8,7 @@ from typing import Any
 
 from rich.console import Console
 
-from compactcheck.judging import check_pair
+from compactcheck.observed.judging import check_pair
 from compactcheck.report.model import Counterexample, InvariantResult, Report, TargetReport
 from compactcheck.report.render import print_report
 from compactcheck.report.render.html import render_html

@@ -12,9 +12,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from compactcheck.base.errors import InputFileError
 from compactcheck.corpus.entry import load_entry
-from compactcheck.errors import InputFileError
-from compactcheck.golden import load_case
+from compactcheck.reference_engine.golden import load_case
 from compactcheck.report.io import load_report
 
 JSON = st.recursive(

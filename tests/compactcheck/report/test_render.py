@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 from rich.console import Console
 
-from compactcheck.errors import InputFileError
+from compactcheck.base.errors import InputFileError
 from compactcheck.report.io import load_report, report_json, write_report, write_text
 from compactcheck.report.model import Counterexample, InvariantResult, Report, TargetReport
 from compactcheck.report.render import (

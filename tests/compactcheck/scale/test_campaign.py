@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from compactcheck.corpus.entry import corpus_files, load_entry
+from compactcheck.engine.campaign import Campaign, witness_signature
 from compactcheck.engine.config import RunConfig
 from compactcheck.report.io import load_report
-from compactcheck.scale.campaign import Campaign, witness_signature
 from compactcheck.targets.registry import all_mutants, resolve
 from tests.signals import Reaper, hear_ctrl_c
 

@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 
+from compactcheck.base.errors import CompactcheckError
+from compactcheck.base.shards import Shard, ShardError
 from compactcheck.cli import main
 from compactcheck.corpus.entry import CorpusEntry, load_entry, write_entry
 from compactcheck.engine.config import RunConfig
@@ -15,8 +17,6 @@ from compactcheck.engine.core import report_of
 from compactcheck.engine.events import TargetFinished
 from compactcheck.engine.plan import Job, plan, run_job
 from compactcheck.engine.recording import ByLaw
-from compactcheck.engine.shards import Shard, ShardError
-from compactcheck.errors import CompactcheckError
 from compactcheck.report.io import load_report, write_report
 from compactcheck.report.model import InvariantResult, ModelCalls, Report, TargetReport
 from compactcheck.scale.merge import MergeError, merge_corpora, merge_reports, merge_target_reports

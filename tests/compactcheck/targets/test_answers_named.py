@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
+from compactcheck.base.backend import Answer
 from compactcheck.engine.config import RunConfig
 from compactcheck.engine.core import run_target
 from compactcheck.harness import backend_session_compactor
 from compactcheck.invariants import View
-from compactcheck.targets.backend import Answer
 from compactcheck.targets.calls import Calls
 from compactcheck.targets.registry import TargetError, resolve
 

@@ -16,17 +16,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import compactcheck
+from compactcheck.base.backend import Answer
+from compactcheck.base.call_law import CALL_ANSWERED
 from compactcheck.corpus.replay import replay, replay_entry
 from compactcheck.invariants import View, dump_messages
-from compactcheck.report.model import CALL_ANSWERED
+from compactcheck.observed.transcripts import load_transcripts
 from compactcheck.strategies.messages_view import message_histories
 from compactcheck.strategies.projected import Projected
 from compactcheck.targets.ahead import answered_ahead
-from compactcheck.targets.backend import Answer
 from compactcheck.targets.calls import Calls
 from compactcheck.targets.registry import isolated_backend
 from compactcheck.targets.subprocess_backend import CommandBackend
-from compactcheck.transcripts import load_transcripts
 
 HARNESSES = Path(__file__).parents[1] / "harnesses"
 FAULTY = HARNESSES / "faulty.py"

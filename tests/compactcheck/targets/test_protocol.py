@@ -16,7 +16,8 @@ import jsonschema
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from compactcheck.errors import CompactcheckError
+from compactcheck.base.backend import Answer
+from compactcheck.base.errors import CompactcheckError
 from compactcheck.invariants.catalogue import catalogue, run_checks
 from compactcheck.invariants.messages import parse_messages
 from compactcheck.schemas import shipped
@@ -24,7 +25,6 @@ from compactcheck.strategies.messages_facts import messages_facts
 from compactcheck.strategies.messages_view import MessageHistory, message_histories
 from compactcheck.strategies.projected import Projected
 from compactcheck.strategies.scenarios import scenarios
-from compactcheck.targets.backend import Answer
 from compactcheck.targets.harness_process import HarnessStartError
 from compactcheck.targets.protocol import (
     CompactResponse,

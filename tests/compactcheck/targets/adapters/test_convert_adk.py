@@ -9,8 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from compactcheck.invariants.formats import parse_request
+from compactcheck.invariants.formats.projection import Features, project_format
 from compactcheck.strategies import Projected, message_histories, scenarios
-from compactcheck.strategies.formats import Features, feature_values, project_format
+from compactcheck.strategies.features import feature_values
 from compactcheck.strategies.messages_view import MessageHistory
 
 pytest.importorskip("google.adk", reason="needs the 'google-adk' extra")

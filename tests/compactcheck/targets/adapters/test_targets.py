@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from compactcheck.conversion import convert
 from compactcheck.engine.config import RunConfig
 from compactcheck.engine.core import run_target
 from compactcheck.invariants.formats import CHAT
+from compactcheck.invariants.formats.conversion import convert
 from compactcheck.targets.adapters import ADAPTERS, EXTRAS, MissingExtraError
 from compactcheck.targets.adapters.adapter import AdapterBackend
 from compactcheck.targets.calls import Calls

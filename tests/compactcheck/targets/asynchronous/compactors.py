@@ -12,10 +12,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from compactcheck.base.backend import Answer
+from compactcheck.base.implementation import Implementation
 from compactcheck.reference_engine.messages import reference_messages
 from compactcheck.reference_engine.mutants.messages import MESSAGE_MUTANTS
-from compactcheck.report.model import Implementation
-from compactcheck.targets.backend import Answer
 
 Messages = list[dict[str, Any]]
 

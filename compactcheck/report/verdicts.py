@@ -9,11 +9,13 @@ waivers and refusals a run declares over its laws (``overlaid``) all ask here.
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 
+from compactcheck.base.call_law import CALL_ANSWERED as CALL_ANSWERED
 from compactcheck.invariants import Finding
-from compactcheck.report.model import CALL_ANSWERED as CALL_ANSWERED
 from compactcheck.report.model import (
     MIN_COMPACTED_PERCENT,
     VACUITY_PREFIX,
@@ -340,3 +342,23 @@ def overlaid(
         update["verdict"] = "unknown"
         update["because"] = f"inconclusive ({model.model}: {model.reason}): {result.because}"
     return result.model_copy(update=update)
+
+
+# Only the first this many kinds of failure are kept in a report: a compactor that fails in a new
+# way on every call would otherwise fill it.
+MAX_FAILURE_KINDS = 10
+_SEQ = re.compile(r"\bseq \d+")
+
+
+def failure_kind(reason: str) -> str:
+    """A failed call's reason as a kind of failure: its first line, the request's seq masked.
+
+    Two hangs, or two exits with the same code, differ only in the seq of the call they broke.
+    """
+    first = reason.strip().split("\n", 1)[0] or "no reason given"
+    return _SEQ.sub("seq N", first)[:300]
+
+
+def top_failures(failures: Counter[str]) -> dict[str, int]:
+    """The most common kinds of failure, at most MAX_FAILURE_KINDS."""
+    return dict(failures.most_common(MAX_FAILURE_KINDS))

@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import Field, JsonValue, ValidationError
 
-from compactcheck.errors import InputFileError, one_line
+from compactcheck.base.errors import InputFileError, one_line
 from compactcheck.invariants import AgentEvent, AgentState, ContextUsage, SnapshotDraft
 from compactcheck.invariants.wire import WireModel
 from compactcheck.reference_engine.snapshot import (

@@ -7,7 +7,7 @@ import stat
 import tempfile
 from pathlib import Path
 
-from compactcheck.errors import OutputFileError
+from compactcheck.base.errors import OutputFileError
 
 
 def write_text_atomically(path: Path, text: str) -> None:

@@ -36,8 +36,8 @@ from typing import Any
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from compactcheck.errors import CompactcheckError, one_line
-from compactcheck.files import json_files
+from compactcheck.base.errors import CompactcheckError, one_line
+from compactcheck.base.files import json_files
 from compactcheck.harness.messages import MessagesDriver
 from compactcheck.harness.outcome import RoundOutcome
 from compactcheck.invariants import (
@@ -359,7 +359,7 @@ class TranscriptDriver:
                     index + 1, dump_messages(before), facts, case.knobs, before
                 )
             else:
-                from compactcheck.conversion import convert
+                from compactcheck.invariants.formats.conversion import convert
 
                 request = convert(dump_messages(before), CHAT, self.format)
                 outcome = self.inner.native(index + 1, request, facts, case.knobs)

@@ -24,8 +24,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import ValidationError
 
-from compactcheck.engine.selection import Selection
-from compactcheck.errors import CompactcheckError, one_line
+from compactcheck.base.backend import Answer
+from compactcheck.base.errors import CompactcheckError, one_line
+from compactcheck.base.implementation import Implementation
+from compactcheck.base.selection import Selection
 from compactcheck.invariants import Facts, Finding, Invariant, View, Violation, parse_messages
 from compactcheck.invariants.formats import (
     CHAT,
@@ -40,8 +42,6 @@ from compactcheck.invariants.formats import (
 from compactcheck.invariants.inference import infer_facts, inferred_note
 from compactcheck.invariants.messages import ChatMessage
 from compactcheck.invariants.state import AgentState
-from compactcheck.report.model import Implementation
-from compactcheck.targets.backend import Answer
 
 if TYPE_CHECKING:
     # Only a type here: the harness package loads Hypothesis, which judging messages never needs.

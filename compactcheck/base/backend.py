@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
+from compactcheck.base.implementation import Implementation
 from compactcheck.invariants import View, json_copy
-from compactcheck.report.model import Implementation
 
 AnswerKind = Literal["result", "skipped", "errored"]
 

@@ -17,13 +17,13 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from compactcheck.errors import CompactcheckError, one_line
 from compactcheck.invariants import dump_messages, json_copy, parse_messages
+from compactcheck.invariants.errors import CompactcheckError, one_line
 from compactcheck.invariants.formats import CHAT, Format, NativeRequest, gemini, parse_request, read
 from compactcheck.invariants.formats import anthropic as claude
 from compactcheck.invariants.formats import responses as openai
+from compactcheck.invariants.formats.projection import Features, project_format
 from compactcheck.invariants.messages import ChatMessage
-from compactcheck.strategies.formats import Features, project_format
 
 # Formats that can mark a tool result as an error (Anthropic is_error, Gemini "error").
 _ERROR_FLAGS = ("anthropic", "gemini")

@@ -6,7 +6,7 @@ from functools import cache
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from compactcheck.errors import CompactcheckError
+from compactcheck.base.errors import CompactcheckError
 
 
 def json_files(

@@ -22,9 +22,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, cast
 
-from compactcheck.atomic import write_text_atomically
+from compactcheck.base import interrupts
+from compactcheck.base.atomic import write_text_atomically
 from compactcheck.corpus.entry import CorpusEntry
-from compactcheck.engine import interrupts
 from compactcheck.engine.config import RunConfig
 from compactcheck.engine.core import Engine, follow, report_of
 from compactcheck.engine.events import (

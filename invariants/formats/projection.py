@@ -17,8 +17,6 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from hypothesis import strategies as st
-
 from compactcheck.invariants import (
     AssistantMessage,
     ChatMessage,
@@ -28,7 +26,6 @@ from compactcheck.invariants import (
     content_text,
 )
 from compactcheck.invariants.formats import CHAT, Format
-from compactcheck.strategies.scenario_model import Scenario
 
 # The first words of an earlier compaction's summary in every projection (messages_view).
 SUMMARY_PREFIX: Final = "Summary of the conversation so far."
@@ -57,20 +54,6 @@ class Features:
         return digest[0] % out_of < chance
 
 
-# A small range is drawn uniformly, a wide one leans to zero: five digits of three bits come
-# from three draws of two digits each.
-_DIGITS = st.integers(0, 63)
-
-
-@st.composite
-def feature_values(draw: st.DrawFn) -> int:
-    """The integer a ``Features`` reads, shrinking toward 0 (none of a format's own parts)."""
-    value = 0
-    for shift in (0, 6, 12):
-        value |= draw(_DIGITS) << shift
-    return value
-
-
 def opaque(kind: str, seed: str, size: int = 48) -> str:
     """A stand-in for a provider's signature or encrypted payload: base64 of hashed bytes.
 
@@ -83,13 +66,6 @@ def opaque(kind: str, seed: str, size: int = 48) -> str:
         blocks += hashlib.sha256(f"{kind}:{seed}:{counter}".encode()).digest()
         counter += 1
     return base64.b64encode(blocks[:size]).decode()
-
-
-def failed_calls(scenario: Scenario) -> frozenset[str]:
-    """The calls of a scenario whose result is an error (a provider format can mark them)."""
-    return frozenset(
-        call.call_id for batch in scenario.batches() for call in batch.calls if call.is_error
-    )
 
 
 def _is_summary(message: ChatMessage) -> bool:

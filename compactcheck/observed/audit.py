@@ -29,25 +29,33 @@ from typing import Any
 
 from pydantic import JsonValue, ValidationError
 
-from compactcheck.engine.selection import Selection
-from compactcheck.engine.verdicts import Counts, recorded_result
-from compactcheck.errors import CompactcheckError, one_line
-from compactcheck.files import installed_version, json_files
+from compactcheck.base.errors import CompactcheckError, one_line
+from compactcheck.base.files import installed_version, json_files
+from compactcheck.base.implementation import Implementation
+from compactcheck.base.selection import Selection
 from compactcheck.invariants import Facts, Invariant, Violation
 from compactcheck.invariants.formats import Format, check_format
 from compactcheck.invariants.inference import infer_facts
+from compactcheck.invariants.laws.messages.provider_rules import (
+    chat_completions_problems,
+    request_problems,
+)
 from compactcheck.invariants.levels import level_of
-from compactcheck.judging import MessagesPair, PairError, judge_messages, parse_messages_pair
+from compactcheck.observed.judging import (
+    MessagesPair,
+    PairError,
+    judge_messages,
+    parse_messages_pair,
+)
 from compactcheck.report.levels import level_reached
 from compactcheck.report.model import (
     CALL_STATUSES,
     Counterexample,
-    Implementation,
     InvariantResult,
     Report,
     TargetReport,
 )
-from compactcheck.strategies.provider_rules import chat_completions_problems, request_problems
+from compactcheck.report.verdicts import Counts, recorded_result
 
 MAX_ERRORS_SHOWN = 10
 

@@ -6,7 +6,7 @@ import hashlib
 import re
 from dataclasses import dataclass
 
-from compactcheck.errors import CompactcheckError
+from compactcheck.base.errors import CompactcheckError
 
 _SHARD = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
 

@@ -38,12 +38,12 @@ from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, Protocol, TypeVar, overload
 
-from compactcheck.engine.selection import Selection
-from compactcheck.errors import CompactcheckError
+from compactcheck.base.awaiting import discarded, is_async, settled
+from compactcheck.base.errors import CompactcheckError
+from compactcheck.base.selection import Selection
 from compactcheck.invariants import Facts
 from compactcheck.invariants.formats import Format, check_format
-from compactcheck.judging import Judgement, ViolationError, check_pair
-from compactcheck.targets.awaiting import discarded, is_async, settled
+from compactcheck.observed.judging import Judgement, ViolationError, check_pair
 
 LOGGER = logging.getLogger("compactcheck.guard")
 

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from compactcheck.targets.calling import code_of
+from compactcheck.base.calling import code_of
 
 
 class LoadError(Exception):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from compactcheck.engine.crash import CALL_ANSWERED, call_law, known_ids
+from compactcheck.base.call_law import CALL_ANSWERED, call_law, known_ids
 from compactcheck.invariants import Invariant, UnknownInvariantError, View, catalogue, select
 from compactcheck.invariants.catalogue import ALL_FORMATS, known_ids_text
 from compactcheck.invariants.formats import CHAT, Format

@@ -7,21 +7,53 @@ runner judges it on every call whose input was valid, beside the laws it judges 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from compactcheck.invariants import VIEWS, Facts, Finding, Invariant, View, Violation, catalogue
 from compactcheck.invariants.catalogue import ALL_FORMATS
-from compactcheck.report.model import CALL_ANSWERED
-
-if TYPE_CHECKING:
-    # Only a type here: the harness package loads Hypothesis, which judging a pair never needs.
-    from compactcheck.harness import RoundOutcome
 
 __all__ = ["CALL_ANSWERED", "call_finding", "call_law", "known_ids"]
+
+# The id of the call law: its verdict counts calls, not compactions.
+CALL_ANSWERED = "call_answered"
 STATEMENT = (
     "on valid input the compactor answers: it does not raise, time out, or answer something "
     "that is not a valid answer"
 )
+
+
+class Call(Protocol):
+    """What the call law reads of one round (the harness's RoundOutcome is one)."""
+
+    @property
+    def round(self) -> int:
+        """The round (1 = first)."""
+        ...
+
+    @property
+    def status(self) -> str:
+        """How the call ended ("errored" for a raise, a hang or a wrong answer)."""
+        ...
+
+    @property
+    def reason(self) -> str:
+        """Why it errored."""
+        ...
+
+    @property
+    def timed_out(self) -> bool:
+        """Whether it did not answer in time."""
+        ...
+
+    @property
+    def input_problems(self) -> tuple[str, ...]:
+        """The provider rules its input broke (empty for input a provider accepts)."""
+        ...
+
+    @property
+    def answered(self) -> bool:
+        """Whether the target gave a valid answer, changed or not."""
+        ...
 
 
 def _judged_by_the_runner(before: Any, after: Any, facts: Facts) -> Finding:
@@ -40,7 +72,7 @@ def call_law(view: View) -> Invariant:
     return Invariant(CALL_ANSWERED, view, STATEMENT, _judged_by_the_runner, requires_change=False)
 
 
-def call_finding(outcome: RoundOutcome) -> Finding | None:
+def call_finding(outcome: Call) -> Finding | None:
     """The call law on one round; None where it could not fail (declined, or invalid input).
 
     A call on input that breaks a provider's rules (asked for with --malformed, or the target's

@@ -1,0 +1,1 @@
+"""The bottom layer: errors, answers, interrupts, the law selection, files."""

@@ -1,0 +1,1 @@
+"""Compactions that already happened: pairs, audits, guards, transcripts."""
