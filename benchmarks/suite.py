@@ -27,6 +27,7 @@ from benchmarks.audit_log import pairs_per_second
 from benchmarks.dev_test_time import suite_time
 from benchmarks.generation import VIEWS as GENERATED
 from benchmarks.generation import generation_only, rate
+from benchmarks.rulings import rulings_section
 from benchmarks.guard_overhead import guard_overhead
 from benchmarks.messages_judgement import (
     Pair,
@@ -601,6 +602,7 @@ def main() -> None:
         "guard": lambda: guard_overhead([50, 200] if quick else [50, 200, 1_000]),
         "audit": lambda: audit_speed(1_000 if quick else 20_000),
         "plugin": lambda: plugin_startup(3 if quick else 10),
+        "rulings": rulings_section,
         # The whole test suite, last (about 12 minutes on 2 vCPUs); not in a quick run.
         "suite": suite_time,
     }
