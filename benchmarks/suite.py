@@ -27,7 +27,6 @@ from benchmarks.audit_log import pairs_per_second
 from benchmarks.dev_test_time import suite_time
 from benchmarks.generation import VIEWS as GENERATED
 from benchmarks.generation import generation_only, rate
-from benchmarks.rulings import rulings_section
 from benchmarks.guard_overhead import guard_overhead
 from benchmarks.messages_judgement import (
     Pair,
@@ -41,6 +40,7 @@ from benchmarks.messages_judgement import (
 )
 from benchmarks.mutant_seeds import mutant_config
 from benchmarks.plugin_startup import plugin_startup
+from benchmarks.rulings import rulings_section
 from benchmarks.snapshot_validation import (
     cited_snapshot,
     history,

@@ -21,7 +21,6 @@ from compactcheck.invariants.sentences import (
     HEDGES,
     NEGATIONS,
     RESTRICTIONS,
-    RETIRING,
     STRONG,
     Sentence,
     SentenceIndex,
@@ -285,6 +284,23 @@ def _read(fact: str, index: SentenceIndex, kind: FactKind) -> FactRuling:
     return FactRuling(fact, kind, "dropped")
 
 
+def retired_on(fact: str, line: str, others: Sequence[str] = ()) -> bool:
+    """Whether ``line`` names ``fact`` only to retire or negate it ("3.11 no longer applies").
+
+    The negating words of ``others`` (other facts named on the line) are theirs, not its.
+    """
+    keys = keys_of(fact)
+    anchors = keys.anchors
+    theirs = {word for other in others for word in words(other)}
+    for sentence in sentences(line):
+        if not sentence.lemmas & anchors:
+            continue
+        negations = _negated(keys, sentence)[1] - theirs
+        if bool(negations) != keys.negative:
+            return True
+    return False
+
+
 # A line that states a constraint or goal by its label ("Constraint: Use MySQL 8."), and a
 # heading under whose list items each state one.
 _LABELLED = re.compile(
@@ -357,8 +373,20 @@ def rulings(
         found.append(rule(goal, out, "goal"))
     for text in dict.fromkeys(constraints):
         found.append(rule(text, out, "constraint"))
+    stale_in: set[str] = set()
     for text in dict.fromkeys(superseded):
-        found.append(rule(text, out, "superseded"))
+        made = rule(text, out, "superseded")
+        found.append(made)
+        if made.ruling == "stale" and made.sentence is not None:
+            stale_in.add(made.sentence)
+    # A current value "changed" into a superseded one is the old value restated: the current
+    # one is dropped, the old one stale.
+    found = [
+        FactRuling(r.fact, r.kind, "dropped")
+        if r.ruling == "changed" and r.sentence in stale_in
+        else r
+        for r in found
+    ]
     known = [text for text in (goal, *constraints, *superseded) if text]
     found.extend(invented(after, SentenceIndex(list(before)), known))
     return tuple(found)
@@ -379,6 +407,7 @@ __all__ = [
     "Ruling",
     "invented",
     "keys_of",
+    "retired_on",
     "rule",
     "rule_text",
     "rulings",

@@ -1,4 +1,4 @@
-"""The rulings on facts: the labelled corpus, and each example the sentence reading must get right."""
+"""The rulings on facts: the labelled corpus, and each example the sentence reading must rule."""
 
 from __future__ import annotations
 
@@ -75,7 +75,8 @@ def test_rulings_cover_goal_constraints_superseded_and_invented() -> None:
     )
     assert [(r.kind, r.ruling) for r in made] == [
         ("goal", "reworded"),
-        ("constraint", "changed"),
+        # The current value "changed" into the superseded one: dropped, and the old one stale.
+        ("constraint", "dropped"),
         ("superseded", "stale"),
         ("invented", "invented"),
     ]
