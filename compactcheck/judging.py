@@ -210,7 +210,9 @@ def check_pair(
             known = infer_facts(pair.before, facts)
             laws = chosen.laws(view, pair.format)
             findings = judge_messages(pair, laws, known)
-            ruled = fact_rulings(pair.before, pair.after, known) if known.reading == "tokens" else ()
+            ruled = (
+                fact_rulings(pair.before, pair.after, known) if known.reading == "tokens" else ()
+            )
             return Judgement(view, findings, known, pair.format, ruled)
         outcome = _replayed(view, before, after, facts)
     except ValidationError as error:

@@ -223,6 +223,35 @@ def _changed(keys: Keys, sentence: Sentence) -> bool:
     return True
 
 
+def _sequence(text: str) -> list[str]:
+    return [lemma(word) for word in words(text)]
+
+
+def _substituted(fact: str, keys: Keys, sentence: Sentence) -> bool:
+    """Whether a content word of the fact is replaced by another right before a word it qualifies.
+
+    "the orders table" said as "the users table": the word directly before "table" differs and
+    is no word of the fact. Only a word directly before a held key is compared, so that a
+    rewording that drops or moves a word ("Always answer in French") is not read as a change.
+    """
+    lemmas = sentence.lemmas
+    missing = keys.content - lemmas
+    if not missing:
+        return False
+    ours = _sequence(fact)
+    theirs = _sequence(sentence.text)
+    for at, word in enumerate(ours[:-1]):
+        head = ours[at + 1]
+        if word not in missing or head not in keys.all or head not in lemmas:
+            continue
+        for where, other in enumerate(theirs[1:], start=1):
+            before = theirs[where - 1]
+            foreign = before not in keys.own and before not in _LIGHT and before not in NEGATIONS
+            if other == head and foreign and len(before) > 2 and not value_like(before):
+                return True
+    return False
+
+
 def _verbatim(fact: str, text: str) -> bool:
     """Whether ``fact`` occurs in ``text`` as whole words ("3.1" is not in "3.12")."""
     at = text.find(fact)
@@ -269,6 +298,9 @@ def _read(fact: str, index: SentenceIndex, kind: FactKind) -> FactRuling:
             return FactRuling(fact, kind, "retired", held[-1].text, held[-1].message)
         if not agreeing:
             return FactRuling(fact, kind, "contradicted", held[0].text, held[0].message)
+        for sentence, _ in agreeing:
+            if _substituted(fact, keys, sentence):
+                return FactRuling(fact, kind, "changed", sentence.text, sentence.message)
         for sentence, negations in agreeing:
             if not _weakened(keys, sentence, negations):
                 return FactRuling(fact, kind, "reworded", sentence.text, sentence.message)

@@ -153,7 +153,11 @@ def words(text: str) -> Iterator[str]:
 
 # Phrases that restrict rather than negate ("nothing else", "no other"), and words that, opening
 # a clause, retire what it holds ("(was $500)", "instead of 3.11").
-_NOT_NEGATING = re.compile(r"\b(?:nothing\s+(?:else|but)|no\s+other|not\s+only)\b", re.IGNORECASE)
+_NOT_NEGATING = re.compile(
+    r"\b(?:(?:nothing|nowhere)\s+(?:else|but|outside|except|other\s+than)|no\s+other"
+    r"|not\s+only)\b",
+    re.IGNORECASE,
+)
 _RETIRING_OPENERS = re.compile(
     r"^\W*(?:was|were|previously|formerly|replaces|replacing|replaced|instead\s+of"
     r"|rather\s+than|in\s+place\s+of)\b",

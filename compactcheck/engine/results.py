@@ -9,8 +9,10 @@ from pydantic import JsonValue
 
 from compactcheck.engine.crash import CALL_ANSWERED
 from compactcheck.engine.verdicts import WRONG_ANSWERS, quiet_verdict, top_failures
+from compactcheck.harness.outcome import RoundOutcome
 from compactcheck.invariants import Invariant
 from compactcheck.invariants.inference import INFERABLE
+from compactcheck.invariants.laws.messages.content import fact_rulings
 from compactcheck.invariants.levels import level_of
 from compactcheck.report.levels import level_reached, overlaid
 from compactcheck.report.model import (
@@ -19,6 +21,7 @@ from compactcheck.report.model import (
     Counterexample,
     InvariantResult,
     ModelCalls,
+    RuledFact,
     TargetReport,
 )
 
@@ -59,6 +62,26 @@ def slot_calls(model: MeteredModel) -> ModelCalls:
     )
 
 
+# The laws whose counterexamples show what the compaction did to each fact.
+RULED_LAWS = frozenset(
+    {"goal_preserved", "constraints_preserved", "constraints_not_weakened",
+     "no_invented_constraints"}
+)  # fmt: skip
+
+
+def ruled_facts(law: Invariant, outcome: RoundOutcome) -> list[RuledFact]:
+    """The rulings on the facts of a messages counterexample of a law that reads facts."""
+    facts = outcome.facts
+    if law.id not in RULED_LAWS or law.view != "messages" or facts is None:
+        return []
+    if facts.reading != "tokens" or not outcome.answered:
+        return []
+    return [
+        RuledFact(fact=made.fact, kind=made.kind, ruling=made.ruling, sentence=made.sentence)
+        for made in fact_rulings(tuple(outcome.before), tuple(outcome.after), facts)
+    ]
+
+
 def _law_result(run: TargetRun, law: Invariant) -> InvariantResult:
     tally = run.tally
     common: dict[str, Any] = {
@@ -97,6 +120,7 @@ def _law_result(run: TargetRun, law: Invariant) -> InvariantResult:
             corpus_file=str(run.corpus.get(law.id, "")) or None,
             input_problems=list(failure.outcome.input_problems),
             reproduced="not_checked" if run.interrupted else run.reproduced(law),
+            rulings=ruled_facts(law, failure.outcome),
         )
         return InvariantResult(
             **common,

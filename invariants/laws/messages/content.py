@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Collection, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import accumulate
 
 from compactcheck.invariants.facts import Facts
@@ -362,17 +362,37 @@ def fact_rulings(before: Messages, after: Messages, facts: Facts) -> tuple[FactR
     Read sentence by sentence (``compactcheck.invariants.rulings``); the goal and constraints
     the input never said are not ruled on, and the output's invented ones are.
     """
+    for held_before, held_after, held_facts, made in _RULED:
+        if held_before is before and held_after is after and held_facts is facts:
+            return made
     held = FactLookup.of(before, facts.reading)
     current = [text for text in facts.constraints if held.holds(text)]
     stale = [text for text in facts.superseded_constraints if held.holds(text)]
     goal = facts.goal if facts.goal and held.holds(facts.goal) else None
-    return rulings(
+    made = rulings(
         [searchable_text(m) for m in before],
         [searchable_text(m) for m in after],
         goal,
         current,
         stale,
     )
+    if any(r.ruling == "stale" for r in made):
+        # A superseded value is stale where the law finds it reasserted; one the input's own
+        # last mention still asserted (a kept system prompt listing it) is kept as it was.
+        asserted = {text for text, _, _ in reassertions(before, after, facts).asserted}
+        made = tuple(
+            replace(r, ruling="kept") if r.ruling == "stale" and r.fact not in asserted else r
+            for r in made
+        )
+    if type(before) is tuple and type(after) is tuple:
+        _RULED.insert(0, (before, after, facts, made))
+        del _RULED[4:]
+    return made
+
+
+# The rulings of the last few compactions: two laws and the fidelity measure of one compaction
+# rule on the same pair of lists with the same facts.
+_RULED: list[tuple[Messages, Messages, Facts, tuple[FactRuling, ...]]] = []
 
 
 # What a ruling that fails ``constraints_preserved`` says of a current constraint.

@@ -43,12 +43,14 @@ _FACTS = {
 }
 
 
+_FACTS_FILE = ("--facts", "facts.json")
+
+
 def test_check_prints_a_ruling_per_fact(tmp_path: Path) -> None:
     for name, data in (("before", _BEFORE), ("after", _AFTER), ("facts", _FACTS)):
         (tmp_path / f"{name}.json").write_text(json.dumps(data), encoding="utf-8")
     done = subprocess.run(
-        [sys.executable, "-m", "compactcheck", "check", "before.json", "after.json"]
-        + ["--facts", "facts.json"],
+        [sys.executable, "-m", "compactcheck", "check", "before.json", "after.json", *_FACTS_FILE],
         cwd=tmp_path,
         capture_output=True,
         text=True,
