@@ -80,3 +80,29 @@ def test_rulings_cover_goal_constraints_superseded_and_invented() -> None:
         ("superseded", "stale"),
         ("invented", "invented"),
     ]
+
+
+def test_messages_fidelity_counts_each_ruling() -> None:
+    from compactcheck.invariants.facts import Facts
+    from compactcheck.invariants.fidelity import messages_fidelity
+    from compactcheck.invariants.messages import SystemMessage, UserMessage
+
+    before = (
+        SystemMessage(content="- Do not touch the public API\n- Keep spending under $500"),
+        UserMessage(content="Fix the login bug in auth/login.py"),
+    )
+    after = (
+        SystemMessage(content="Rules kept below."),
+        UserMessage(
+            content="Goal: fix the login bug in auth/login.py. Don't touch the public API. "
+            "Keep spending under $5000."
+        ),
+    )
+    facts = Facts(
+        goal="Fix the login bug in auth/login.py",
+        constraints=("Do not touch the public API", "Keep spending under $500"),
+    )
+    measured = messages_fidelity(1, before, after, facts)
+    assert dict(measured.rulings) == {"reworded": 2, "changed": 1}
+    exact = messages_fidelity(1, before, after, facts.model_copy(update={"reading": "verbatim"}))
+    assert dict(exact.rulings) == {}
