@@ -16,7 +16,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from compactcheck.invariants.rulings import RULINGS, SentenceIndex, invented, rule_text
+from compactcheck.invariants.rulings import RULINGS, invented, rule_text
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "data" / "rulings.jsonl"
 # Expected rulings of a faithful summary, and what an invented-constraint row expects when the
@@ -92,7 +92,7 @@ def agreement(path: Path = CORPUS) -> Agreement:
         row = json.loads(line)
         if "input" in row:
             facts = [_ITEM.sub("", line) for line in row["input"].splitlines()]
-            found = invented([row["summary"]], SentenceIndex([row["input"]]), facts)
+            found = invented([row["summary"]], [row["input"]], facts)
             ruled = "invented" if found else "none"
             pairs.append((row["ruling"], ruled, f"{row['input']!r} -> {row['summary']!r}"))
         else:

@@ -372,17 +372,22 @@ def stated(text: str) -> list[str]:
     return found
 
 
-def invented(after: Sequence[str], before: SentenceIndex, facts: Sequence[str]) -> list[FactRuling]:
-    """The constraints and goals the output states that neither the facts nor the input held."""
+def invented(after: Sequence[str], before: Sequence[str], facts: Sequence[str]) -> list[FactRuling]:
+    """The constraints and goals the output states that neither the facts nor the input held.
+
+    The input is read only when the output states one (most outputs state none by label).
+    """
     found: list[FactRuling] = []
+    held: SentenceIndex | None = None
     for message, text in enumerate(after):
         for claim in stated(text):
+            held = held or SentenceIndex(list(before))
             own = SentenceIndex([claim])
             # A claim that says a fact (or a superseded one, ruled stale) is not new; one that
             # changes a fact is reported on that fact, and is a constraint nobody gave too.
             if any(rule(fact, own).ruling in _SAID for fact in facts):
                 continue
-            if rule(claim, before).ruling in _SAID:
+            if rule(claim, held).ruling in _SAID:
                 continue
             found.append(FactRuling(claim, "invented", "invented", claim, message))
     return found
@@ -420,7 +425,7 @@ def rulings(
         for r in found
     ]
     known = [text for text in (goal, *constraints, *superseded) if text]
-    found.extend(invented(after, SentenceIndex(list(before)), known))
+    found.extend(invented(after, before, known))
     return tuple(found)
 
 

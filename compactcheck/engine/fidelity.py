@@ -78,7 +78,7 @@ def summarised(number: int, measured: Sequence[RoundFidelity]) -> FidelityRound:
     for item in measured:
         for ruling, count in item.rulings.items():
             ruled[ruling] += count
-    order = {name: at for at, name in enumerate(RULINGS)}
+    order: dict[str, int] = {name: at for at, name in enumerate(RULINGS)}
     counts = {name: ruled[name] for name in sorted(ruled, key=lambda n: order.get(n, len(order)))}
     return FidelityRound(round=number, compactions=len(measured), measures=measures, rulings=counts)
 

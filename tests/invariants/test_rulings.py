@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from benchmarks.rulings import agreement
-from compactcheck.invariants.rulings import SentenceIndex, invented, rule_text, rulings
+from compactcheck.invariants.rulings import invented, rule_text, rulings
 
 
 def test_labelled_corpus_has_no_false_pass_and_few_false_alarms() -> None:
@@ -61,7 +61,7 @@ def test_superseded_value_named_as_retired_is_not_stale() -> None:
 
 
 def test_invented_constraint_is_ruled_invented() -> None:
-    found = invented(["Constraint: Use MySQL 8."], SentenceIndex(["- Use PostgreSQL 16"]), [])
+    found = invented(["Constraint: Use MySQL 8."], ["- Use PostgreSQL 16"], [])
     assert [(r.fact, r.ruling) for r in found] == [("Use MySQL 8.", "invented")]
 
 
