@@ -61,6 +61,7 @@ HEDGES = (
     "recommended", "if convenient", "optional", "optionally", "may want", "nice to have",
     "when convenient", "should probably", "as far as possible", "if it can be helped",
 )  # fmt: skip
+_NEGATING_OR_RETIRING = NEGATIONS | RETIRING
 # Words of the same meaning in the rules agent prompts state, read as one word. Small on
 # purpose: a synonym counted wrongly would let a changed fact pass.
 _SYNONYMS: dict[str, str] = {
@@ -86,6 +87,12 @@ def lemma(word: str) -> str:
         return word
     base = simplemma.lemmatize(word, lang="en").lower()
     return _SYNONYMS.get(base, _SYNONYMS.get(word, base))
+
+
+@lru_cache(maxsize=16384)
+def _lemma_of(word: str) -> str:
+    """The lemma of a word as written, a contraction read as its first half."""
+    return lemma(_CONTRACTED.get(word) or _uncontracted(word))
 
 
 def _uncontracted(word: str) -> str:
@@ -170,14 +177,18 @@ def _clause(text: str) -> Clause:
     negations: set[str] = set()
     if _RETIRING_OPENERS.match(text):
         negations.add("retired")
-    for word in words(text):
-        lemmas.add(lemma(_CONTRACTED.get(word) or _uncontracted(word)))
-    for word in words(_NOT_NEGATING.sub(" ", text)):
-        if _negating(word):
+    said = list(words(text))
+    for word in said:
+        lemmas.add(_lemma_of(word))
+    lowered = text.lower()
+    # Most clauses hold no restricting phrase: their words are read once.
+    unrestricted = (
+        said if _NOT_NEGATING.search(text) is None else words(_NOT_NEGATING.sub(" ", text))
+    )
+    for word in unrestricted:
+        if word in _NEGATING_OR_RETIRING or word.endswith(("n't", "n\u2019t")):
             negations.add(word)
-        if word in RETIRING:
-            negations.add(word)
-    if "no longer" in text.lower():
+    if "no longer" in lowered:
         negations.add("no longer")
     return Clause(frozenset(lemmas), frozenset(negations), text)
 
@@ -193,6 +204,25 @@ def sentences(text: str, message: int = 0) -> Iterator[Sentence]:
             yield Sentence(stripped, clauses, message)
 
 
+# The sentences of texts read lately, by text: a history's kept messages are read again at every
+# round, by the laws and by the fidelity measure. Bounded by entries; long texts are not kept.
+_READ: dict[str, tuple[Sentence, ...]] = {}
+_READ_KEPT = 8192
+_LONGEST_KEPT = 20_000
+
+
+def _sentences_of(text: str) -> tuple[Sentence, ...]:
+    known = _READ.get(text)
+    if known is not None:
+        return known
+    found = tuple(sentences(text))
+    if len(text) <= _LONGEST_KEPT:
+        if len(_READ) >= _READ_KEPT:
+            _READ.clear()
+        _READ[text] = found
+    return found
+
+
 class SentenceIndex:
     """The sentences of some texts, looked up by the lemmas they hold."""
 
@@ -200,7 +230,8 @@ class SentenceIndex:
         self.sentences: list[Sentence] = []
         self._by_lemma: dict[str, list[int]] = defaultdict(list)
         for message, text in enumerate(texts):
-            for sentence in sentences(text, message):
+            for read in _sentences_of(text):
+                sentence = Sentence(read.text, read.clauses, message)
                 number = len(self.sentences)
                 self.sentences.append(sentence)
                 for found in sentence.lemmas:

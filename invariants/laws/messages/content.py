@@ -412,10 +412,9 @@ def _misread(
     loss a token reading would not see.
     """
     out = FactLookup.of(after, facts.reading)
-    stale = [text for text in facts.superseded_constraints if held.holds(text)]
-    made = rulings([], [searchable_text(m) for m in after], None, current, stale)
-    for ruling in made:
-        if ruling.kind != "constraint":
+    wanted = set(current)
+    for ruling in fact_rulings(before, after, facts):
+        if ruling.kind != "constraint" or ruling.fact not in wanted:
             continue
         text = ruling.fact
         at = held.holding(text)
