@@ -381,12 +381,14 @@ def invented(after: Sequence[str], before: Sequence[str], facts: Sequence[str]) 
     held: SentenceIndex | None = None
     for message, text in enumerate(after):
         for claim in stated(text):
-            held = held or SentenceIndex(list(before))
             own = SentenceIndex([claim])
             # A claim that says a fact (or a superseded one, ruled stale) is not new; one that
             # changes a fact is reported on that fact, and is a constraint nobody gave too.
             if any(rule(fact, own).ruling in _SAID for fact in facts):
                 continue
+            if any(claim in text for text in before):
+                continue
+            held = held or SentenceIndex(list(before))
             if rule(claim, held).ruling in _SAID:
                 continue
             found.append(FactRuling(claim, "invented", "invented", claim, message))

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 import simplemma
@@ -145,11 +145,13 @@ class Sentence:
     text: str
     clauses: tuple[Clause, ...]
     message: int
+    lemmas: frozenset[str] = field(default=frozenset(), compare=False)
+    """Every lemma of the sentence (its clauses' together)."""
 
-    @property
-    def lemmas(self) -> frozenset[str]:
-        """Every lemma of the sentence."""
-        return frozenset().union(*(clause.lemmas for clause in self.clauses))
+    def __post_init__(self) -> None:
+        if not self.lemmas:
+            union = frozenset().union(*(clause.lemmas for clause in self.clauses))
+            object.__setattr__(self, "lemmas", union)
 
 
 def words(text: str) -> Iterator[str]:
@@ -231,7 +233,7 @@ class SentenceIndex:
         self._by_lemma: dict[str, list[int]] = defaultdict(list)
         for message, text in enumerate(texts):
             for read in _sentences_of(text):
-                sentence = Sentence(read.text, read.clauses, message)
+                sentence = Sentence(read.text, read.clauses, message, read.lemmas)
                 number = len(self.sentences)
                 self.sentences.append(sentence)
                 for found in sentence.lemmas:
