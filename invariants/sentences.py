@@ -31,12 +31,13 @@ _SENTENCE = re.compile(r"(?<=[.!?])[\"')\]]*(?:\s+|$)|\n+|\s[\u2022]\s")
 # Where a clause ends inside a sentence. A retiring marker ("instead of", "replaces") opens a
 # clause of its own, which it negates.
 _CLAUSE = re.compile(
-    r"\s*[;:]\s+|\s*[()\[\]]\s*|\s+[\u2013\u2014]\s+|\s+-\s+"
+    r"\s*[;:]\s+|\s+[\u2013\u2014]\s+|\s+-\s+"
     r"|,?\s+(?=(?:but|whereas|while|although|though|however)\b)"
     r"|\s+(?=(?:instead\s+of|rather\s+than|in\s+place\s+of|replac(?:es|ing|ed)|"
     r"superseding|supersedes|formerly|previously)\b)",
     re.IGNORECASE,
 )
+_ASIDE = re.compile(r"[(\[]([^()\[\]]*)[)\]]")
 NEGATIONS: frozenset[str] = frozenset(
     """not no never nothing none nobody nowhere neither nor without avoid cannot
     forbid forbidden prohibit prohibited disallow disallowed refrain""".split()  # noqa: SIM905
@@ -201,7 +202,12 @@ def sentences(text: str, message: int = 0) -> Iterator[Sentence]:
         stripped = raw.strip(" \t*-#>")
         if not stripped:
             continue
-        clauses = tuple(_clause(part) for part in _CLAUSE.split(stripped) if part.strip())
+        # An aside in brackets is a clause of its own ("3.12 (replaces 3.11)"); the words around
+        # it are one clause still ("Never (ever) push to main").
+        asides = _ASIDE.findall(stripped)
+        main = _ASIDE.sub(" ", stripped)
+        parts = [*_CLAUSE.split(main), *asides]
+        clauses = tuple(_clause(part) for part in parts if part.strip())
         if clauses:
             yield Sentence(stripped, clauses, message)
 
