@@ -37,7 +37,7 @@ _CLAUSE = re.compile(
     r"superseding|supersedes|formerly|previously)\b)",
     re.IGNORECASE,
 )
-_ASIDE = re.compile(r"[(\[]([^()\[\]]*)[)\]]")
+_ASIDE = re.compile(r"\(([^()]*)\)")
 NEGATIONS: frozenset[str] = frozenset(
     """not no never nothing none nobody nowhere neither nor without avoid cannot
     forbid forbidden prohibit prohibited disallow disallowed refrain""".split()  # noqa: SIM905
