@@ -40,6 +40,7 @@ from benchmarks.messages_judgement import (
 )
 from benchmarks.mutant_seeds import mutant_config
 from benchmarks.plugin_startup import plugin_startup
+from benchmarks.rulings import rulings_section
 from benchmarks.snapshot_validation import (
     cited_snapshot,
     history,
@@ -601,6 +602,7 @@ def main() -> None:
         "guard": lambda: guard_overhead([50, 200] if quick else [50, 200, 1_000]),
         "audit": lambda: audit_speed(1_000 if quick else 20_000),
         "plugin": lambda: plugin_startup(3 if quick else 10),
+        "rulings": rulings_section,
         # The whole test suite, last (about 12 minutes on 2 vCPUs); not in a quick run.
         "suite": suite_time,
     }

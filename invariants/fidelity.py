@@ -10,14 +10,15 @@ tail, or the session's surface. Pure functions, no I/O.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from collections import Counter as Tally
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from compactcheck.invariants.canonical import json_text
 from compactcheck.invariants.compaction import SnapshotAfter, SnapshotBefore
 from compactcheck.invariants.facts import Counter, Facts
-from compactcheck.invariants.laws.messages.content import reassertions
+from compactcheck.invariants.laws.messages.content import fact_rulings, reassertions
 from compactcheck.invariants.laws.messages.order import pruning
 from compactcheck.invariants.laws.messages.reading import FactLookup
 from compactcheck.invariants.laws.messages.size import message_size
@@ -73,6 +74,9 @@ class RoundFidelity:
     # those that placeholders replaced (``kept``: the lower its share the better); messages
     # view only.
     pruned: Survival = Survival()
+    # How many goals and constraints got each ruling (``compactcheck.invariants.rulings``);
+    # messages view, tokens reading only.
+    rulings: Mapping[str, int] = field(default_factory=dict)
 
     @property
     def compression(self) -> float | None:
@@ -147,7 +151,10 @@ def messages_fidelity(
     reasserted = Survival(len(read.asserted), len(read.stale))
     measured = _measured(round, facts, held_in, held_out, reasserted, sizes)
     cut = pruning(before, after)
-    return replace(measured, pruned=Survival(cut.pruned, cut.present))
+    ruled: Mapping[str, int] = {}
+    if facts.reading == "tokens":
+        ruled = dict(Tally(made.ruling for made in fact_rulings(before, after, facts)))
+    return replace(measured, pruned=Survival(cut.pruned, cut.present), rulings=ruled)
 
 
 def snapshot_fidelity(

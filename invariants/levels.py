@@ -54,6 +54,7 @@ _CARRY_ON = frozenset(
     {
         "goal_preserved",
         "constraints_preserved",
+        "no_invented_constraints",
         "recent_tail_preserved",
         "order_preserved",
         "kept_messages_verbatim",

@@ -126,6 +126,15 @@ def _json_object(text: str) -> Any:
         raise PairFileError(f"--facts: not JSON: {one_line(error)}") from None
 
 
+# How a ruling is coloured: faithful ones green, those a law fails on red, weakened yellow.
+_COLOURS = {
+    "kept": "green",
+    "reworded": "green",
+    "retired": "green",
+    "weakened": "yellow",
+}
+
+
 def check_main(arguments: argparse.Namespace, console: Console) -> int:
     """Judge the pair; one line per law; exit 1 on a violation."""
     before = _json_file(arguments.before, "BEFORE")
@@ -151,6 +160,17 @@ def check_main(arguments: argparse.Namespace, console: Console) -> int:
         console.print(
             f"facts inferred from BEFORE, not declared: {', '.join(judgement.inferred)}",
             style="dim",
+            highlight=False,
+        )
+    if judgement.rulings:
+        console.print("rulings (what AFTER did to each fact of BEFORE):", highlight=False)
+    for made in judgement.rulings:
+        colour = _COLOURS.get(made.ruling, "yellow")
+        said = f": {made.sentence!r}" if made.sentence and made.ruling != "kept" else ""
+        kind = "new claim" if made.kind == "invented" else made.kind
+        line = untrusted.safe_line(f"{kind} {made.fact!r}{said}")
+        console.print(
+            f"  [{colour}]{made.ruling:<12}[/{colour}] {escape(line)}",
             highlight=False,
         )
     for finding in judgement.findings:

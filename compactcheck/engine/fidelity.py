@@ -24,6 +24,7 @@ from compactcheck.invariants.fidelity import (
     snapshot_fidelity,
 )
 from compactcheck.invariants.formats import Format
+from compactcheck.invariants.rulings import RULINGS
 from compactcheck.reference_engine.messages import DEFAULT_MAX_MESSAGES
 from compactcheck.report.model import Fidelity, FidelityRound, FidelitySide, Spread
 from compactcheck.scale.fidelity import MEASURES
@@ -72,7 +73,13 @@ def summarised(number: int, measured: Sequence[RoundFidelity]) -> FidelityRound:
         values = [share for item in measured if (share := item.share(kind)) is not None]
         if values:
             measures[kind] = _spread(values)
-    return FidelityRound(round=number, compactions=len(measured), measures=measures)
+    ruled: dict[str, int] = defaultdict(int)
+    for item in measured:
+        for ruling, count in item.rulings.items():
+            ruled[ruling] += count
+    order: dict[str, int] = {name: at for at, name in enumerate(RULINGS)}
+    counts = {name: ruled[name] for name in sorted(ruled, key=lambda n: order.get(n, len(order)))}
+    return FidelityRound(round=number, compactions=len(measured), measures=measures, rulings=counts)
 
 
 def _side(by_round: dict[int, list[RoundFidelity]]) -> FidelitySide:

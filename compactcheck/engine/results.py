@@ -12,6 +12,7 @@ from compactcheck.engine.search import Search
 from compactcheck.engine.tally import Failure
 from compactcheck.invariants import Invariant
 from compactcheck.invariants.inference import INFERABLE
+from compactcheck.invariants.laws.messages.content import fact_rulings
 from compactcheck.invariants.levels import level_of
 from compactcheck.report.levels import level_reached
 from compactcheck.report.model import (
@@ -21,12 +22,20 @@ from compactcheck.report.model import (
     InvariantResult,
     ModelCalls,
     Reproduced,
+    RuledFact,
     TargetReport,
 )
 from compactcheck.report.verdicts import overlaid, run_result, top_failures
 
 if TYPE_CHECKING:
+    from compactcheck.harness.outcome import RoundOutcome
     from compactcheck.models import MeteredModel
+
+# The laws whose counterexamples show what the compaction did to each fact.
+RULED_LAWS = frozenset(
+    {"goal_preserved", "constraints_preserved", "constraints_not_weakened",
+     "no_invented_constraints"}
+)  # fmt: skip
 
 
 def law_result(judge: Judge, search: Search, law: Invariant) -> InvariantResult:
@@ -37,6 +46,9 @@ def law_result(judge: Judge, search: Search, law: Invariant) -> InvariantResult:
         corpus_file = str(search.witnesses.corpus.get(law.id, "")) or None
         reproduced = search.reproductions.get(law.id, "not_checked")
         counterexample = witness_of(failure, corpus_file, reproduced)
+        rulings = ruled_facts(law, failure.outcome)
+        if rulings:
+            counterexample = counterexample.model_copy(update={"rulings": rulings})
     result = run_result(
         law.id,
         law.statement,
@@ -48,6 +60,19 @@ def law_result(judge: Judge, search: Search, law: Invariant) -> InvariantResult:
         cap=judge.config.example_cap,
     )
     return result.model_copy(update={"level": level_of(law.id, bool(law.formats), judge.format)})
+
+
+def ruled_facts(law: Invariant, outcome: RoundOutcome) -> list[RuledFact]:
+    """The rulings on the facts of a messages counterexample of a law that reads facts."""
+    facts = outcome.facts
+    if law.id not in RULED_LAWS or law.view != "messages" or facts is None:
+        return []
+    if facts.reading != "tokens" or not outcome.answered:
+        return []
+    return [
+        RuledFact(fact=made.fact, kind=made.kind, ruling=made.ruling, sentence=made.sentence)
+        for made in fact_rulings(tuple(outcome.before), tuple(outcome.after), facts)
+    ]
 
 
 def witness_of(failure: Failure, corpus_file: str | None, reproduced: Reproduced) -> Counterexample:

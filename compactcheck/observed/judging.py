@@ -40,7 +40,9 @@ from compactcheck.invariants.formats import (
     read,
 )
 from compactcheck.invariants.inference import infer_facts, inferred_note
+from compactcheck.invariants.laws.messages.content import fact_rulings
 from compactcheck.invariants.messages import ChatMessage
+from compactcheck.invariants.rulings import FactRuling
 from compactcheck.invariants.state import AgentState
 
 if TYPE_CHECKING:
@@ -66,6 +68,8 @@ class Judgement:
     findings: tuple[Finding, ...]
     facts: Facts | None = None
     format: Format | None = None
+    rulings: tuple[FactRuling, ...] = ()
+    """What the output did to the goal and each constraint (messages view, tokens reading)."""
 
     @property
     def violations(self) -> list[Violation]:
@@ -205,7 +209,11 @@ def check_pair(
             pair = parse_messages_pair(before, after, format)
             known = infer_facts(pair.before, facts)
             laws = chosen.laws(view, pair.format)
-            return Judgement(view, judge_messages(pair, laws, known), known, pair.format)
+            findings = judge_messages(pair, laws, known)
+            ruled = (
+                fact_rulings(pair.before, pair.after, known) if known.reading == "tokens" else ()
+            )
+            return Judgement(view, findings, known, pair.format, ruled)
         outcome = _replayed(view, before, after, facts)
     except ValidationError as error:
         raise PairError(f"{view}: {one_line(error)}") from None

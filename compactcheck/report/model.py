@@ -33,6 +33,18 @@ class _ReportModel(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
+class RuledFact(_ReportModel):
+    """What a compaction did to one fact: its ruling, and the output sentence it rests on."""
+
+    fact: str
+    kind: str = Field(description="goal, constraint, superseded, or invented (a new claim)")
+    ruling: str = Field(
+        description="kept, reworded, weakened, changed, contradicted, stale, retired, dropped "
+        "or invented"
+    )
+    sentence: str | None = Field(default=None, description="the output sentence read")
+
+
 class Counterexample(_ReportModel):
     """The minimal history on which an invariant broke, and why."""
 
@@ -55,6 +67,11 @@ class Counterexample(_ReportModel):
         default_factory=list,
         description="the provider rules the input breaks: such input came from a --malformed "
         "scenario or from the target's own earlier answer",
+    )
+    rulings: list[RuledFact] = Field(
+        default_factory=list,
+        description="what the compaction did to the goal and each constraint (laws that read "
+        "facts, messages view)",
     )
 
 
@@ -107,6 +124,11 @@ class FidelityRound(_ReportModel):
         "= all), reasserted (share of superseded constraints asserted as current again, 0.0 "
         "= none), pruned (share of the text of kept tool results replaced by placeholders, 0.0 "
         "= none), compression (size out / size in); a kind no input held is absent",
+    )
+    rulings: dict[str, int] = Field(
+        default_factory=dict,
+        description="how many goals and constraints got each ruling (kept, reworded, weakened, "
+        "changed, contradicted, stale, retired, dropped, invented); messages view",
     )
 
 

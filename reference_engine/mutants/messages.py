@@ -141,6 +141,31 @@ def _restate_constraints(messages: Messages) -> Messages:
     return compact_messages(messages, MUTANT_MAX_MESSAGES, summariser=summariser)
 
 
+def _weaken_constraints(messages: Messages) -> Messages:
+    # Rewrites the system prompt's rules as preferences: each "- [c1] ..." line is kept, its
+    # force relaxed, as a summariser that "tidies" a prompt does.
+    def relaxed(message: ChatMessage) -> ChatMessage:
+        if not isinstance(message, SystemMessage):
+            return message
+        lines = content_text(message.content).splitlines()
+        softened = [f"{line}, where possible" if line.startswith("- [") else line for line in lines]
+        return SystemMessage(content="\n".join(softened))
+
+    return tuple(relaxed(message) for message in _reference(messages))
+
+
+def _invent_constraint(messages: Messages) -> Messages:
+    # The summary ends with a rule nobody gave, as a model that fills in "constraints" does.
+    compacted = _reference(messages)
+    summary = _summary(messages, compacted)
+    if summary is None:
+        return compacted
+    text = f"{content_text(summary.content)}\nConstraint: Store sessions in Redis 7."
+    return tuple(
+        UserMessage(content=text) if message is summary else message for message in compacted
+    )
+
+
 def _drop_trailing_assistant(messages: Messages) -> Messages:
     # Insists that the context end on a user or tool turn, and drops a final assistant reply.
     compacted = list(_reference(messages))
@@ -312,6 +337,20 @@ MESSAGE_MUTANTS: tuple[Mutant, ...] = (
         "ends the summary by restating every constraint it saw, superseded ones too",
         _restate_constraints,
         10,
+    ),
+    _mutant(
+        "messages-weaken-constraints",
+        "constraints_not_weakened",
+        "restates the system prompt's rules as preferences ('..., where possible')",
+        _weaken_constraints,
+        8,
+    ),
+    _mutant(
+        "messages-invent-constraint",
+        "no_invented_constraints",
+        "ends the summary with a constraint nobody gave",
+        _invent_constraint,
+        8,
     ),
     _mutant(
         "messages-drop-trailing-assistant",

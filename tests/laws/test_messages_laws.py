@@ -36,6 +36,7 @@ from compactcheck.invariants.messages import (
     content_text,
     parse_messages,
 )
+from compactcheck.invariants.rulings import retired_on
 from compactcheck.invariants.tokens import discriminating, position
 from compactcheck.invariants.verdict import Finding
 from compactcheck.strategies.messages_view import MessageHistory, message_histories
@@ -141,6 +142,8 @@ def test_catalogue_lists_every_messages_law() -> None:
         "user_turn_present",
         "budget_respected",
         "progress",
+        "constraints_not_weakened",
+        "no_invented_constraints",
     ]
 
 
@@ -619,8 +622,15 @@ def _mentions_line_by_line(messages: Any, texts: list[str]) -> dict[str, Any]:
             hits = sorted(
                 (at, t) for t in texts if keys[t] and (at := position(keys[t], line)) is not None
             )
-            for rank, (_, t) in enumerate(hits):
-                last[t] = Mention(index, rank == 0)
+            # A constraint the line names only to retire it is not the one it asserts.
+            named = [t for _, t in hits]
+            asserted = [
+                t
+                for t in named
+                if not (len(named) > 1 and retired_on(t, line, [o for o in named if o != t]))
+            ]
+            for t in named:
+                last[t] = Mention(index, bool(asserted) and asserted[0] == t)
     return last
 
 

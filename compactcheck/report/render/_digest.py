@@ -14,6 +14,7 @@ from compactcheck.report.model import (
     MIN_COMPACTED_PERCENT,
     VERDICTS,
     Counterexample,
+    Fidelity,
     InvariantResult,
     Report,
     Spread,
@@ -368,6 +369,28 @@ def fidelity_rows(target: TargetReport) -> list[FidelityRow]:
                 sd,
                 measure_text(kind, theirs.get(kind)) if fidelity.reference is not None else "",
                 [measure_text(kind, r.measures.get(kind)) for r in fidelity.target.rounds],
+            )
+        )
+    rows.extend(_ruling_rows(fidelity))
+    return rows
+
+
+def _ruling_rows(fidelity: Fidelity) -> list[FidelityRow]:
+    """A row per ruling the goals and constraints got: how many, over the run and by round."""
+    ours = fidelity.target.overall.rulings
+    theirs = fidelity.reference.overall.rulings if fidelity.reference is not None else {}
+    rows: list[FidelityRow] = []
+    for ruling, count in ours.items():
+        rows.append(
+            FidelityRow(
+                f"ruling:{ruling}",
+                f"facts ruled {ruling}",
+                str(count),
+                "",
+                count,
+                "",
+                str(theirs.get(ruling, 0)) if fidelity.reference is not None else "",
+                [str(r.rulings.get(ruling, 0)) for r in fidelity.target.rounds],
             )
         )
     return rows

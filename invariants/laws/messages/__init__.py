@@ -45,6 +45,8 @@ LAWS: tuple[MessagesLaw, ...] = (
     content.user_turn_present,
     size.budget_respected,
     size.progress,
+    content.constraints_not_weakened,
+    content.no_invented_constraints,
 )
 
 # The structural laws of each provider format: each reads its own parsed request and judges

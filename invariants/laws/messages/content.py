@@ -4,13 +4,19 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Collection, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import accumulate
 
 from compactcheck.invariants.facts import Facts
 from compactcheck.invariants.law import invariant
-from compactcheck.invariants.laws.messages.reading import FactLookup, Messages, label
+from compactcheck.invariants.laws.messages.reading import (
+    FactLookup,
+    Messages,
+    label,
+    searchable_text,
+)
 from compactcheck.invariants.messages import ChatMessage, SystemMessage, UserMessage, content_text
+from compactcheck.invariants.rulings import FactRuling, retired_on, rulings
 from compactcheck.invariants.tokens import discriminating, position
 from compactcheck.invariants.verdict import Finding, Violation, value_diff, witness
 
@@ -174,9 +180,18 @@ def token_mentions(
             for text, key, first in probes
             if first in low and (found := position(key, line)) is not None
         )
-        for rank, (_, text) in enumerate(hits):
+        # A constraint the line names only to retire it ("Python 3.11 no longer applies: ...")
+        # is not asserted, wherever it stands; the first of the others is.
+        named = [text for _, text in hits]
+        retired = {
+            text
+            for text in named
+            if len(named) > 1 and retired_on(text, line, [o for o in named if o != text])
+        }
+        asserted = [text for _, text in hits if text not in retired]
+        for _, text in hits:
             if wanted is None or text in wanted:
-                last[text] = Mention(index, rank == 0)
+                last[text] = Mention(index, bool(asserted) and asserted[0] == text)
     return last
 
 
@@ -313,14 +328,17 @@ def constraints_preserved(before: Messages, after: Messages, facts: Facts) -> Fi
                     witness(system),
                 )
             )
-    for text, at, source in _lost(before, held, after, facts, current):
-        found.append(
-            Violation(
-                "constraints_preserved",
-                f"current constraint {text!r} (input index {at}) is missing from the output",
-                witness(source),
+    if facts.reading == "tokens":
+        found.extend(_misread(before, held, after, facts, current))
+    else:
+        for text, at, source in _lost(before, held, after, facts, current):
+            found.append(
+                Violation(
+                    "constraints_preserved",
+                    f"current constraint {text!r} (input index {at}) is missing from the output",
+                    witness(source),
+                )
             )
-        )
     read = reassertions(before, after, facts)
     stale = read.stale
     for text, now, then in read.asserted:
@@ -336,6 +354,131 @@ def constraints_preserved(before: Messages, after: Messages, facts: Facts) -> Fi
         )
     exercised = bool(systems or current or stale)
     return Finding("constraints_preserved", exercised, tuple(found))
+
+
+def fact_rulings(before: Messages, after: Messages, facts: Facts) -> tuple[FactRuling, ...]:
+    """The ruling on the goal and on each constraint the input held, read in the output.
+
+    Read sentence by sentence (``compactcheck.invariants.rulings``); the goal and constraints
+    the input never said are not ruled on, and the output's invented ones are.
+    """
+    for held_before, held_after, held_facts, made in _RULED:
+        if held_before is before and held_after is after and held_facts is facts:
+            return made
+    held = FactLookup.of(before, facts.reading)
+    current = [text for text in facts.constraints if held.holds(text)]
+    stale = [text for text in facts.superseded_constraints if held.holds(text)]
+    goal = facts.goal if facts.goal and held.holds(facts.goal) else None
+    made = rulings(
+        [searchable_text(m) for m in before],
+        [searchable_text(m) for m in after],
+        goal,
+        current,
+        stale,
+    )
+    if any(r.ruling == "stale" for r in made):
+        # A superseded value is stale where the law finds it reasserted; one the input's own
+        # last mention still asserted (a kept system prompt listing it) is kept as it was.
+        asserted = {text for text, _, _ in reassertions(before, after, facts).asserted}
+        made = tuple(
+            replace(r, ruling="kept") if r.ruling == "stale" and r.fact not in asserted else r
+            for r in made
+        )
+    if type(before) is tuple and type(after) is tuple:
+        _RULED.insert(0, (before, after, facts, made))
+        del _RULED[4:]
+    return made
+
+
+# The rulings of the last few compactions: two laws and the fidelity measure of one compaction
+# rule on the same pair of lists with the same facts.
+_RULED: list[tuple[Messages, Messages, Facts, tuple[FactRuling, ...]]] = []
+
+
+# What a ruling that fails ``constraints_preserved`` says of a current constraint.
+_BROKEN = {
+    "changed": "is changed in the output (a value or name differs)",
+    "contradicted": "is contradicted in the output (its polarity flipped)",
+}
+
+
+def _misread(
+    before: Messages, held: FactLookup, after: Messages, facts: Facts, current: Sequence[str]
+) -> Iterator[Violation]:
+    """The current constraints the output drops, changes or contradicts, read by sentence.
+
+    A constraint whose tokens one output message still holds is not reported dropped: the
+    sentence reading adds what a token reading misses (polarity, a changed value), never a
+    loss a token reading would not see.
+    """
+    out = FactLookup.of(after, facts.reading)
+    wanted = set(current)
+    for ruling in fact_rulings(before, after, facts):
+        if ruling.kind != "constraint" or ruling.fact not in wanted:
+            continue
+        text = ruling.fact
+        at = held.holding(text)
+        source = before[at] if at is not None else None
+        if ruling.ruling == "dropped" and not out.holds(text):
+            yield Violation(
+                "constraints_preserved",
+                f"current constraint {text!r} (input index {at}) is missing from the output",
+                witness(source),
+            )
+        elif ruling.ruling in _BROKEN and ruling.message is not None:
+            yield Violation(
+                "constraints_preserved",
+                f"current constraint {text!r} (input index {at}) {_BROKEN[ruling.ruling]}: "
+                f"{ruling.sentence!r} (output index {ruling.message})",
+                witness(source, after[ruling.message]),
+            )
+
+
+@invariant(
+    "messages",
+    "constraints_not_weakened",
+    "a current constraint is not restated with its restriction relaxed ('only' dropped, "
+    "'never' become 'avoid if possible'); read sentence by sentence, tokens reading only",
+)
+def constraints_not_weakened(before: Messages, after: Messages, facts: Facts) -> Finding:
+    """The rules keep their force: a prohibition stays a prohibition."""
+    if facts.reading != "tokens" or not facts.constraints:
+        return Finding("constraints_not_weakened", False)
+    made = [r for r in fact_rulings(before, after, facts) if r.kind == "constraint"]
+    found = [
+        Violation(
+            "constraints_not_weakened",
+            f"current constraint {r.fact!r} is weakened in the output: {r.sentence!r} "
+            f"(output index {r.message})",
+            witness(after[r.message]),
+        )
+        for r in made
+        if r.ruling == "weakened" and r.message is not None
+    ]
+    return Finding("constraints_not_weakened", bool(made), tuple(found))
+
+
+@invariant(
+    "messages",
+    "no_invented_constraints",
+    "the output states no constraint or goal (by label, 'Constraint: ...', or under a "
+    "constraints heading) that neither the facts nor the input held",
+)
+def no_invented_constraints(before: Messages, after: Messages, facts: Facts) -> Finding:
+    """A summary does not hand the agent a rule nobody gave."""
+    if facts.reading != "tokens":
+        return Finding("no_invented_constraints", False)
+    made = [r for r in fact_rulings(before, after, facts) if r.ruling == "invented"]
+    found = [
+        Violation(
+            "no_invented_constraints",
+            f"the output states {r.fact!r} as a constraint or goal (output index {r.message}), "
+            "which neither the facts nor the input held",
+            witness(after[r.message]) if r.message is not None else witness(),
+        )
+        for r in made
+    ]
+    return Finding("no_invented_constraints", bool(after), tuple(found))
 
 
 @invariant(

@@ -1,0 +1,275 @@
+"""A text read as a careful reviewer reads it: sentence by sentence, clause by clause, by lemma.
+
+A fact is said by one sentence of a summary, and its polarity by the clauses of that sentence
+that carry it: "Python 3.11 no longer applies: the project now targets Python 3.12." negates
+3.11 and asserts 3.12, and a "not" in another sentence negates nothing. Words are compared by
+lemma ("functions" is "function", "containing" is "contain"), so a faithful rewording keeps a
+fact that its exact spelling would lose.
+
+Sentences and clauses are split here rather than by a sentence-boundary library: what matters
+is the clause (";", ":", a parenthesis, "but", "instead of"), which such libraries do not split,
+and versions, paths and ids ("3.12.", "auth/login.py") must stay whole, which the token pattern
+below already ensures. Lemmas come from ``simplemma``, whose English dictionary ships inside its
+wheel (no download). Pure and linear in the length of the text; no model, no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import simplemma
+
+# A word: letters, digits and the joiners that keep a version, path, id or amount in one piece;
+# an apostrophe stays inside ("don't", "user's") so that a contraction is read as one word.
+WORD = re.compile(r"[$#]?[A-Za-z0-9](?:[A-Za-z0-9._/%#:+$'\u2019-]*[A-Za-z0-9%])?")
+# Where a sentence ends: a stop followed by a space or the end, a line break, a list bullet.
+_SENTENCE = re.compile(r"(?<=[.!?])[\"')\]]*(?:\s+|$)|\n+|\s[\u2022]\s")
+# Where a clause ends inside a sentence. A retiring marker ("instead of", "replaces") opens a
+# clause of its own, which it negates.
+_CLAUSE = re.compile(
+    r"\s*[;:]\s+|\s+[\u2013\u2014]\s+|\s+-\s+"
+    r"|,?\s+(?=(?:but|whereas|while|although|though|however)\b)"
+    r"|\s+(?=(?:instead\s+of|rather\s+than|in\s+place\s+of|replac(?:es|ing|ed)|"
+    r"superseding|supersedes|formerly|previously)\b)",
+    re.IGNORECASE,
+)
+_ASIDE = re.compile(r"\(([^()]*)\)")
+NEGATIONS: frozenset[str] = frozenset(
+    """not no never nothing none nobody nowhere neither nor without avoid cannot
+    forbid forbidden prohibit prohibited disallow disallowed refrain""".split()  # noqa: SIM905
+)
+# Words that retire a value in the clause that holds it ("3.11 is superseded", "instead of
+# 3.11"); read as negation only when the fact itself does not use them.
+RETIRING: frozenset[str] = frozenset(
+    """instead rather replace replaces replacing replaced supersede supersedes superseding
+    superseded obsolete deprecated outdated retire retired formerly previously
+    anymore""".split()  # noqa: SIM905
+)
+# Words that restrict a fact to one thing: "Use only PostgreSQL" without one is a weaker fact.
+RESTRICTIONS: frozenset[str] = frozenset({"only", "exclusively", "solely", "just", "sole"})
+_RESTRICTION_PHRASES = ("other than", "anything but", "nothing but", "nothing else", "except")
+# Words that make a rule absolute, and phrases that soften one into a preference.
+STRONG: frozenset[str] = frozenset({"never", "always", "must", "mustn't", "required"})
+HEDGES = (
+    "if possible", "where possible", "when possible", "whenever possible", "if you can",
+    "try to", "try not", "ideally", "preferably", "prefer", "if practical", "where practical",
+    "when practical", "where feasible", "if feasible", "generally", "usually", "consider",
+    "as much as possible", "unless necessary", "unless needed", "unless you have to",
+    "recommended", "if convenient", "optional", "optionally", "may want", "nice to have",
+    "when convenient", "should probably", "as far as possible", "if it can be helped",
+)  # fmt: skip
+_NEGATING_OR_RETIRING = NEGATIONS | RETIRING
+# Words of the same meaning in the rules agent prompts state, read as one word. Small on
+# purpose: a synonym counted wrongly would let a changed fact pass.
+_SYNONYMS: dict[str, str] = {
+    "write": "add", "introduce": "add", "install": "add", "include": "add", "create": "add",
+    "modify": "touch", "change": "touch", "edit": "touch", "alter": "touch",
+    "delete": "remove", "drop": "remove", "erase": "remove",
+    "execute": "run", "utilize": "use", "employ": "use", "e-mail": "email",
+    "test": "test", "tests": "test", "method": "function", "repository": "repo",
+    "record": "log", "print": "log", "output": "log",
+    "below": "under", "beneath": "under", "above": "over", "exceed": "over",
+    "target": "use", "targets": "use",
+}  # fmt: skip
+# Contractions whose base is not what a lemma dictionary returns for the first half.
+_CONTRACTED = {"won't": "will", "can't": "can", "shan't": "shall", "ain't": "be"}
+
+
+@lru_cache(maxsize=16384)
+def lemma(word: str) -> str:
+    """The dictionary form of a lower-case word, mapped onto the synonyms rules share."""
+    if word.endswith(("'s", "\u2019s")):
+        word = word[:-2]
+    if any(ch.isdigit() for ch in word) or any(ch in "./#:$%" for ch in word):
+        return word
+    base = simplemma.lemmatize(word, lang="en").lower()
+    return _SYNONYMS.get(base, _SYNONYMS.get(word, base))
+
+
+@lru_cache(maxsize=16384)
+def _lemma_of(word: str) -> str:
+    """The lemma of a word as written, a contraction read as its first half."""
+    return lemma(_CONTRACTED.get(word) or _uncontracted(word))
+
+
+def _uncontracted(word: str) -> str:
+    return word[:-3] if word.endswith(("n't", "n\u2019t")) else word
+
+
+def _negating(word: str) -> bool:
+    """Whether a lower-case word negates its clause ("not", "don't", "cannot")."""
+    return word in NEGATIONS or word.endswith(("n't", "n\u2019t"))
+
+
+def value_like(word: str) -> bool:
+    """Whether a word is a value: an amount, a number, a version, an id with a digit."""
+    return any(ch.isdigit() for ch in word)
+
+
+def shape(word: str) -> str:
+    """The kind of value a word is, so that "$500" is compared with "$5000", not with "3.12"."""
+    stripped = word.lstrip("$#")
+    if word.startswith("$"):
+        return "money"
+    if word.endswith("%"):
+        return "percent"
+    if re.fullmatch(r"v?\d+(?:\.\d+)+", stripped):
+        return "version"
+    if stripped.isdigit() or re.fullmatch(r"\d[\d,]*(?:\.\d+)?[kKmM]?", stripped):
+        return "number"
+    prefix = re.match(r"[A-Za-z_]+", stripped)
+    return f"id:{prefix.group().lower()}" if prefix else "id"
+
+
+@dataclass(frozen=True)
+class Clause:
+    """A clause of a sentence: its lemmas, and whether it negates or retires what it holds."""
+
+    lemmas: frozenset[str]
+    negations: frozenset[str]
+    text: str
+
+    @property
+    def lowered(self) -> str:
+        """The clause's text, lower-cased (for phrases)."""
+        return self.text.lower()
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """A sentence of a text, split into clauses; ``message`` is where it was read."""
+
+    text: str
+    clauses: tuple[Clause, ...]
+    message: int
+    lemmas: frozenset[str] = field(default=frozenset(), compare=False)
+    """Every lemma of the sentence (its clauses' together)."""
+
+    def __post_init__(self) -> None:
+        if not self.lemmas:
+            union = frozenset().union(*(clause.lemmas for clause in self.clauses))
+            object.__setattr__(self, "lemmas", union)
+
+
+def words(text: str) -> Iterator[str]:
+    """The words of ``text``, lower-cased, a trailing stop removed ("3.12." is "3.12")."""
+    for match in WORD.finditer(text):
+        yield match.group().lower().rstrip(".:")
+
+
+# Phrases that restrict rather than negate ("nothing else", "no other"), and words that, opening
+# a clause, retire what it holds ("(was $500)", "instead of 3.11").
+_NOT_NEGATING = re.compile(
+    r"\b(?:(?:nothing|nowhere)\s+(?:else|but|outside|except|other\s+than)|no\s+other"
+    r"|not\s+only)\b",
+    re.IGNORECASE,
+)
+_RETIRING_OPENERS = re.compile(
+    r"^\W*(?:was|were|previously|formerly|replaces|replacing|replaced|instead\s+of"
+    r"|rather\s+than|in\s+place\s+of)\b",
+    re.IGNORECASE,
+)
+
+
+def _clause(text: str) -> Clause:
+    lemmas: set[str] = set()
+    negations: set[str] = set()
+    if _RETIRING_OPENERS.match(text):
+        negations.add("retired")
+    said = list(words(text))
+    for word in said:
+        lemmas.add(_lemma_of(word))
+    lowered = text.lower()
+    # Most clauses hold no restricting phrase: their words are read once.
+    unrestricted = (
+        said if _NOT_NEGATING.search(text) is None else words(_NOT_NEGATING.sub(" ", text))
+    )
+    for word in unrestricted:
+        if word in _NEGATING_OR_RETIRING or word.endswith(("n't", "n\u2019t")):
+            negations.add(word)
+    if "no longer" in lowered:
+        negations.add("no longer")
+    return Clause(frozenset(lemmas), frozenset(negations), text)
+
+
+def sentences(text: str, message: int = 0) -> Iterator[Sentence]:
+    """The sentences of ``text`` in order, each with its clauses."""
+    for raw in _SENTENCE.split(text):
+        stripped = raw.strip(" \t*-#>")
+        if not stripped:
+            continue
+        # An aside in brackets is a clause of its own ("3.12 (replaces 3.11)"); the words around
+        # it are one clause still ("Never (ever) push to main").
+        asides = _ASIDE.findall(stripped)
+        main = _ASIDE.sub(" ", stripped)
+        parts = [*_CLAUSE.split(main), *asides]
+        clauses = tuple(_clause(part) for part in parts if part.strip())
+        if clauses:
+            yield Sentence(stripped, clauses, message)
+
+
+# The sentences of texts read lately, by text: a history's kept messages are read again at every
+# round, by the laws and by the fidelity measure. Bounded by entries; long texts are not kept.
+_READ: dict[str, tuple[Sentence, ...]] = {}
+_READ_KEPT = 8192
+_LONGEST_KEPT = 20_000
+
+
+def _sentences_of(text: str) -> tuple[Sentence, ...]:
+    known = _READ.get(text)
+    if known is not None:
+        return known
+    found = tuple(sentences(text))
+    if len(text) <= _LONGEST_KEPT:
+        if len(_READ) >= _READ_KEPT:
+            _READ.clear()
+        _READ[text] = found
+    return found
+
+
+class SentenceIndex:
+    """The sentences of some texts, looked up by the lemmas they hold."""
+
+    def __init__(self, texts: list[str]) -> None:
+        self.sentences: list[Sentence] = []
+        self._by_lemma: dict[str, list[int]] = defaultdict(list)
+        for message, text in enumerate(texts):
+            for read in _sentences_of(text):
+                sentence = Sentence(read.text, read.clauses, message, read.lemmas)
+                number = len(self.sentences)
+                self.sentences.append(sentence)
+                for found in sentence.lemmas:
+                    self._by_lemma[found].append(number)
+        self.texts = texts
+
+    def holding(self, keys: frozenset[str]) -> dict[int, int]:
+        """Each sentence holding at least one of ``keys``, with how many of them it holds."""
+        counts: dict[int, int] = defaultdict(int)
+        for key in keys:
+            for number in self._by_lemma.get(key, ()):
+                counts[number] += 1
+        return counts
+
+    def __contains__(self, fact: str) -> bool:
+        return any(fact in text for text in self.texts)
+
+
+__all__ = [
+    "HEDGES",
+    "NEGATIONS",
+    "RESTRICTIONS",
+    "RETIRING",
+    "STRONG",
+    "Clause",
+    "Sentence",
+    "SentenceIndex",
+    "lemma",
+    "sentences",
+    "shape",
+    "value_like",
+    "words",
+]
