@@ -171,6 +171,12 @@ def _negated(keys: Keys, sentence: Sentence) -> tuple[bool, frozenset[str]]:
     """Whether the clauses carrying the fact negate it, and by which words."""
     anchors = keys.anchors
     carrying = [clause for clause in sentence.clauses if clause.lemmas & anchors]
+    if carrying:
+        # The clause that says the fact is the one carrying most of it: an aside that names an
+        # old value it replaces ("(this replaces [c3]: Don't ever push to main)") shares a word
+        # with the new fact but does not negate it.
+        most = max(len(clause.lemmas & anchors) for clause in carrying)
+        carrying = [clause for clause in carrying if len(clause.lemmas & anchors) == most]
     found: set[str] = set()
     for clause in carrying or sentence.clauses:
         found |= clause.negations - keys.own

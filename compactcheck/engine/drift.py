@@ -70,6 +70,9 @@ def read_round(outcome: RoundOutcome, whole: Sequence[ChatMessage]) -> DriftRoun
             for text, kind in texts
         )
 
+    # The reading's ruling on each fact it rules on (the goal and the constraints), read
+    # against the whole history as the laws are.
+    ruled = {made.fact: made.ruling for made in content.fact_rulings(before, outcome.after, facts)}
     entries: list[FactRound] = []
     for text, kind in texts:
         laws = [
@@ -81,7 +84,13 @@ def read_round(outcome: RoundOutcome, whole: Sequence[ChatMessage]) -> DriftRoun
         if laws:
             state = "reasserted" if kind == "superseded" else "lost"
         entries.append(
-            FactRound(fact=text, kind=kind, state=state, laws=tuple(dict.fromkeys(laws)))
+            FactRound(
+                fact=text,
+                kind=kind,
+                state=state,
+                laws=tuple(dict.fromkeys(laws)),
+                ruling=ruled.get(text),
+            )
         )
     unnamed = (v for v in (*own, *cumulative) if not names(v))
     other = tuple(dict.fromkeys(f"{v.invariant}: {v.because}" for v in unnamed))

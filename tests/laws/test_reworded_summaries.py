@@ -1,9 +1,7 @@
 """Summaries worded as a model words them, judged by the messages laws.
 
-The wording fake keeps every fact; a law that reports a violation on its summaries reads a
-rewording as a loss. Where today's reading does so (a contraction read as a lost negation, a
-plural read as a lost word), the test is an expected failure that turns into a pass once the
-reading tells a rewording from a loss.
+The wording fake keeps every fact (contractions, "Don't ever", other word forms, clauses moved);
+a law that reports a violation on its summaries reads a rewording as a loss.
 """
 
 from __future__ import annotations
@@ -21,17 +19,11 @@ from compactcheck.strategies.vocabulary import CONSTRAINTS
 from compactcheck.targets.registry import resolve
 from tests.compactcheck.models.summarisers import reworded_reference, target_of
 
-CONTRACTIONS = "reading: contractions"
-# A run whose summaries hold both.
-BOTH = "reading: contractions, word forms"
+# The supersession law finds a superseded value's last mention by its tokens: a replacement
+# note that rewords the old value ("(this replaces [c3]: Don't ever push to main)") is not read
+# as a mention, so a kept system prompt that lists the old value reads as reasserting it.
+BOTH = "supersession: a reworded replacement note is not read as the old value's last mention"
 GOAL = "Fix the login bug (AUTH-142)"
-# Constraints the wording fake (seed 0) restates with a contraction: "Don't", "Don't ever".
-CONTRACTED = {
-    "Do not touch the public API",
-    "Never push to main",
-    "Write no new dependencies into pyproject.toml",
-    "Log nothing that contains a user's email",
-}
 
 
 def _history(constraint: str) -> list[dict[str, Any]]:
@@ -61,29 +53,13 @@ def _violations(compactor: Any, constraint: str) -> list[Violation]:
     return [v for law in laws for v in law.check(before, after, facts).violations]
 
 
-# Constraints it restates in another word form: "Keep functions under" for "Keep each function
-# under", read today as a lost "function".
-WORD_FORMS = {"Keep each function under 40 lines": "reading: word forms"}
-
-
-def _marked(texts: tuple[str, ...]) -> list[Any]:
-    reasons = {**dict.fromkeys(CONTRACTED, CONTRACTIONS), **WORD_FORMS}
-    return [
-        pytest.param(
-            text,
-            marks=pytest.mark.xfail(strict=True, reason=reasons[text]) if text in reasons else (),
-        )
-        for text in texts
-    ]
-
-
 def test_the_reference_summary_itself_keeps_every_constraint() -> None:
     # The control: repeated as it was (the echo only tags it with its role), no law fails.
     for constraint in CONSTRAINTS:
         assert _violations(reworded_reference(EchoModel()), constraint) == []
 
 
-@pytest.mark.parametrize("constraint", _marked(CONSTRAINTS))
+@pytest.mark.parametrize("constraint", CONSTRAINTS)
 def test_a_reference_summary_reworded_by_the_wording_fake_breaks_no_law(constraint: str) -> None:
     assert _violations(reworded_reference(WordingModel()), constraint) == []
 
@@ -108,6 +84,10 @@ ADAPTERS = {
 }
 
 
+# The adapters whose drift run meets no replacement note reworded against a kept system prompt.
+READ = {"langchain:summarization-middleware"}
+
+
 def _drift(name: str, model: str) -> DriftRun:
     pytest.importorskip(ADAPTERS[name])
     target = resolve(name, view="messages", model=ModelSlot(model))
@@ -117,8 +97,15 @@ def _drift(name: str, model: str) -> DriftRun:
         target.close()
 
 
-@pytest.mark.parametrize("name", ADAPTERS)
-@pytest.mark.xfail(strict=True, reason=BOTH)
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(
+            name, marks=() if name in READ else pytest.mark.xfail(strict=True, reason=BOTH)
+        )
+        for name in ADAPTERS
+    ],
+)
 def test_a_summarising_adapter_loses_no_more_with_the_wording_fake_than_with_the_echo(
     name: str,
 ) -> None:
