@@ -122,6 +122,69 @@ for _kit_name in CONFORMANCE_KIT_COMPACTORS:
         "message)",
     )
 
+# Microsoft Agent Framework, the OpenAI Agents SDK and inspect-ai (each its own extra).
+_CATALOGUE.update(
+    {
+        f"agent-framework:{_strategy}": (
+            "agent_framework_compaction",
+            "agent-framework",
+            f"Microsoft Agent Framework {_class} through apply_compaction (what it would send)",
+        )
+        for _strategy, _class in (
+            ("truncation", "TruncationStrategy"),
+            ("sliding-window", "SlidingWindowStrategy"),
+            ("selective-tool-call", "SelectiveToolCallCompactionStrategy"),
+            ("tool-result", "ToolResultCompactionStrategy"),
+            ("summarization", "SummarizationStrategy with an echo client"),
+            ("token-budget", "TokenBudgetComposedStrategy (tool results, then a window)"),
+        )
+    }
+)
+_CATALOGUE.update(
+    {
+        "inspect-ai:trim-messages": (
+            "inspect_compaction",
+            "inspect-ai",
+            "inspect-ai trim_messages (system and input kept, a share of the rest, pairs mended)",
+        ),
+        "inspect-ai:compaction-trim": (
+            "inspect_compaction",
+            "inspect-ai",
+            "inspect-ai CompactionTrim through its compaction handler, one forced pass",
+        ),
+        "inspect-ai:compaction-edit": (
+            "inspect_compaction",
+            "inspect-ai",
+            "inspect-ai CompactionEdit (old tool results become a placeholder), one forced pass",
+        ),
+        "inspect-ai:compaction-summary": (
+            "inspect_compaction",
+            "inspect-ai",
+            "inspect-ai CompactionSummary over a local echo model, one forced pass",
+        ),
+    }
+)
+_CATALOGUE.update(
+    {
+        "openai-agents:tool-output-trimmer": (
+            "openai_agents_compaction",
+            "openai-agents",
+            "OpenAI Agents SDK ToolOutputTrimmer as a call_model_input_filter (Responses format)",
+        ),
+        "openai-agents:sandbox-compaction": (
+            "openai_agents_compaction",
+            "openai-agents",
+            "OpenAI Agents SDK sandbox Compaction.process_context (Responses format)",
+        ),
+        "openai-agents:compaction-session": (
+            "openai_agents_compaction",
+            "openai-agents",
+            "OpenAI Agents SDK OpenAIResponsesCompactionSession, responses.compact on a fake "
+            "transport (Responses format)",
+        ),
+    }
+)
+
 
 _WINDOW = "a window of recent messages: it keeps no content by design"
 _TRIM = "trims the oldest messages to a size: it keeps no content by design"
