@@ -230,6 +230,56 @@ WAIVERS: dict[str, dict[str, str]] = {
         "tool_results_unpruned": "replaces old tool results by a pointer to a file: its job",
     },
 }
+_TRAILING = (
+    "drops a trailing assistant message, as it documents (some providers need a user turn last)"
+)
+_OPAQUE = "the provider's compaction item stands for what precedes it, and cannot be read"
+WAIVERS.update(
+    {
+        "agent-framework:truncation": {
+            "goal_preserved": _TRIM,
+            "constraints_preserved": _TRIM,
+            "facts_preserved": _TRIM,
+        },
+        "agent-framework:sliding-window": {
+            "goal_preserved": _WINDOW,
+            "constraints_preserved": _WINDOW,
+            "facts_preserved": _WINDOW,
+        },
+        "agent-framework:token-budget": {
+            "goal_preserved": _TRIM,
+            "constraints_preserved": _TRIM,
+            "facts_preserved": _TRIM,
+        },
+        "inspect-ai:trim-messages": {
+            "constraints_preserved": _TRIM,
+            "facts_preserved": _TRIM,
+            "recent_tail_preserved": _TRAILING,
+        },
+        "inspect-ai:compaction-trim": {
+            "constraints_preserved": _TRIM,
+            "facts_preserved": _TRIM,
+            "recent_tail_preserved": _TRAILING,
+        },
+        "inspect-ai:compaction-edit": {
+            "tool_results_unpruned": "replaces old tool results by a placeholder: that is its job",
+            "recent_tail_preserved": _TRAILING,
+            "facts_preserved": _TRAILING,
+        },
+        "inspect-ai:compaction-summary": {
+            "recent_tail_preserved": "the summary is the last message: it follows the prefix",
+        },
+        "openai-agents:tool-output-trimmer": {
+            "tool_results_unpruned": "cuts old tool outputs to a preview: that is its job",
+        },
+        "openai-agents:sandbox-compaction": {"constraints_preserved": _OPAQUE},
+        "openai-agents:compaction-session": {
+            "constraints_preserved": _OPAQUE,
+            "facts_preserved": _OPAQUE,
+            "recent_tail_preserved": _OPAQUE,
+        },
+    }
+)
 
 
 def _factory(target: str, module: str, extra: str) -> AdapterFactory:

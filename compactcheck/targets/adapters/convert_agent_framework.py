@@ -37,9 +37,7 @@ def to_agent_framework(messages: Sequence[dict[str, Any]]) -> list[Message]:
         properties: dict[str, Any] = {}
         if role == "tool":
             contents = [
-                Content.from_function_result(
-                    message["tool_call_id"], result=message["content"]
-                )
+                Content.from_function_result(message["tool_call_id"], result=message["content"])
             ]
         elif role in ("system", "user", "assistant"):
             contents, parts = _texts(message.get("content"))
@@ -48,7 +46,9 @@ def to_agent_framework(messages: Sequence[dict[str, Any]]) -> list[Message]:
             for call in message.get("tool_calls") or []:
                 contents.append(
                     Content.from_function_call(
-                        call["id"], call["function"]["name"], arguments=call["function"]["arguments"]
+                        call["id"],
+                        call["function"]["name"],
+                        arguments=call["function"]["arguments"],
                     )
                 )
         else:

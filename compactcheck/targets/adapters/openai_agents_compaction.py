@@ -1,6 +1,6 @@
-"""The OpenAI Agents SDK's context reducers (openai-agents) as ``openai-agents:tool-output-trimmer``,
-``openai-agents:sandbox-compaction`` and ``openai-agents:compaction-session``, in the Responses
-format the SDK speaks.
+"""The OpenAI Agents SDK's context reducers (openai-agents) as
+``openai-agents:tool-output-trimmer``, ``openai-agents:sandbox-compaction`` and
+``openai-agents:compaction-session``, in the Responses format the SDK speaks.
 
 The SDK's own input items are Responses input items as JSON dicts, the very shape of our
 ``openai-responses`` requests, so no conversion is needed: ``input`` is handed over as a deep
@@ -14,7 +14,7 @@ them).
   whatever precedes the last compaction item.
 - compaction-session: ``OpenAIResponsesCompactionSession`` over an in-memory ``SQLiteSession``
   holding the input, compacted by ``run_compaction({"force": True})`` through the official
-  ``openai`` client on an httpx ``MockTransport``: a local stand-in for ``responses.compact`` that
+  ``openai`` client on an httpx2 ``MockTransport``: a local stand-in for ``responses.compact`` that
   answers as the API's own type documents (``CompactedResponse.output``: every user message,
   then a single compaction item, whose ``encrypted_content`` is opaque, here a digest of what it
   replaced). The answer is the session's items afterwards. Nothing reaches a network.
@@ -36,7 +36,8 @@ import json
 from collections.abc import Mapping
 from typing import Any, cast
 
-import httpx
+# The HTTP package the pinned openai client is built on (httpx's successor, the same API).
+import httpx2 as httpx
 from agents import Agent, SQLiteSession
 from agents.extensions import ToolOutputTrimmer
 from agents.memory import OpenAIResponsesCompactionSession
@@ -122,7 +123,9 @@ def compact_endpoint(request: httpx.Request) -> httpx.Response:
     kept = [
         item
         for item in items
-        if isinstance(item, dict) and item.get("role") == "user" and item.get("type", "message") == "message"
+        if isinstance(item, dict)
+        and item.get("role") == "user"
+        and item.get("type", "message") == "message"
     ]
     digest = hashlib.sha256(json.dumps(items, sort_keys=True).encode()).hexdigest()
     output = [

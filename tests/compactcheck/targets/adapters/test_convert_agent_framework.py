@@ -12,7 +12,10 @@ from tests.compactcheck.targets.adapters.wire import variants
 
 pytest.importorskip("agent_framework", reason="needs the 'agent-framework' extra")
 
-from compactcheck.targets.adapters.convert_agent_framework import from_agent_framework, to_agent_framework
+from compactcheck.targets.adapters.convert_agent_framework import (
+    from_agent_framework,
+    to_agent_framework,
+)
 
 
 @settings(max_examples=60, deadline=None)

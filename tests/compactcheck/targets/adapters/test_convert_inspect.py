@@ -12,6 +12,8 @@ from tests.compactcheck.targets.adapters.wire import variants
 
 pytest.importorskip("inspect_ai", reason="needs the 'inspect-ai' extra")
 
+from inspect_ai.model import ChatMessageAssistant
+
 from compactcheck.targets.adapters.convert_inspect import from_inspect, to_inspect
 
 
@@ -31,6 +33,7 @@ def test_arguments_that_are_no_json_object_travel_as_written() -> None:
     call = {"id": "c", "type": "function", "function": {"name": "f", "arguments": "not json"}}
     message = {"role": "assistant", "tool_calls": [call]}
     converted = to_inspect([message])
+    assert isinstance(converted[0], ChatMessageAssistant)
     assert converted[0].tool_calls is not None
     assert converted[0].tool_calls[0].arguments == {}
     assert from_inspect(converted) == [message]
