@@ -136,6 +136,10 @@ _CATALOGUE.update(
             ("selective-tool-call", "SelectiveToolCallCompactionStrategy"),
             ("tool-result", "ToolResultCompactionStrategy"),
             ("summarization", "SummarizationStrategy with an echo client"),
+            (
+                "persisted-summarization",
+                "SummarizationStrategy as a CompactionProvider after_strategy, session persisted",
+            ),
             ("token-budget", "TokenBudgetComposedStrategy (tool results, then a window)"),
         )
     }

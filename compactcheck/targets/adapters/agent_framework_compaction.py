@@ -20,6 +20,10 @@ Parameter ranges, drawn per history (see ``compactcheck.targets.adapters.paramet
 - sliding-window: ``keep_last_groups`` 25 %, 50 % or 75 % of the message count.
 - selective-tool-call and tool-result: ``keep_last_tool_call_groups`` 0, 1 (the default) or 2.
 - summarization: ``target_count`` 25 %, 50 % or 75 % of the message count; ``threshold`` 0 to 2.
+- persisted-summarization: as summarization, run as a ``CompactionProvider``'s
+  ``after_strategy`` on the stored history; the session goes through ``to_dict`` and JSON and
+  back, and the next turn's history is loaded with ``skip_excluded=True`` (without it, the
+  framework loads the excluded originals beside the summary).
 - token-budget: ``token_budget`` 25 %, 50 % or 75 % of the history's tokens; the strategies the
   framework's documentation composes, ``ToolResultCompactionStrategy`` (keep 1) then
   ``SlidingWindowStrategy`` (keep ``keep_last_groups``, as above), then its own fallback;
@@ -29,12 +33,16 @@ Parameter ranges, drawn per history (see ``compactcheck.targets.adapters.paramet
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 from agent_framework import (
+    AgentSession,
     CharacterEstimatorTokenizer,
     ChatResponse,
+    CompactionProvider,
+    InMemoryHistoryProvider,
     Message,
     SelectiveToolCallCompactionStrategy,
     SlidingWindowStrategy,
@@ -54,6 +62,7 @@ from compactcheck.targets.adapters.convert_agent_framework import (
 from compactcheck.targets.adapters.parameters import ParameterDraw
 
 FRACTIONS = (0.25, 0.5, 0.75)
+HISTORY_SOURCE = "in_memory"
 
 
 def _tokens(messages: Messages) -> int:
@@ -185,6 +194,28 @@ class Summarization(_Strategy):
         )
 
 
+class PersistedSummarization(Summarization):
+    """``SummarizationStrategy`` as a ``CompactionProvider``'s ``after_strategy``: the stored
+    history is compacted after a run, the session is persisted and restored, and the next turn
+    loads it through ``InMemoryHistoryProvider(skip_excluded=True)``."""
+
+    def apply(self, messages: Messages, parameters: Parameters) -> Messages:
+        """What the next turn would load from the restored session."""
+
+        async def run() -> list[Message]:
+            session = AgentSession()
+            session.state[HISTORY_SOURCE] = {"messages": to_agent_framework(messages)}
+            provider = CompactionProvider(
+                after_strategy=self._strategy(parameters), history_source_id=HISTORY_SOURCE
+            )
+            await provider.after_run(agent=None, session=session, context=None, state={})
+            restored = AgentSession.from_dict(json.loads(json.dumps(session.to_dict())))
+            history = InMemoryHistoryProvider(HISTORY_SOURCE, skip_excluded=True)
+            return await history.get_messages(None, state=restored.state[HISTORY_SOURCE])
+
+        return from_agent_framework(asyncio.run(run()))
+
+
 class TokenBudget(_Strategy):
     """``TokenBudgetComposedStrategy`` of tool-result compaction, then a sliding window."""
 
@@ -214,5 +245,6 @@ ADAPTERS: Mapping[str, type[MessagesAdapter]] = {
     "agent-framework:selective-tool-call": SelectiveToolCall,
     "agent-framework:tool-result": ToolResult,
     "agent-framework:summarization": Summarization,
+    "agent-framework:persisted-summarization": PersistedSummarization,
     "agent-framework:token-budget": TokenBudget,
 }

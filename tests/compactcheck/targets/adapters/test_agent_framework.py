@@ -22,6 +22,7 @@ def _apply(name: str, parameters: dict[str, Any]) -> list[dict[str, Any]]:
 
 def test_the_targets_are_registered() -> None:
     assert sorted(name for name in ADAPTERS if name.startswith("agent-framework:")) == [
+        "agent-framework:persisted-summarization",
         "agent-framework:selective-tool-call",
         "agent-framework:sliding-window",
         "agent-framework:summarization",
@@ -62,6 +63,15 @@ def test_summarization_replaces_older_groups_by_one_assistant_summary() -> None:
     # The echo client repeats the transcript the strategy showed it, call ids included.
     for said in ("Goal: fix the bug in app.py", "[call_id=c1]", "x = 1", "And the tests?"):
         assert said in summary["content"]
+
+
+def test_a_persisted_summary_is_what_the_next_turn_loads() -> None:
+    # Compacted after the run, the session serialised to JSON and restored: the next turn loads
+    # the summary and the kept group, not the originals the summary replaced.
+    parameters = {"target_count": 3, "threshold": 0}
+    answer = _apply("agent-framework:persisted-summarization", parameters)
+    assert answer == _apply("agent-framework:summarization", parameters)
+    assert answer[2:] == kept(6, 7, 8)
 
 
 def test_token_budget_stops_once_the_tool_results_are_collapsed() -> None:
