@@ -26,7 +26,8 @@ from agent_framework import ChatResponse, Message, SummarizationStrategy, apply_
 class LocalSummariser:
     """A stand-in chat client: its summary is the transcript it was handed."""
 
-    additional_properties: dict[str, Any] = {}
+    def __init__(self) -> None:
+        self.additional_properties: dict[str, Any] = {}
 
     async def get_response(self, messages: Sequence[Message], **_: Any) -> ChatResponse[None]:
         return ChatResponse(messages=[Message("assistant", [messages[-1].text])])
@@ -39,7 +40,8 @@ def main() -> int:
         Message("assistant", ["Looking at auth.py."]),
         Message("assistant", ["Step 1 is complete: pytest ok."]),
     ]
-    strategy = SummarizationStrategy(client=LocalSummariser(), target_count=1, threshold=0)  # type: ignore[arg-type]
+    client: Any = LocalSummariser()
+    strategy = SummarizationStrategy(client=client, target_count=1, threshold=0)
     sent = asyncio.run(apply_compaction(history, strategy=strategy))
     for message in sent:
         print(f"{message.role:9} {message.text[:70]!r}")
