@@ -122,6 +122,73 @@ for _kit_name in CONFORMANCE_KIT_COMPACTORS:
         "message)",
     )
 
+# Microsoft Agent Framework, the OpenAI Agents SDK and inspect-ai (each its own extra).
+_CATALOGUE.update(
+    {
+        f"agent-framework:{_strategy}": (
+            "agent_framework_compaction",
+            "agent-framework",
+            f"Microsoft Agent Framework {_class} through apply_compaction (what it would send)",
+        )
+        for _strategy, _class in (
+            ("truncation", "TruncationStrategy"),
+            ("sliding-window", "SlidingWindowStrategy"),
+            ("selective-tool-call", "SelectiveToolCallCompactionStrategy"),
+            ("tool-result", "ToolResultCompactionStrategy"),
+            ("summarization", "SummarizationStrategy with an echo client"),
+            (
+                "persisted-summarization",
+                "SummarizationStrategy as a CompactionProvider after_strategy, session persisted",
+            ),
+            ("token-budget", "TokenBudgetComposedStrategy (tool results, then a window)"),
+        )
+    }
+)
+_CATALOGUE.update(
+    {
+        "inspect-ai:trim-messages": (
+            "inspect_compaction",
+            "inspect-ai",
+            "inspect-ai trim_messages (system and input kept, a share of the rest, pairs mended)",
+        ),
+        "inspect-ai:compaction-trim": (
+            "inspect_compaction",
+            "inspect-ai",
+            "inspect-ai CompactionTrim through its compaction handler, one forced pass",
+        ),
+        "inspect-ai:compaction-edit": (
+            "inspect_compaction",
+            "inspect-ai",
+            "inspect-ai CompactionEdit (old tool results become a placeholder), one forced pass",
+        ),
+        "inspect-ai:compaction-summary": (
+            "inspect_compaction",
+            "inspect-ai",
+            "inspect-ai CompactionSummary over a local echo model, one forced pass",
+        ),
+    }
+)
+_CATALOGUE.update(
+    {
+        "openai-agents:tool-output-trimmer": (
+            "openai_agents_compaction",
+            "openai-agents",
+            "OpenAI Agents SDK ToolOutputTrimmer as a call_model_input_filter (Responses format)",
+        ),
+        "openai-agents:sandbox-compaction": (
+            "openai_agents_compaction",
+            "openai-agents",
+            "OpenAI Agents SDK sandbox Compaction.process_context (Responses format)",
+        ),
+        "openai-agents:compaction-session": (
+            "openai_agents_compaction",
+            "openai-agents",
+            "OpenAI Agents SDK OpenAIResponsesCompactionSession, responses.compact on a fake "
+            "transport (Responses format)",
+        ),
+    }
+)
+
 
 _WINDOW = "a window of recent messages: it keeps no content by design"
 _TRIM = "trims the oldest messages to a size: it keeps no content by design"
@@ -167,6 +234,56 @@ WAIVERS: dict[str, dict[str, str]] = {
         "tool_results_unpruned": "replaces old tool results by a pointer to a file: its job",
     },
 }
+_TRAILING = (
+    "drops a trailing assistant message, as it documents (some providers need a user turn last)"
+)
+_OPAQUE = "the provider's compaction item stands for what precedes it, and cannot be read"
+WAIVERS.update(
+    {
+        "agent-framework:truncation": {
+            "goal_preserved": _TRIM,
+            "constraints_preserved": _TRIM,
+            "facts_preserved": _TRIM,
+        },
+        "agent-framework:sliding-window": {
+            "goal_preserved": _WINDOW,
+            "constraints_preserved": _WINDOW,
+            "facts_preserved": _WINDOW,
+        },
+        "agent-framework:token-budget": {
+            "goal_preserved": _TRIM,
+            "constraints_preserved": _TRIM,
+            "facts_preserved": _TRIM,
+        },
+        "inspect-ai:trim-messages": {
+            "constraints_preserved": _TRIM,
+            "facts_preserved": _TRIM,
+            "recent_tail_preserved": _TRAILING,
+        },
+        "inspect-ai:compaction-trim": {
+            "constraints_preserved": _TRIM,
+            "facts_preserved": _TRIM,
+            "recent_tail_preserved": _TRAILING,
+        },
+        "inspect-ai:compaction-edit": {
+            "tool_results_unpruned": "replaces old tool results by a placeholder: that is its job",
+            "recent_tail_preserved": _TRAILING,
+            "facts_preserved": _TRAILING,
+        },
+        "inspect-ai:compaction-summary": {
+            "recent_tail_preserved": "the summary is the last message: it follows the prefix",
+        },
+        "openai-agents:tool-output-trimmer": {
+            "tool_results_unpruned": "cuts old tool outputs to a preview: that is its job",
+        },
+        "openai-agents:sandbox-compaction": {"constraints_preserved": _OPAQUE},
+        "openai-agents:compaction-session": {
+            "constraints_preserved": _OPAQUE,
+            "facts_preserved": _OPAQUE,
+            "recent_tail_preserved": _OPAQUE,
+        },
+    }
+)
 
 
 def _factory(target: str, module: str, extra: str) -> AdapterFactory:

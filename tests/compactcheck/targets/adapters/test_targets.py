@@ -25,6 +25,9 @@ PROBES = {
     "conformance-kit": "compaction_kit",
     "haystack": "haystack",
     "google-adk": "google.adk",
+    "agent-framework": "agent_framework",
+    "inspect-ai": "inspect_ai",
+    "openai-agents": "agents",
 }
 
 
