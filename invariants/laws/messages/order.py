@@ -260,13 +260,43 @@ def order_preserved(before: Messages, after: Messages, facts: Facts) -> Finding:
     """Kept messages are in their input order; every summary stands in place of what it replaces."""
     del facts
     aligned = alignment(before, after)
-    found = [_moved(after, moved) for moved in aligned.moved]
+    found = [
+        _moved(after, moved) for moved in aligned.moved if not _rewritten(before, aligned, moved)
+    ]
     if not found and len(aligned.kept) < len(before):
         # Something was dropped: each new message must stand in a gap that lost a message. (With
         # nothing dropped a new message replaces nothing: a note added, which this law allows.)
         found.extend(_misplaced(before, after, aligned))
     exercised = len(aligned.kept) >= 2 or (bool(aligned.new) and bool(aligned.kept))
     return Finding("order_preserved", exercised, tuple(found))
+
+
+def _gap(before: Messages, aligned: Alignment, out_index: int) -> tuple[int, int]:
+    """The widest span of input positions an output message not kept in order can stand for.
+
+    The earlier kept message around it as early as it can be, the later one as late.
+    """
+    earlier = [kept for kept in aligned.kept if kept < out_index]
+    later = [kept for kept in aligned.kept if kept > out_index]
+    low = aligned.kept[max(earlier)] if earlier else -1
+    high = aligned.latest[min(later)] if later else len(before)
+    return low, high
+
+
+def _rewritten(before: Messages, aligned: Alignment, moved: Moved) -> bool:
+    """Whether a plain text out of input order reads as a new message that repeats an old one.
+
+    Agent Framework collapses a tool group into a "[Tool results: ...]" line; a later round can
+    write a line word for word the same as one an earlier round left in the input, in the span
+    it drops. Text alone cannot tell that new line from the old one moved, so a message with no
+    tool call id (nothing ties it to one input message) that stands where input messages were
+    dropped is read as new, as any summary there is. One with a call id, or one beside a kept
+    message with nothing dropped between them, is still a kept message out of order.
+    """
+    if _identity_of(message_key(before[moved.original])) is not None:
+        return False
+    low, high = _gap(before, aligned, moved.out_index)
+    return high - low > 1
 
 
 def _moved(after: Messages, moved: Moved) -> Violation:

@@ -213,18 +213,67 @@ def item_keeps_its_reasoning(before: Request, after: Request) -> tuple[bool, lis
     return bool(owner), found
 
 
+# The id prefix the API gives compaction items.
+_COMPACTION_ID = "cmp_"
+
+
+def provider_compaction(before: Request, after: Request) -> frozenset[int]:
+    """The answer's position of the compaction item the provider issued for this input, if any.
+
+    The Responses API documents ``responses.compact`` as returning "a compaction item generated
+    by the v1/responses/compact API" whose content "is opaque and not intended to be
+    human-interpretable", and that "the latest compaction item carries the necessary context to
+    continue the conversation", so the items before it may be dropped (compaction guide,
+    https://developers.openai.com/api/docs/guides/compaction.md). No one but the provider can
+    check its ``encrypted_content``, so a compactor that hands back that item conforms. What a
+    compactor could forge is told apart by what the provider never returns: no payload
+    (``encrypted_content`` empty), an id not of the API's ``cmp_`` form or one the input already
+    used (an edit of an input item, or an id moved onto it), a payload copied from an input
+    item, or more than one new compaction item (one call returns one).
+    """
+    used = {item_id for item in before.input if (item_id := getattr(item, "id", None))}
+    payloads = {
+        item.encrypted_content
+        for item in before.input
+        if isinstance(item, openai.OPAQUE_ITEMS) and item.encrypted_content
+    }
+    given = [item.to_json_data() for item in before.input if isinstance(item, openai.OPAQUE_ITEMS)]
+    new = [
+        index
+        for index, item in enumerate(after.input)
+        if isinstance(item, openai.CompactionItem) and item.to_json_data() not in given
+    ]
+    if len(new) != 1:
+        return frozenset()
+    item = after.input[new[0]]
+    assert isinstance(item, openai.CompactionItem)
+    issued = (
+        bool(item.encrypted_content)
+        and item.encrypted_content not in payloads
+        and (item.id is None or (item.id.startswith(_COMPACTION_ID) and item.id not in used))
+    )
+    return frozenset(new) if issued else frozenset()
+
+
 @relation(
     "responses_item_ids_issued",
     FORMAT,
     "every item id in the answer is one the input gave an item of the same type",
-    "OpenAI Responses: ids are the API's (fc_ for function calls, msg_ for messages); error "
-    "Invalid 'input[N].id': ... Expected an ID that begins with 'fc'",
+    "OpenAI Responses: ids are the API's (fc_ for function calls, msg_ for messages, cmp_ for "
+    "the compaction item responses.compact returns, which 'carries the necessary context to "
+    "continue the conversation'); error Invalid 'input[N].id': ... Expected an ID that begins "
+    "with 'fc'",
 )
 def item_ids_issued(before: Request, after: Request) -> tuple[bool, list[Breach]]:
-    """A compactor never invents an item id or moves one to another kind of item."""
+    """A compactor never invents an item id or moves one to another kind of item.
+
+    The one id the input cannot hold is that of a compaction item ``responses.compact`` issued
+    for this input (see ``provider_compaction``): it is the provider's, not the compactor's.
+    """
     issued = {
         (item.type or "message", item.id) for item in before.input if getattr(item, "id", None)
     }
+    provider = provider_compaction(before, after)
     found = [
         Breach(
             f"input[{index}]: {item.type or 'message'} carries id {item.id}, which the input gave "
@@ -232,9 +281,11 @@ def item_ids_issued(before: Request, after: Request) -> tuple[bool, list[Breach]
             data(item),
         )
         for index, item in enumerate(after.input)
-        if getattr(item, "id", None) and (item.type or "message", item.id) not in issued
+        if getattr(item, "id", None)
+        and (item.type or "message", item.id) not in issued
+        and index not in provider
     ]
-    return bool(issued), found
+    return bool(issued) or bool(provider), found
 
 
 @relation(
@@ -242,12 +293,19 @@ def item_ids_issued(before: Request, after: Request) -> tuple[bool, list[Breach]
     FORMAT,
     "reasoning and compaction items are carried byte for byte or dropped whole, and no "
     "encrypted payload is read into the history's text",
-    "OpenAI Responses reasoning and compaction: encrypted_content is opaque; error The "
-    "encrypted content ... could not be verified",
+    "OpenAI Responses reasoning and compaction: encrypted_content is opaque ('not intended to "
+    "be human-interpretable'); the one new item allowed is the compaction item "
+    "responses.compact returns for the input; error The encrypted content ... could not be "
+    "verified",
 )
 def opaque_items_carried(before: Request, after: Request) -> tuple[bool, list[Breach]]:
-    """Reasoning and compaction items are not edited, and are never read as state."""
+    """Reasoning and compaction items are not edited, and are never read as state.
+
+    A compaction item ``responses.compact`` issued for this input is carried as the provider
+    returned it (see ``provider_compaction``): it is new, but not made up.
+    """
     given = [item.to_json_data() for item in before.input if isinstance(item, openai.OPAQUE_ITEMS)]
+    provider = provider_compaction(before, after)
     found = [
         Breach(
             f"input[{index}]: {item.type} item {item.id} is not one of the input's: it was "
@@ -255,7 +313,9 @@ def opaque_items_carried(before: Request, after: Request) -> tuple[bool, list[Br
             data(item),
         )
         for index, item in enumerate(after.input)
-        if isinstance(item, openai.OPAQUE_ITEMS) and item.to_json_data() not in given
+        if isinstance(item, openai.OPAQUE_ITEMS)
+        and item.to_json_data() not in given
+        and index not in provider
     ]
     secrets = [
         item.encrypted_content
@@ -270,7 +330,7 @@ def opaque_items_carried(before: Request, after: Request) -> tuple[bool, list[Br
                 "input item: an opaque item was read as agent state",
             )
         )
-    return bool(given), found
+    return bool(given) or bool(provider), found
 
 
 LAWS: tuple[Invariant[Request, Request], ...] = (
