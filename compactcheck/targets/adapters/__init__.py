@@ -103,6 +103,35 @@ _CATALOGUE: dict[str, tuple[str, str, str]] = {
     ),
 }
 
+# Agent frameworks' own compactors: LangChain context editing, deepagents, agno and crewAI (crewAI
+# in an environment of its own, .venv-crewai: see the README).
+_CATALOGUE.update(
+    {
+        "langchain:context-editing": (
+            "langchain_context_editing",
+            "langchain",
+            "LangChain ContextEditingMiddleware with ClearToolUsesEdit (old tool results become "
+            "[cleared])",
+        ),
+        "deepagents:summarization": (
+            "deepagents_summarization",
+            "deepagents",
+            "deepagents SummarizationMiddleware.wrap_model_call after PatchToolCallsMiddleware, "
+            "with an echo summariser",
+        ),
+        "agno:compaction": (
+            "agno_compaction",
+            "agno",
+            "agno Compaction (pair-safe boundary, summary view) with an echo model",
+        ),
+        "crewai:summarize-messages": (
+            "crewai_summarize",
+            "crewai",
+            "crewAI summarize_messages as run on context overflow, with an echo LLM",
+        ),
+    }
+)
+
 # The compactors bundled with compaction-conformance-kit (compaction_kit.cli.COMPACTORS).
 CONFORMANCE_KIT_COMPACTORS = (
     "lossy-truncation",
