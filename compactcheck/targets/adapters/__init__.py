@@ -195,6 +195,20 @@ WAIVERS: dict[str, dict[str, str]] = {
     "haystack:tool-result-offload": {
         "tool_results_unpruned": "replaces old tool results by a pointer to a file: its job",
     },
+    "crewai:summarize-messages": {
+        "recent_tail_preserved": "summarises every message but the system ones, the newest "
+        "too: what it does on a context overflow",
+    },
+    "langchain:context-editing": {
+        "tool_results_unpruned": "replaces old tool results by a placeholder: that is its job",
+    },
+}
+
+
+# Extras that cannot share an environment with the others, and how to get theirs.
+OWN_ENVIRONMENTS: dict[str, str] = {
+    "crewai": "it cannot share an environment with the frameworks extra: run ./dev crewai-env, "
+    "then .venv-crewai/bin/compactcheck",
 }
 
 
@@ -207,9 +221,9 @@ def _factory(target: str, module: str, extra: str) -> AdapterFactory:
         except ModuleNotFoundError as error:
             if error.name is not None and error.name.startswith("compactcheck"):
                 raise
+            install = OWN_ENVIRONMENTS.get(extra, f"run pip install -e '.[{extra}]'")
             raise MissingExtraError(
-                f"{target}: needs the {extra!r} extra ({error.name} is not installed); "
-                f"run pip install -e '.[{extra}]'"
+                f"{target}: needs the {extra!r} extra ({error.name} is not installed); {install}"
             ) from None
         from compactcheck.targets.adapters.adapter import AdapterBackend
 

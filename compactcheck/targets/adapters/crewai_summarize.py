@@ -42,6 +42,7 @@ from compactcheck.targets.adapters.convert_crewai import from_crewai, to_crewai
 from compactcheck.targets.adapters.parameters import ParameterDraw
 
 _CONVERSATION = re.compile(r"<conversation>\n?(.*?)\n?</conversation>", re.DOTALL)
+_TAGS = re.compile(r"</?summary>")
 # Room for some conversation beside the summary prompt, in crewAI's estimated tokens.
 _ROOM = 64
 ECHO = "compactcheck-echo"
@@ -72,7 +73,11 @@ class EchoLLM(BaseLLM):  # type: ignore[misc]
             )
             return self.slot.answer(request)
         found = _CONVERSATION.search(texts[-1])
-        return f"<summary>\n{found.group(1) if found else texts[-1]}\n</summary>"
+        shown = found.group(1) if found else texts[-1]
+        # A model writes the tags once, around its own summary; an earlier summary in the
+        # conversation is repeated without its tags, which crewAI's non-greedy parse of the
+        # answer would otherwise take for the end of this one.
+        return f"<summary>\n{_TAGS.sub('', shown)}\n</summary>"
 
     async def acall(self, messages: Any, *args: Any, **kwargs: Any) -> str:
         """As ``call``."""

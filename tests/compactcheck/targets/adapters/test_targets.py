@@ -25,6 +25,9 @@ PROBES = {
     "conformance-kit": "compaction_kit",
     "haystack": "haystack",
     "google-adk": "google.adk",
+    "deepagents": "deepagents",
+    "agno": "agno",
+    "crewai": "crewai",
 }
 
 
