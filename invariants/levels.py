@@ -35,6 +35,7 @@ _ACCEPTED = frozenset(
         "tool_pairing",
         "non_empty",
         "user_turn_present",
+        "user_turn_first",
         # snapshot
         "evidence_in_range",
         "source_range_valid",
@@ -77,6 +78,11 @@ _BY_FORMAT: Mapping[tuple[str, str], int] = {
     # list is answered); the agent then answers no request, so the agent cannot carry on.
     ("user_turn_present", "openai-chat"): 2,
     ("user_turn_present", "openai-responses"): 2,
+    # Anthropic's first-party API and OpenAI's accept an assistant-first history; Gemini rejects
+    # it everywhere, Claude on Bedrock too (a platform, not a format: level 2 in anthropic).
+    ("user_turn_first", "openai-chat"): 2,
+    ("user_turn_first", "openai-responses"): 2,
+    ("user_turn_first", "anthropic"): 2,
 }
 
 # What each format's provider does with a breach of a law placed per format, as level texts
@@ -91,6 +97,16 @@ PROVIDER_RULES: Mapping[tuple[str, str], str] = {
     "reject it",
     ("user_turn_present", "openai-responses"): "OpenAI Responses accepts a history with no user "
     "turn, but the request it answers is lost",
+    ("user_turn_first", "gemini"): "Gemini's generateContent rejects contents that open with a "
+    "model turn ('Please ensure that multiturn requests alternate between user and model')",
+    ("user_turn_first", "anthropic"): "Anthropic's first-party API accepts a history that opens "
+    "with an assistant message; Claude on Amazon Bedrock rejects it ('A conversation must start "
+    "with a user message'; 'messages: first message must use the \"user\" role')",
+    ("user_turn_first", "openai-chat"): "OpenAI chat completions accept a history that opens with "
+    "an assistant message; Bedrock's Converse, and gateways in front of Claude or Gemini, "
+    "reject it",
+    ("user_turn_first", "openai-responses"): "OpenAI Responses accepts input that opens with an "
+    "assistant message",
 }
 
 

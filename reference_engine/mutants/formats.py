@@ -153,6 +153,16 @@ def _trim_redacted(request: Request) -> Request:
     return request
 
 
+def _keep_thinking_only(request: Request) -> Request:
+    # Drops what an assistant turn said and called but keeps its thinking, as a pruner of "old
+    # text" that treats thinking as opaque does.
+    for message in request["messages"]:
+        content = message.get("content")
+        if message["role"] == "assistant" and _has(content, "thinking"):
+            message["content"] = [b for b in content if b.get("type") == "thinking"]
+    return request
+
+
 # -- OpenAI Responses ----------------------------------------------------------------------------
 
 
@@ -348,6 +358,13 @@ FORMAT_MUTANTS: tuple[Mutant, ...] = (
         "anthropic_opaque_blocks_carried",
         "trims the data of redacted thinking blocks",
         _edited("anthropic", _trim_redacted),
+    ),
+    _m(
+        "anthropic",
+        "anthropic-keep-thinking-only",
+        "anthropic_thinking_not_last_block",
+        "drops an assistant turn's text and calls but keeps its thinking",
+        _edited("anthropic", _keep_thinking_only),
     ),
     _m(
         "openai-responses",

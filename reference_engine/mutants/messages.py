@@ -254,6 +254,18 @@ def _drop_user_turns(messages: Messages) -> Messages:
     )
 
 
+def _assistant_first(messages: Messages) -> Messages:
+    # Counts its window in exchanges from the assistant's side: the user turns before the first
+    # kept assistant message go, so the history opens with an assistant turn.
+    compacted = list(_reference(messages))
+    start = next((i for i, m in enumerate(compacted) if not isinstance(m, SystemMessage)), None)
+    while start is not None and start < len(compacted) - 1:
+        if not isinstance(compacted[start], UserMessage):
+            break
+        del compacted[start]
+    return tuple(compacted)
+
+
 def _budget_counts_messages(messages: Messages) -> Messages:
     # Reads a token budget as a number of messages: no history is ever long enough to trim.
     miscounted = Budget(limit=MUTANT_BUDGET.limit, counter="messages")
@@ -399,6 +411,13 @@ MESSAGE_MUTANTS: tuple[Mutant, ...] = (
         "user_turn_present",
         "writes the summary as a system message and drops every user turn",
         _drop_user_turns,
+        8,
+    ),
+    _mutant(
+        "messages-assistant-first",
+        "user_turn_first",
+        "drops the user turns at the head of its window, so an assistant turn opens the history",
+        _assistant_first,
         8,
     ),
     _mutant(

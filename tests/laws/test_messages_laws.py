@@ -140,6 +140,7 @@ def test_catalogue_lists_every_messages_law() -> None:
         "facts_preserved",
         "non_empty",
         "user_turn_present",
+        "user_turn_first",
         "budget_respected",
         "progress",
         "constraints_not_weakened",

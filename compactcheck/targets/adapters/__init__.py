@@ -103,6 +103,35 @@ _CATALOGUE: dict[str, tuple[str, str, str]] = {
     ),
 }
 
+# Agent frameworks' own compactors: LangChain context editing, deepagents, agno and crewAI (crewAI
+# in an environment of its own, .venv-crewai: see the README).
+_CATALOGUE.update(
+    {
+        "langchain:context-editing": (
+            "langchain_context_editing",
+            "langchain",
+            "LangChain ContextEditingMiddleware with ClearToolUsesEdit (old tool results become "
+            "[cleared])",
+        ),
+        "deepagents:summarization": (
+            "deepagents_summarization",
+            "deepagents",
+            "deepagents SummarizationMiddleware.wrap_model_call after PatchToolCallsMiddleware, "
+            "with an echo summariser",
+        ),
+        "agno:compaction": (
+            "agno_compaction",
+            "agno",
+            "agno Compaction (pair-safe boundary, summary view) with an echo model",
+        ),
+        "crewai:summarize-messages": (
+            "crewai_summarize",
+            "crewai",
+            "crewAI summarize_messages as run on context overflow, with an echo LLM",
+        ),
+    }
+)
+
 # The compactors bundled with compaction-conformance-kit (compaction_kit.cli.COMPACTORS).
 CONFORMANCE_KIT_COMPACTORS = (
     "lossy-truncation",
@@ -233,6 +262,20 @@ WAIVERS: dict[str, dict[str, str]] = {
     "haystack:tool-result-offload": {
         "tool_results_unpruned": "replaces old tool results by a pointer to a file: its job",
     },
+    "crewai:summarize-messages": {
+        "recent_tail_preserved": "summarises every message but the system ones, the newest "
+        "too: what it does on a context overflow",
+    },
+    "langchain:context-editing": {
+        "tool_results_unpruned": "replaces old tool results by a placeholder: that is its job",
+    },
+}
+
+
+# Extras that cannot share an environment with the others, and how to get theirs.
+OWN_ENVIRONMENTS: dict[str, str] = {
+    "crewai": "it cannot share an environment with the frameworks extra: run ./dev crewai-env, "
+    "then .venv-crewai/bin/compactcheck",
 }
 _TRAILING = (
     "drops a trailing assistant message, as it documents (some providers need a user turn last)"
@@ -295,9 +338,9 @@ def _factory(target: str, module: str, extra: str) -> AdapterFactory:
         except ModuleNotFoundError as error:
             if error.name is not None and error.name.startswith("compactcheck"):
                 raise
+            install = OWN_ENVIRONMENTS.get(extra, f"run pip install -e '.[{extra}]'")
             raise MissingExtraError(
-                f"{target}: needs the {extra!r} extra ({error.name} is not installed); "
-                f"run pip install -e '.[{extra}]'"
+                f"{target}: needs the {extra!r} extra ({error.name} is not installed); {install}"
             ) from None
         from compactcheck.targets.adapters.adapter import AdapterBackend
 

@@ -43,6 +43,7 @@ LAWS: tuple[MessagesLaw, ...] = (
     content.facts_preserved,
     content.non_empty,
     content.user_turn_present,
+    content.user_turn_first,
     size.budget_respected,
     size.progress,
     content.constraints_not_weakened,

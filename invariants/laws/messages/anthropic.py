@@ -264,7 +264,46 @@ def _cache_limit(request: Request) -> list[Breach]:
     return found
 
 
+def _ends_on_thinking(message: claude.AnthropicMessage) -> bool:
+    blocks = message.blocks if not isinstance(message.content, str) else []
+    return bool(blocks) and isinstance(
+        blocks[-1], claude.ThinkingBlock | claude.RedactedThinkingBlock
+    )
+
+
+def _thinking_not_last(request: Request) -> list[Breach]:
+    found = []
+    for index, message in enumerate(request.messages):
+        if message.role == "assistant" and _ends_on_thinking(message):
+            last = message.blocks[-1]
+            only = all(
+                isinstance(b, claude.ThinkingBlock | claude.RedactedThinkingBlock)
+                for b in message.blocks
+            )
+            what = "holds only thinking" if only else f"ends on a {last.type} block"
+            found.append(Breach(f"messages.{index}: the assistant message {what}", data(last)))
+    return found
+
+
+def _has_thinking(request: Request) -> bool:
+    return any(
+        isinstance(block, claude.ThinkingBlock | claude.RedactedThinkingBlock)
+        for message in request.messages
+        if message.role == "assistant" and not isinstance(message.content, str)
+        for block in message.blocks
+    )
+
+
 RULES: tuple[Rule[Request], ...] = (
+    Rule(
+        "anthropic_thinking_not_last_block",
+        FORMAT,
+        "no assistant message ends on a thinking block, so none holds thinking alone",
+        "Anthropic extended thinking: error messages.N: The final block in an assistant message "
+        "cannot be `thinking`",
+        _thinking_not_last,
+        _has_thinking,
+    ),
     Rule(
         "anthropic_tool_use_answered_next",
         FORMAT,

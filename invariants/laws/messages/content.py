@@ -15,7 +15,13 @@ from compactcheck.invariants.laws.messages.reading import (
     label,
     searchable_text,
 )
-from compactcheck.invariants.messages import ChatMessage, SystemMessage, UserMessage, content_text
+from compactcheck.invariants.messages import (
+    AssistantMessage,
+    ChatMessage,
+    SystemMessage,
+    UserMessage,
+    content_text,
+)
 from compactcheck.invariants.rulings import FactRuling, retired_on, rulings
 from compactcheck.invariants.tokens import discriminating, position
 from compactcheck.invariants.verdict import Finding, Violation, value_diff, witness
@@ -542,3 +548,35 @@ def user_turn_present(before: Messages, after: Messages, facts: Facts) -> Findin
         witness(before[users[0]]),
     )
     return Finding("user_turn_present", True, (violation,))
+
+
+def _opening(messages: Messages) -> tuple[int, ChatMessage] | None:
+    """The first message after the system prompt, with its index."""
+    return next(((i, m) for i, m in enumerate(messages) if not isinstance(m, SystemMessage)), None)
+
+
+@invariant(
+    "messages",
+    "user_turn_first",
+    "an input that opens with a user turn (after the system prompt) still does: Gemini and "
+    "Claude on Amazon Bedrock reject a history that opens with a model or assistant turn (level 1 "
+    "in the gemini format); Anthropic's first-party API and OpenAI's accept it (level 2 there)",
+)
+def user_turn_first(before: Messages, after: Messages, facts: Facts) -> Finding:
+    """What the provider sees first after the system prompt is still something the user said."""
+    del facts
+    given = _opening(before)
+    if given is None or not isinstance(given[1], UserMessage):
+        return Finding("user_turn_first", False)
+    kept = _opening(after)
+    # An empty answer is non_empty's to report; a tool result first is the pairing laws'.
+    if kept is None or not isinstance(kept[1], AssistantMessage):
+        return Finding("user_turn_first", kept is not None)
+    at, first = kept
+    violation = Violation(
+        "user_turn_first",
+        f"the output opens with an {label(first)} at index {at}, not a user turn; the input opened "
+        f"with the user message at index {given[0]}",
+        witness(first),
+    )
+    return Finding("user_turn_first", True, (violation,))

@@ -28,6 +28,9 @@ PROBES = {
     "agent-framework": "agent_framework",
     "inspect-ai": "inspect_ai",
     "openai-agents": "agents",
+    "deepagents": "deepagents",
+    "agno": "agno",
+    "crewai": "crewai",
 }
 
 
