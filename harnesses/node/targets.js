@@ -1,0 +1,108 @@
+// The JavaScript compactors compactcheck judges, each with the formats it takes and how its
+// settings are drawn from the knobs compactcheck sends with each history (so they shrink with
+// it). Each returns the compacted input, converted back to the format it came in.
+import { pruneMessages } from "ai";
+import { TokenLimiterProcessor, ToolCallFilter } from "@mastra/core/processors";
+import { trimMessages } from "@langchain/core/messages";
+import * as anthropic from "./convert/anthropic.js";
+import * as chat from "./convert/chat.js";
+import { fromLangChain, toLangChain } from "./convert/langchain.js";
+import * as responses from "./convert/responses.js";
+
+function pick(knobs, index, choices) {
+  const value = (knobs && knobs[index]) || 0;
+  return choices[Math.abs(value) % choices.length];
+}
+
+// A history's own items and how to put them back, per format.
+function historyOf(input) {
+  if (input.format === "anthropic") {
+    return { model: anthropic.toModel(input.request.messages), back: (m) => ({ request: { ...input.request, messages: anthropic.fromModel(m) } }) };
+  }
+  if (input.format === "openai-responses") {
+    return { model: responses.toModel(input.request.input), back: (m) => ({ request: { ...input.request, input: responses.fromModel(m) } }) };
+  }
+  return { model: chat.toModel(input.messages), back: (m) => ({ messages: chat.fromModel(m) }) };
+}
+
+// Characters / 4, the estimate every one of these libraries falls back on; a fake tokenizer
+// that downloads nothing.
+function approximateTokens(text) {
+  return Math.ceil(text.length / 4);
+}
+
+async function aiPruneMessages(input) {
+  const { model, back } = historyOf(input);
+  const settings = {
+    reasoning: pick(input.knobs, 0, ["before-last-message", "all", "none"]),
+    toolCalls: pick(input.knobs, 1, ["before-last-2-messages", "before-last-message", "before-last-4-messages", "none"]),
+    emptyMessages: pick(input.knobs, 2, ["remove", "keep"]),
+  };
+  return back(pruneMessages({ messages: model, ...settings }));
+}
+
+function promptSize(prompt) {
+  return approximateTokens(JSON.stringify(prompt));
+}
+
+async function mastraTokenLimiter(input) {
+  const { model, back } = historyOf(input);
+  const share = pick(input.knobs, 0, [0.5, 0.75, 0.25]);
+  const limit = Math.max(40, Math.floor(promptSize(model) * share));
+  const limiter = new TokenLimiterProcessor({ limit, trimMode: pick(input.knobs, 1, ["best-fit", "contiguous"]) });
+  const answer = await limiter.processLLMRequest({ prompt: model, state: {}, stepNumber: 0, steps: [] });
+  return back(answer && answer.prompt ? answer.prompt : model);
+}
+
+async function mastraToolCallFilter(input) {
+  const { model, back } = historyOf(input);
+  const steps = pick(input.knobs, 0, [undefined, 1, 2]);
+  const filter = new ToolCallFilter(steps === undefined ? {} : { filterAfterToolSteps: steps });
+  const answer = await filter.processLLMRequest({ prompt: model, state: {}, stepNumber: 0, steps: [] });
+  return back(answer && answer.prompt ? answer.prompt : model);
+}
+
+function messageTokens(message) {
+  const text = typeof message.content === "string" ? message.content : JSON.stringify(message.content);
+  return approximateTokens(text) + approximateTokens(JSON.stringify(message.tool_calls || []));
+}
+
+async function langchainTrimMessages(input) {
+  const converted = toLangChain(input.messages);
+  const counter = (messages) => messages.reduce((total, message) => total + messageTokens(message), 0);
+  const share = pick(input.knobs, 0, [0.5, 0.75, 0.25]);
+  const needed = counter(converted.slice(-1)) + (converted[0] && converted[0].type === "system" ? counter(converted.slice(0, 1)) : 0);
+  const maxTokens = Math.max(needed, Math.floor(counter(converted) * share));
+  const trimmed = await trimMessages(converted, {
+    maxTokens,
+    strategy: "last",
+    includeSystem: true,
+    startOn: pick(input.knobs, 1, [undefined, "human"]),
+    allowPartial: false,
+    tokenCounter: counter,
+  });
+  return { messages: fromLangChain(trimmed) };
+}
+
+// The converters alone, for the round-trip tests: to the library's type and straight back.
+async function roundTripModel(input) {
+  const { model, back } = historyOf(input);
+  return back(JSON.parse(JSON.stringify(model)));
+}
+
+async function roundTripLangChain(input) {
+  return { messages: fromLangChain(toLangChain(input.messages)) };
+}
+
+const AI = "ai";
+const MASTRA = "@mastra/core";
+const LANGCHAIN = "@langchain/core";
+
+export const TARGETS = {
+  "ai-prune-messages": { compact: aiPruneMessages, formats: ["anthropic", "openai-responses", "openai-chat"], package: AI },
+  "mastra-token-limiter": { compact: mastraTokenLimiter, formats: ["openai-chat", "anthropic", "openai-responses"], package: MASTRA },
+  "mastra-tool-call-filter": { compact: mastraToolCallFilter, formats: ["openai-chat", "anthropic", "openai-responses"], package: MASTRA },
+  "langchain-trim-messages": { compact: langchainTrimMessages, formats: ["openai-chat"], package: LANGCHAIN },
+  "roundtrip-model-messages": { compact: roundTripModel, formats: ["openai-chat", "anthropic", "openai-responses"], package: AI },
+  "roundtrip-langchain": { compact: roundTripLangChain, formats: ["openai-chat"], package: LANGCHAIN },
+};
