@@ -19,8 +19,13 @@ PREFIX = "node:"
 _CATALOGUE: dict[str, tuple[str, str]] = {
     "ai-prune-messages": (
         "ai",
-        "Vercel AI SDK pruneMessages on ModelMessage histories (anthropic, openai-responses or "
-        "openai-chat), reasoning and tool-call pruning drawn per history",
+        "Vercel AI SDK pruneMessages on ModelMessage histories projected from Anthropic "
+        "requests (thinking as reasoning parts with their signatures), settings drawn per history",
+    ),
+    "ai-prune-messages-responses": (
+        "ai",
+        "Vercel AI SDK pruneMessages on ModelMessage histories projected from Responses items "
+        "(reasoning parts with their item ids and encrypted content)",
     ),
     "mastra-token-limiter": (
         "@mastra/core",

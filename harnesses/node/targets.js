@@ -38,28 +38,47 @@ async function aiPruneMessages(input) {
     toolCalls: pick(input.knobs, 1, ["before-last-2-messages", "before-last-message", "before-last-4-messages", "none"]),
     emptyMessages: pick(input.knobs, 2, ["remove", "keep"]),
   };
-  return back(pruneMessages({ messages: model, ...settings }));
-}
-
-function promptSize(prompt) {
-  return approximateTokens(JSON.stringify(prompt));
+  return { ...back(pruneMessages({ messages: model, ...settings })), parameters: settings };
 }
 
 async function mastraTokenLimiter(input) {
   const { model, back } = historyOf(input);
   const share = pick(input.knobs, 0, [0.5, 0.75, 0.25]);
-  const limit = Math.max(40, Math.floor(promptSize(model) * share));
-  const limiter = new TokenLimiterProcessor({ limit, trimMode: pick(input.knobs, 1, ["best-fit", "contiguous"]) });
+  const trimMode = pick(input.knobs, 1, ["best-fit", "contiguous"]);
+  // Never below what the system prompt and the newest group (a call with its results) need, by
+  // the limiter's own count: below that it refuses the request by design (a TripWire), and
+  // every history would only report that.
+  const probe = new TokenLimiterProcessor({ limit: 1 });
+  const groups = probe.groupPromptMessages(model);
+  const count = (messages) => messages.reduce((total, message) => total + probe.countPromptMessageTokens(message), 0);
+  const floor = Math.ceil(
+    count(model.filter((message) => message.role === "system")) + count(groups[groups.length - 1] || []) + TokenLimiterProcessor.TOKENS_PER_CONVERSATION + 1,
+  );
+  const limit = Math.max(floor, Math.floor(count(model) * share));
+  const settings = { limit, trimMode };
+  const limiter = new TokenLimiterProcessor(settings);
   const answer = await limiter.processLLMRequest({ prompt: model, state: {}, stepNumber: 0, steps: [] });
-  return back(answer && answer.prompt ? answer.prompt : model);
+  return { ...back(answer && answer.prompt ? answer.prompt : model), parameters: settings };
 }
 
 async function mastraToolCallFilter(input) {
   const { model, back } = historyOf(input);
   const steps = pick(input.knobs, 0, [undefined, 1, 2]);
+  // Which step of the agent loop this prompt is sent at: the loop's first (fresh processor
+  // state, as a new or resumed run starts), or a later step of a run that began at the last
+  // user message (the filter saw that prefix first, with the same state).
+  const step = pick(input.knobs, 1, ["first", "later"]);
   const filter = new ToolCallFilter(steps === undefined ? {} : { filterAfterToolSteps: steps });
-  const answer = await filter.processLLMRequest({ prompt: model, state: {}, stepNumber: 0, steps: [] });
-  return back(answer && answer.prompt ? answer.prompt : model);
+  const state = {};
+  let lastUser = -1;
+  model.forEach((message, index) => {
+    if (message.role === "user") lastUser = index;
+  });
+  if (step === "later" && lastUser >= 0 && lastUser < model.length - 1) {
+    await filter.processLLMRequest({ prompt: model.slice(0, lastUser + 1), state, stepNumber: 0, steps: [] });
+  }
+  const answer = await filter.processLLMRequest({ prompt: model, state, stepNumber: step === "later" ? 1 : 0, steps: [] });
+  return { ...back(answer && answer.prompt ? answer.prompt : model), parameters: { filterAfterToolSteps: steps ?? null, step } };
 }
 
 function messageTokens(message) {
@@ -73,15 +92,9 @@ async function langchainTrimMessages(input) {
   const share = pick(input.knobs, 0, [0.5, 0.75, 0.25]);
   const needed = counter(converted.slice(-1)) + (converted[0] && converted[0].type === "system" ? counter(converted.slice(0, 1)) : 0);
   const maxTokens = Math.max(needed, Math.floor(counter(converted) * share));
-  const trimmed = await trimMessages(converted, {
-    maxTokens,
-    strategy: "last",
-    includeSystem: true,
-    startOn: pick(input.knobs, 1, [undefined, "human"]),
-    allowPartial: false,
-    tokenCounter: counter,
-  });
-  return { messages: fromLangChain(trimmed) };
+  const settings = { maxTokens, strategy: "last", includeSystem: true, startOn: pick(input.knobs, 1, [undefined, "human"]), allowPartial: false };
+  const trimmed = await trimMessages(converted, { ...settings, tokenCounter: counter });
+  return { messages: fromLangChain(trimmed), parameters: { ...settings, startOn: settings.startOn ?? null, tokenCounter: "characters/4" } };
 }
 
 // The converters alone, for the round-trip tests: to the library's type and straight back.
@@ -99,7 +112,9 @@ const MASTRA = "@mastra/core";
 const LANGCHAIN = "@langchain/core";
 
 export const TARGETS = {
-  "ai-prune-messages": { compact: aiPruneMessages, formats: ["anthropic", "openai-responses", "openai-chat"], package: AI },
+  "ai-prune-messages": { compact: aiPruneMessages, formats: ["anthropic", "openai-responses"], package: AI },
+  // The same compactor on Responses histories, published as a target of its own.
+  "ai-prune-messages-responses": { compact: aiPruneMessages, formats: ["openai-responses"], package: AI },
   "mastra-token-limiter": { compact: mastraTokenLimiter, formats: ["openai-chat", "anthropic", "openai-responses"], package: MASTRA },
   "mastra-tool-call-filter": { compact: mastraToolCallFilter, formats: ["openai-chat", "anthropic", "openai-responses"], package: MASTRA },
   "langchain-trim-messages": { compact: langchainTrimMessages, formats: ["openai-chat"], package: LANGCHAIN },

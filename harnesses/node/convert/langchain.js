@@ -20,7 +20,10 @@ export function toLangChain(messages) {
 }
 
 export function fromLangChain(messages) {
-  return messages.map((message) => {
+  return messages.map((message, index) => {
+    if (!message || typeof message !== "object") {
+      throw new TypeError(`the library returned ${message} at index ${index} of its message list, not a message`);
+    }
     const stash = message.additional_kwargs[KEY];
     const out = { ...stash.message };
     if (stash.content !== undefined) out.content = stash.content;

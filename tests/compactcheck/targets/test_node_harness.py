@@ -124,7 +124,7 @@ TOOL_HISTORY = [
 def test_mastra_tool_call_filter_drops_every_past_call_with_its_result() -> None:
     for backend in _open("mastra-tool-call-filter"):
         answer = _result(backend, {"messages": TOOL_HISTORY, "knobs": [0, 0, 0]})
-        assert answer == {"messages": [TOOL_HISTORY[0], TOOL_HISTORY[1], TOOL_HISTORY[4]]}
+        assert answer["messages"] == [TOOL_HISTORY[0], TOOL_HISTORY[1], TOOL_HISTORY[4]]
 
 
 @needs_node
@@ -144,15 +144,13 @@ def test_ai_prune_messages_drops_reasoning_and_an_old_tool_pair_of_an_anthropic_
     # knobs: reasoning "all", toolCalls "before-last-message", emptyMessages "remove".
     for backend in _open("ai-prune-messages"):
         payload = {"format": "anthropic", "request": request, "knobs": [1, 1, 0]}
-        assert _result(backend, payload) == {
-            "request": {
-                "system": "s",
-                "messages": [
-                    {"role": "user", "content": "list files"},
-                    {"role": "user", "content": [{"type": "text", "text": "thanks"}]},
-                    {"role": "assistant", "content": [{"type": "text", "text": "done"}]},
-                ],
-            }
+        assert _result(backend, payload)["request"] == {
+            "system": "s",
+            "messages": [
+                {"role": "user", "content": "list files"},
+                {"role": "user", "content": [{"type": "text", "text": "thanks"}]},
+                {"role": "assistant", "content": [{"type": "text", "text": "done"}]},
+            ],
         }
 
 
@@ -194,3 +192,44 @@ def test_a_missing_node_names_what_to_install(
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(NodeUnavailableError, match=r"needs Node\.js 20 or newer on PATH"):
         node_backend("node:mastra-token-limiter", timeout=5.0)
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="needs Node.js on PATH")
+def test_init_node_scaffolds_a_harness_that_pytest_runs(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    command = [sys.executable, "-m", "compactcheck", "init", "--node", "--dir", str(project)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "import { serve }" in (project / "compactcheck-harness.mjs").read_text()
+    test_module = project / "tests" / "test_compactcheck_conformance.py"
+    pytest_run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            str(test_module),
+            "-p",
+            "no:randomly",
+            "-p",
+            "no:cacheprovider",
+            "-n",
+            "0",
+            "--compactcheck-max-examples",
+            "5",
+            "--compactcheck-invariants",
+            "tool_pairing,goal_preserved",
+            "--rootdir",
+            str(project),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=project,
+        timeout=600,
+    )
+    output = pytest_run.stdout + pytest_run.stderr
+    # The scaffolded trimmer keeps the last six messages: it loses the goal, which is the
+    # verdict the test must reach through the real harness (exit 1: a law failed).
+    assert pytest_run.returncode == 1, output[-3000:]
+    assert "goal_preserved" in output
+    assert "failed" in output
