@@ -13,4 +13,4 @@ if (!target) {
 }
 const require = createRequire(import.meta.url);
 const version = require(`${target.package}/package.json`).version;
-serve({ name, version: `${target.package}@${version}`, language: "javascript", formats: target.formats }, target.compact);
+serve({ name, version: `${target.package}@${version}`, language: "javascript", formats: target.formats, waivers: target.waivers || {} }, target.compact);

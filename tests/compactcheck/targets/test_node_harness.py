@@ -233,3 +233,31 @@ def test_init_node_scaffolds_a_harness_that_pytest_runs(tmp_path: Path) -> None:
     assert pytest_run.returncode == 1, output[-3000:]
     assert "goal_preserved" in output
     assert "failed" in output
+
+
+CHAT_WITNESS = [
+    {"role": "system", "content": "You are a careful coding agent."},
+    {"role": "user", "content": "Goal: Fix the login bug (AUTH-142)\n\nGo on."},
+    {"role": "assistant", "content": "Starting step s1."},
+    {"role": "assistant", "content": "Step s1 is complete: pytest ok."},
+]
+
+
+@needs_node
+def test_langchainjs_trim_messages_answering_undefined_is_named() -> None:
+    # knobs: a quarter of the history, start on a human message: trimMessages answers
+    # [undefined] (an upstream defect), reported as an error that says so.
+    for backend in _open("langchain-trim-messages"):
+        answer = backend.compact("messages", {"messages": CHAT_WITNESS, "knobs": [2, 1]})
+        assert answer.kind == "errored"
+        assert "returned undefined at index 0" in answer.reason
+
+
+@needs_node
+def test_mastra_token_limiter_is_never_drawn_below_what_it_refuses() -> None:
+    newest = {"role": "user", "content": "Go on. " * 200}
+    for backend in _open("mastra-token-limiter"):
+        for share in range(3):
+            payload = {"messages": [*CHAT_WITNESS, newest], "knobs": [share, 0]}
+            result = _result(backend, payload)
+            assert result["messages"][-1] == newest
