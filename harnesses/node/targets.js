@@ -4,6 +4,8 @@
 import { pruneMessages } from "ai";
 import { TokenLimiterProcessor, ToolCallFilter } from "@mastra/core/processors";
 import { trimMessages } from "@langchain/core/messages";
+import { generateText } from "ai";
+import { createOpenAI } from "@ai-sdk/openai";
 import * as anthropic from "./convert/anthropic.js";
 import * as chat from "./convert/chat.js";
 import { fromLangChain, toLangChain } from "./convert/langchain.js";
@@ -97,6 +99,24 @@ async function langchainTrimMessages(input) {
   return { messages: fromLangChain(trimmed), parameters: { ...settings, startOn: settings.startOn ?? null, tokenCounter: "characters/4" } };
 }
 
+// What the SDK's own OpenAI Responses provider sends for pruneMessages' answer (store: false),
+// captured by a fetch that never reaches the network: the provider's conversion decides which
+// item ids go out. For the tests of the Responses reasoning rule, not a published target.
+async function aiPruneMessagesSent(input) {
+  const pruned = await aiPruneMessages(input);
+  const model = responses.toModel(pruned.request.input).filter((message) => message.role !== "system");
+  let sent = null;
+  const fakeFetch = async (_url, init) => {
+    sent = JSON.parse(init.body).input;
+    const output = [{ type: "message", id: "msg_fake", role: "assistant", status: "completed", content: [{ type: "output_text", text: "ok", annotations: [] }] }];
+    const body = { id: "resp_fake", object: "response", created_at: 0, status: "completed", model: "fake", output, usage: { input_tokens: 0, output_tokens: 0, total_tokens: 0 } };
+    return new Response(JSON.stringify(body), { status: 200, headers: { "content-type": "application/json" } });
+  };
+  const openai = createOpenAI({ apiKey: "fake-key-never-sent", fetch: fakeFetch });
+  await generateText({ model: openai.responses("fake"), messages: model, providerOptions: { openai: { store: false } } });
+  return { request: { ...pruned.request, input: sent }, parameters: pruned.parameters };
+}
+
 // The converters alone, for the round-trip tests: to the library's type and straight back.
 async function roundTripModel(input) {
   const { model, back } = historyOf(input);
@@ -125,6 +145,7 @@ export const TARGETS = {
   "mastra-token-limiter": { compact: mastraTokenLimiter, formats: ["openai-chat", "anthropic", "openai-responses"], package: MASTRA, waivers: TRIM_WAIVERS },
   "mastra-tool-call-filter": { compact: mastraToolCallFilter, formats: ["openai-chat", "anthropic", "openai-responses"], package: MASTRA, waivers: { facts_preserved: PRUNE } },
   "langchain-trim-messages": { compact: langchainTrimMessages, formats: ["openai-chat"], package: LANGCHAIN, waivers: TRIM_WAIVERS },
+  "ai-prune-messages-sent": { compact: aiPruneMessagesSent, formats: ["openai-responses"], package: AI },
   "roundtrip-model-messages": { compact: roundTripModel, formats: ["openai-chat", "anthropic", "openai-responses"], package: AI },
   "roundtrip-langchain": { compact: roundTripLangChain, formats: ["openai-chat"], package: LANGCHAIN },
 };

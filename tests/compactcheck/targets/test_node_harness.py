@@ -17,7 +17,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from compactcheck.invariants import dump_messages
+from compactcheck.invariants.facts import Facts
 from compactcheck.invariants.formats import Format
+from compactcheck.invariants.formats.responses import ResponsesInput
+from compactcheck.invariants.laws.messages.responses import item_keeps_its_reasoning
 from compactcheck.strategies import Projected, message_histories
 from compactcheck.strategies.formats import Features, failed_calls, feature_values, project_format
 from compactcheck.strategies.messages_view import MessageHistory, project_messages
@@ -261,3 +264,25 @@ def test_mastra_token_limiter_is_never_drawn_below_what_it_refuses() -> None:
             payload = {"messages": [*CHAT_WITNESS, newest], "knobs": [share, 0]}
             result = _result(backend, payload)
             assert result["messages"][-1] == newest
+
+
+@pytest.fixture(scope="module")
+def sent_by_sdk() -> Iterator[CommandBackend]:
+    yield from _open("ai-prune-messages-sent")
+
+
+@needs_node
+@SETTINGS
+@given(scenario=scenarios(late_results=False, pending_calls=False), value=feature_values())
+def test_the_reasoning_rule_holds_on_what_the_ai_sdk_sends_after_pruning(
+    sent_by_sdk: CommandBackend, scenario: Scenario, value: int
+) -> None:
+    # pruneMessages leaves a call's item id on it when it strips its reasoning (what the
+    # published target judges); the SDK's Responses provider sends no such id, so the request
+    # it sends keeps the rule (vercel/ai#11036 does not reproduce on the sent request).
+    messages = project_messages(scenario).messages
+    request = project_format("openai-responses", messages, Features(value), failed_calls(scenario))
+    payload = {"format": "openai-responses", "request": request, "knobs": [0, 0, 0]}
+    before = ResponsesInput.model_validate(request)
+    after = ResponsesInput.model_validate(_result(sent_by_sdk, payload)["request"])
+    assert item_keeps_its_reasoning.check(before, after, Facts(goal="")).violations == ()
