@@ -74,6 +74,11 @@ def node_backend(text: str, timeout: float, name: str | None = None) -> CommandB
             f"run npm ci --prefix {PACKAGE}"
         )
     package = known[0] if known is not None else "ai"
+    if not (PACKAGE / "harness.js").is_file():
+        raise NodeUnavailableError(
+            f"{text}: the Node harness package is not in this installation ({PACKAGE} is "
+            "missing); node: targets run from a clone of the compactcheck repository"
+        )
     if not (PACKAGE / "node_modules" / package / "package.json").is_file():
         raise NodeUnavailableError(
             f"{text}: needs the Node harness package installed ({package} is missing); run "

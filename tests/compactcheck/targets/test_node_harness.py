@@ -5,7 +5,6 @@ missing Node or install is one line naming what to run."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -181,12 +180,24 @@ def test_a_node_target_runs_end_to_end_through_compactcheck_run(tmp_path: Path) 
 
 
 def test_a_missing_install_names_npm_ci(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setattr(node_harness, "PACKAGE", tmp_path)
     if shutil.which("node") is None:
-        monkeypatch.setenv("PATH", os.defpath)
+        pytest.skip("needs Node.js on PATH (without it the Node error comes first)")
+    # The package's files without its node_modules: what a clone holds before npm ci.
+    (tmp_path / "harness.js").write_text("// not installed\n")
+    monkeypatch.setattr(node_harness, "PACKAGE", tmp_path)
     with pytest.raises(NodeUnavailableError, match="npm ci --prefix") as caught:
         node_backend("node:ai-prune-messages", timeout=5.0)
     assert "\n" not in str(caught.value)
+
+
+def test_an_installation_without_the_package_says_to_use_a_clone(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(node_harness, "PACKAGE", tmp_path / "harnesses" / "node")
+    if shutil.which("node") is None:
+        pytest.skip("needs Node.js on PATH (without it the Node error comes first)")
+    with pytest.raises(NodeUnavailableError, match="run from a clone of the compactcheck"):
+        node_backend("node:langchain-trim-messages", timeout=5.0)
 
 
 def test_a_missing_node_names_what_to_install(
