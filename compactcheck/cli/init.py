@@ -9,6 +9,7 @@ from rich.console import Console
 
 from compactcheck.base.atomic import write_text_atomically
 from compactcheck.base.errors import CompactcheckError, ExitCode
+from compactcheck.targets.node_harness import PACKAGE
 
 ADAPTER = '''"""Adapter between compactcheck and your compactor (written by `compactcheck init`).
 
@@ -52,17 +53,68 @@ def test_compactor_conformance(compactcheck_law):
 '''
 
 
-def scaffold(directory: Path) -> list[Path]:
-    """Write the adapter and the test module; never overwrite a file that exists."""
-    adapter = directory / "compactcheck_adapter.py"
+NODE_HARNESS = """// A compactcheck harness for your JavaScript or TypeScript compactor
+// (written by `compactcheck init --node`).
+//
+// compactcheck runs it as `node compactcheck-harness.mjs` and sends it histories of OpenAI chat
+// message objects (role, content, tool_calls, tool_call_id); compact() returns the compacted
+// list. Replace its body with a call into your compactor (compiled TypeScript: import the built
+// .js), converting to and from your message type if it has one. Log with console.error only:
+// stdout carries the protocol.
+//
+// serve() comes from compactcheck's Node harness package (no dependencies of its own); the
+// package also exports converters to the AI SDK's ModelMessage and to LangChain.js messages.
+import {{ serve }} from "{protocol}";
+
+const KEEP_LAST = 6;
+
+// The body below keeps the system prompt and the last few messages, so that the test has
+// something real to judge: it breaks tool pairing and goal preservation until you plug in yours.
+async function compact(messages) {{
+  const system = messages.filter((message) => message.role === "system").slice(0, 1);
+  const rest = messages.filter((message) => message.role !== "system");
+  return system.concat(rest.slice(-KEEP_LAST));
+}}
+
+serve({{ name: "my-compactor", formats: ["openai-chat"] }}, async (input) => ({{
+  messages: await compact(input.messages),
+}}));
+"""
+
+NODE_TEST_MODULE = '''"""Conformance of our JavaScript compactor (init --node): one test per law."""
+
+import shlex
+from pathlib import Path
+
+import pytest
+
+# Found from this file, not from the folder pytest runs in, so that it runs from anywhere.
+HARNESS = Path(__file__).resolve().parent.parent / "compactcheck-harness.mjs"
+
+
+@pytest.mark.compactcheck(f"cmd:node {shlex.quote(str(HARNESS))}", view="messages")
+def test_compactor_conformance(compactcheck_law):
+    compactcheck_law.check()
+'''
+
+
+def scaffold(directory: Path, node: bool = False) -> list[Path]:
+    """Write the adapter (or Node harness) and the test module; never overwrite a file."""
+    adapter = directory / ("compactcheck-harness.mjs" if node else "compactcheck_adapter.py")
     test = directory / "tests" / "test_compactcheck_conformance.py"
     existing = [str(path) for path in (adapter, test) if path.exists()]
     if existing:
         raise CompactcheckError(
             f"{', '.join(existing)} already exist(s); remove or rename before `compactcheck init`"
         )
-    write_text_atomically(adapter, ADAPTER)
-    write_text_atomically(test, TEST_MODULE)
+    if node:
+        # Imported by its path in this installation (protocol.js needs no npm install).
+        protocol = (PACKAGE / "protocol.js").as_uri()
+        write_text_atomically(adapter, NODE_HARNESS.format(protocol=protocol))
+        write_text_atomically(test, NODE_TEST_MODULE)
+    else:
+        write_text_atomically(adapter, ADAPTER)
+        write_text_atomically(test, TEST_MODULE)
     return [adapter, test]
 
 
@@ -70,12 +122,17 @@ def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register the command."""
     init = commands.add_parser("init", help="scaffold an adapter and a pytest module")
     init.add_argument("--dir", type=Path, default=Path("."), help="where to write (default: .)")
+    init.add_argument(
+        "--node",
+        action="store_true",
+        help="scaffold a Node.js harness (compactcheck-harness.mjs) for a JavaScript compactor",
+    )
     init.set_defaults(handler=main)
 
 
 def main(arguments: argparse.Namespace, console: Console) -> int:
     """Write the files and say what to run next."""
-    for path in scaffold(arguments.dir):
+    for path in scaffold(arguments.dir, node=arguments.node):
         console.print(f"wrote {path}", highlight=False)
     console.print("next: pytest tests/test_compactcheck_conformance.py", highlight=False)
     return ExitCode.OK

@@ -44,6 +44,8 @@ from compactcheck.targets.calls import Calls, Isolation
 from compactcheck.targets.harness_process import HarnessStartError
 from compactcheck.targets.inprocess import AwaitedAdapter, CallableBackend
 from compactcheck.targets.isolated import LOAD_FAILED, PATH_VARIABLE
+from compactcheck.targets.node_harness import DESCRIPTIONS as NODE_DESCRIPTIONS
+from compactcheck.targets.node_harness import is_node_target, node_backend
 from compactcheck.targets.subprocess_backend import CommandBackend
 
 
@@ -132,6 +134,7 @@ def builtin_targets() -> dict[str, tuple[View, str]]:
         "reference-session": ("session", BUILTIN_DESCRIPTIONS["reference-session"]),
     }
     targets.update(DESCRIPTIONS)
+    targets.update(NODE_DESCRIPTIONS)
     for mutant in all_mutants().values():
         targets[f"mutant:{mutant.name}"] = (
             mutant.view,
@@ -266,6 +269,15 @@ def _adapter_target(
     return target
 
 
+def _node_target(text: str, timeout: float, budget: Budget | None, format: Format) -> Target:
+    """A JavaScript compactor of the Node harness package, named like ``node:ai-prune-messages``
+    (see targets.node_harness); driven in the first format it speaks unless the run names one."""
+    backend = node_backend(text, timeout)
+    spoken = backend.implementation.formats
+    chosen = check_format(spoken[0]) if format == CHAT and CHAT not in spoken else format
+    return _backend_target(text, backend, budget, "harness process", chosen)
+
+
 def resolve(
     text: str,
     *,
@@ -329,6 +341,8 @@ def resolve(
     adapter = _adapter_target(text, calls.timeout, budget, format, model)
     if adapter is not None:
         return adapter
+    if is_node_target(text):
+        return _node_target(text, calls.timeout, budget, format)
     if text.startswith("cmd:"):
         return _command_target(text, calls.timeout, budget, format)
     raise TargetError(

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from compactcheck.conversion import convert
+from compactcheck.invariants.formats.conversion import convert
 from compactcheck.targets.adapters import ADAPTERS, MissingExtraError
 from tests.compactcheck.targets.adapters.frameworks_history import HISTORY
 
