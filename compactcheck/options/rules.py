@@ -17,6 +17,14 @@ def check_together(values: Mapping[str, Any], front: Front) -> None:
     """Refuse values that a run cannot take together (``OptionError``, one line, in ``front``'s
     spelling). Only the rules whose options ``values`` holds apply."""
     said = {key: BY_KEY[key].spelled(front) for key in BY_KEY}
+    chosen = values.get("invariants")
+    if chosen is not None and not list(chosen):
+        # An empty choice would leave only the call law: a run that judges nothing else and
+        # passes.
+        raise OptionError(
+            f"{said['invariants']}: expected one or more law ids (a,b,c), found none; leave it "
+            "out to judge every law"
+        )
     if "model" in values and values["model"] is None:
         given = [
             key

@@ -6,7 +6,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from compactcheck.errors import CompactcheckError
+from compactcheck.base.errors import CompactcheckError
 from compactcheck.invariants import View
 from compactcheck.targets.subprocess_backend import CommandBackend
 

@@ -90,3 +90,23 @@ def test_a_package_cycle_breaks_the_contracts(tmp_path: Path) -> None:
     )
     assert done.returncode != 0
     assert "compactcheck.invariants is not allowed to import compactcheck.engine" in done.stdout
+
+
+def test_no_module_of_the_face_is_over_400_lines() -> None:
+    """The modules a user meets first (the API, the command line, the plugin, the options table)
+    stay short enough to read in one sitting."""
+    package = Path(__file__).resolve().parents[2] / "compactcheck"
+    face = [
+        package / "__init__.py",
+        package / "api.py",
+        *package.glob("pytest_*.py"),
+        *(package / "cli").glob("*.py"),
+        *(package / "options").glob("*.py"),
+    ]
+    assert len(face) > 10, face
+    long = {
+        path.relative_to(package).as_posix(): n
+        for path in face
+        if (n := len(path.read_text(encoding="utf-8").splitlines())) > 400
+    }
+    assert long == {}

@@ -26,7 +26,7 @@ from compactcheck.cli import run
 from compactcheck.options import BY_KEY, FRONTS, OPTIONS, PLUGIN_ONLY, OptionError, check_together
 from compactcheck.targets.calls import Calls
 from compactcheck.targets.subprocess_backend import CommandBackend
-from tests.compactcheck.commandline import pytest_in
+from tests.compactcheck.commandline import cli, pytest_in
 
 TRANSCRIPT = Path(__file__).resolve().parents[2] / "examples" / "transcripts" / "claude-code.jsonl"
 
@@ -220,3 +220,22 @@ def test_a_cap_of_zero_model_calls_without_a_model_is_refused() -> None:
     values = {"model": None, "max_model_calls": 0}
     with pytest.raises(OptionError, match="--max-model-calls: needs a model"):
         check_together(values, "cli")
+
+
+def test_an_empty_choice_of_laws_is_refused_by_every_front_end(tmp_path: Path) -> None:
+    """An empty --invariants used to leave the call law alone: a run that judged nothing else
+    and passed. Each front end refuses it in one line, in its own spelling."""
+    done = cli("run", "reference-messages", "--invariants", "", "--max-examples", "3", cwd=tmp_path)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "--invariants: expected one or more law ids (a,b,c), found none" in done.stderr
+    with pytest.raises(CompactcheckError, match="invariants: expected one or more law ids"):
+        compactcheck.fuzz("reference-messages", invariants=[], max_examples=3)
+    (tmp_path / "test_empty.py").write_text(
+        "import pytest\n\n\n"
+        '@pytest.mark.compactcheck("reference-messages", view="messages", invariants=[])\n'
+        "def test_reference(compactcheck_law):\n"
+        "    compactcheck_law.check()\n"
+    )
+    marked = pytest_in(tmp_path, "--compactcheck-max-examples", "3", "test_empty.py")
+    assert marked.returncode != 0, marked.stdout[-2000:]
+    assert "expected one or more law ids" in marked.stdout + marked.stderr, marked.stdout[-2000:]

@@ -18,10 +18,11 @@ from hypothesis import HealthCheck, given, settings
 from compactcheck.invariants import dump_messages
 from compactcheck.invariants.facts import Facts
 from compactcheck.invariants.formats import Format
+from compactcheck.invariants.formats.projection import Features, project_format
 from compactcheck.invariants.formats.responses import ResponsesInput
 from compactcheck.invariants.laws.messages.responses import item_keeps_its_reasoning
 from compactcheck.strategies import Projected, message_histories
-from compactcheck.strategies.formats import Features, failed_calls, feature_values, project_format
+from compactcheck.strategies.features import failed_calls, feature_values
 from compactcheck.strategies.messages_view import MessageHistory, project_messages
 from compactcheck.strategies.scenario_model import Scenario
 from compactcheck.strategies.scenarios import scenarios
