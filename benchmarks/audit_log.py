@@ -73,8 +73,10 @@ def compaction(
     )
     mentions = ", ".join(files) if files else "no file"
     if plant == "goal_preserved":
+        # In the user's voice, where the goal stood: the history still opens with a user turn
+        # (user_turn_first), and only the goal's text is lost.
         summary = {
-            "role": "assistant",
+            "role": "user",
             "content": f"Summary: worked on a login bug; changed {mentions}.",
         }
         return [system, summary, call, result, newest]

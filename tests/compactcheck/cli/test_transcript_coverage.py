@@ -40,8 +40,8 @@ def test_laws_the_transcripts_cannot_exercise_are_named_with_the_exclusion(
     [coverage] = [e for e in target.errors if e.startswith(COVERAGE_PREFIX)]
     assert "could not be exercised by the given transcripts" in coverage
     assert "more examples cannot change that" in coverage
-    # No tool call, so no tool result to prune either.
-    unexercised = "tool_pairing,tool_results_unpruned,facts_preserved"
+    # No tool call, so no tool result to prune either; no constraint, so none to weaken.
+    unexercised = "tool_pairing,tool_results_unpruned,facts_preserved,constraints_not_weakened"
     assert coverage.endswith(f"--exclude-invariants {unexercised}")
     # A larger example count is not what the line suggests.
     assert "--max-total-examples" not in coverage
