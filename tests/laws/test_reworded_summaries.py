@@ -19,10 +19,6 @@ from compactcheck.strategies.vocabulary import CONSTRAINTS
 from compactcheck.targets.registry import resolve
 from tests.compactcheck.models.summarisers import reworded_reference, target_of
 
-# The supersession law finds a superseded value's last mention by its tokens: a replacement
-# note that rewords the old value ("(this replaces [c3]: Don't ever push to main)") is not read
-# as a mention, so a kept system prompt that lists the old value reads as reasserting it.
-BOTH = "supersession: a reworded replacement note is not read as the old value's last mention"
 GOAL = "Fix the login bug (AUTH-142)"
 
 
@@ -68,7 +64,6 @@ def _wrong(run: DriftRun) -> set[tuple[int, str, str]]:
     return {(r.round, f.kind, f.fact) for r in run.rounds for f in r.facts if f.state != "kept"}
 
 
-@pytest.mark.xfail(strict=True, reason=BOTH)
 def test_a_drift_run_of_the_reference_reworded_by_the_wording_fake_keeps_every_fact() -> None:
     run = run_drift(target_of("reworded-reference", reworded_reference(WordingModel())), 0)
     assert _wrong(run) == set()
@@ -84,10 +79,6 @@ ADAPTERS = {
 }
 
 
-# The adapters whose drift run meets no replacement note reworded against a kept system prompt.
-READ = {"langchain:summarization-middleware"}
-
-
 def _drift(name: str, model: str) -> DriftRun:
     pytest.importorskip(ADAPTERS[name])
     target = resolve(name, view="messages", model=ModelSlot(model))
@@ -97,15 +88,7 @@ def _drift(name: str, model: str) -> DriftRun:
         target.close()
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(
-            name, marks=() if name in READ else pytest.mark.xfail(strict=True, reason=BOTH)
-        )
-        for name in ADAPTERS
-    ],
-)
+@pytest.mark.parametrize("name", ADAPTERS)
 def test_a_summarising_adapter_loses_no_more_with_the_wording_fake_than_with_the_echo(
     name: str,
 ) -> None:

@@ -23,7 +23,7 @@ from compactcheck.invariants.messages import (
     content_text,
 )
 from compactcheck.invariants.rulings import FactRuling, retired_on, rulings
-from compactcheck.invariants.tokens import discriminating, position
+from compactcheck.invariants.tokens import NEGATIONS, discriminating, position
 from compactcheck.invariants.verdict import Finding, Violation, value_diff, witness
 
 
@@ -135,6 +135,14 @@ def constraint_mentions(
     return last
 
 
+def _found_by(key: tuple[str, ...]) -> tuple[str, ...]:
+    """The tokens a mention is found by: a negation word only where nothing else tells the
+    constraint apart, since a model rewords negations ("Never push to main" restated as "Don't
+    ever push to main" in a replacement note) and the line is read for its polarity after."""
+    worded = tuple(token for token in key if token not in NEGATIONS)
+    return worded or key
+
+
 def token_mentions(
     messages: Messages, texts: Sequence[str], wanted: Collection[str] | None = None
 ) -> dict[str, Mention]:
@@ -149,7 +157,7 @@ def token_mentions(
     probes = [
         (text, key, key[0].lower())
         for text in texts
-        if (key := discriminating(text, [other for other in texts if other != text]))
+        if (key := _found_by(discriminating(text, [other for other in texts if other != text])))
     ]
     searched = probes if wanted is None else [probe for probe in probes if probe[0] in wanted]
     if not searched:
