@@ -3,9 +3,13 @@
 A generated history carries its ground truth; a history from a team's logs does not. The
 messages laws need three things from it, and each can be read off the history itself:
 
-- ``goal``: the text of the first user message (the task as the user stated it);
+- ``goal``: the text of the first user message (the task as the user stated it), up to a label
+  that opens the rules given with it ("Constraints:"), which are read as constraints;
 - ``constraints``: each list item (``- x``, ``* x``, ``1. x``, ``1) x``) of a system or developer
-  message, without its marker or a leading ``[tag]``: the rules an agent prompt enumerates;
+  message, without its marker or a leading ``[tag]``: the rules an agent prompt enumerates; and,
+  in a user message, the items under a heading that names them ("Constraints:", "New rules:",
+  "Requirements:") or the sentences after such a label on its line ("Fix the bug. Constraints:
+  Do not touch the public API. Never push to main."), as users give rules mid-conversation;
 - ``must_keep``: the files the agent changed (path arguments of tool calls whose name says they
   write: ``write``, ``edit``, ``patch``, ``create``, ...), the ids of steps, tasks, tickets or
   issues passed to tools (``step_id``, ``ticket``, ...), and the ids of tool calls still waiting
@@ -57,6 +61,13 @@ _ID_KEYS = frozenset(
     {"step_id", "step", "task_id", "todo_id", "ticket", "ticket_id", "issue", "issue_id"}
 )
 _PATH = re.compile(r"^[\w.\-~/\\]+$")
+# A label that opens a user's list of rules, and what follows it on the same line.
+_RULES_LABEL = re.compile(
+    r"(?:^|(?<=[.!?])\s)\s*(?:[#*_]+\s*)?(?:(?:new|updated|additional|hard)\s+)?"
+    r"(?:constraints?|rules?|requirements?)\s*[*_]*:\s*(?P<rest>.*)$",
+    re.IGNORECASE | re.MULTILINE,
+)
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
 
 
 def infer_facts(
@@ -84,19 +95,48 @@ def infer_facts(
 
 def _goal(history: tuple[ChatMessage, ...]) -> str:
     first = next((m for m in history if isinstance(m, UserMessage)), None)
-    return content_text(first.content).strip() if first is not None else ""
+    if first is None:
+        return ""
+    text = content_text(first.content).strip()
+    # The rules the user gave with the task are constraints, read as such: the goal is the task.
+    label = _RULES_LABEL.search(text)
+    task = text[: label.start()].strip() if label is not None else ""
+    return task or text
 
 
 def _constraints(history: tuple[ChatMessage, ...]) -> tuple[str, ...]:
     found: dict[str, None] = {}
     for message in history:
-        if not isinstance(message, SystemMessage):
-            continue
-        for line in content_text(message.content).splitlines():
-            match = _ITEM.match(line)
-            if match is not None and len(match["text"]) >= 3:
-                found[match["text"]] = None
+        if isinstance(message, SystemMessage):
+            for line in content_text(message.content).splitlines():
+                match = _ITEM.match(line)
+                if match is not None and len(match["text"]) >= 3:
+                    found[match["text"]] = None
+        elif isinstance(message, UserMessage):
+            found.update(dict.fromkeys(_labelled_rules(content_text(message.content))))
     return tuple(found)
+
+
+def _labelled_rules(text: str) -> Iterator[str]:
+    """The rules a user message gives under a label: the list items that follow it, or the
+    sentences after it on its line (the label opening the line or a sentence)."""
+    listing = False
+    for line in text.splitlines():
+        label = _RULES_LABEL.search(line)
+        if label is not None:
+            listing = True
+            for sentence in _SENTENCE_END.split(label["rest"].strip()):
+                rule = sentence.strip().rstrip(".;")
+                if len(rule) >= 3:
+                    yield rule
+            continue
+        item = _ITEM.match(line)
+        if listing and item is not None:
+            if len(item["text"]) >= 3:
+                yield item["text"]
+            continue
+        # The list ends at the first line that is not one of its items.
+        listing = False
 
 
 def _must_keep(history: tuple[ChatMessage, ...]) -> tuple[str, ...]:

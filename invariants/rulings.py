@@ -354,6 +354,8 @@ _HEADING = re.compile(
 _ITEM = re.compile(r"^\s*(?:[-*\u2022]|\d{1,3}[.)])\s+(?:\[[^\]\s]{1,24}\]\s*)?(?P<text>\S.*?)\s*$")
 
 
+_SENTENCE_START = re.compile(r"(?<=[.!?])\s+(?=[A-Z*])")
+
 _SAID = frozenset({"kept", "reworded", "weakened"})
 
 
@@ -365,6 +367,12 @@ def stated(text: str) -> list[str]:
         labelled = _LABELLED.match(line)
         if labelled is not None:
             found.append(labelled["text"])
+            under = False
+            continue
+        # A label may open a later sentence of the line ("Summary: ... Constraint: Use MySQL 8.").
+        later = [m for piece in _SENTENCE_START.split(line)[1:] if (m := _LABELLED.match(piece))]
+        if later:
+            found.extend(m["text"] for m in later)
             under = False
             continue
         if _HEADING.match(line):

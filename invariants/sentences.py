@@ -33,6 +33,9 @@ _SENTENCE = re.compile(r"(?<=[.!?])[\"')\]]*(?:\s+|$)|\n+|\s[\u2022]\s")
 _CLAUSE = re.compile(
     r"\s*[;:]\s+|\s+[\u2013\u2014]\s+|\s+-\s+"
     r"|,?\s+(?=(?:but|whereas|while|although|though|however)\b)"
+    # A list of rules joined by commas ("Don't touch the API, don't ever push to main, and keep
+    # refunds under $500"): each rule its own clause, so that one's negation is not another's.
+    r"|,\s+(?=(?:and|then)\s|[A-Za-z]+n[\u2019']t\b)"
     r"|\s+(?=(?:instead\s+of|rather\s+than|in\s+place\s+of|replac(?:es|ing|ed)|"
     r"superseding|supersedes|formerly|previously)\b)",
     re.IGNORECASE,
