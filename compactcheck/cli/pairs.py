@@ -18,7 +18,7 @@ from compactcheck.cli.options import csv, outputs, reading_option, toolkit_versi
 from compactcheck.invariants import VIEWS, Facts
 from compactcheck.invariants.formats import FORMATS
 from compactcheck.observed.audit import Finding, audit
-from compactcheck.observed.judging import PairError, check_pair
+from compactcheck.observed.judging import Judgement, PairError, check_pair
 from compactcheck.report import untrusted
 from compactcheck.report.render import print_report
 from compactcheck.report.verdicts import pair_verdict
@@ -158,7 +158,7 @@ def check_main(arguments: argparse.Namespace, console: Console) -> int:
     console.print(escape(f"compactcheck check [{where}]"), highlight=False)
     if judgement.inferred:
         console.print(
-            f"facts inferred from BEFORE, not declared: {', '.join(judgement.inferred)}",
+            f"facts inferred from BEFORE, not declared: {_counted(judgement)}",
             style="dim",
             highlight=False,
         )
@@ -223,3 +223,17 @@ def audit_main(arguments: argparse.Namespace, console: Console) -> int:
     if not target.calls:
         return ExitCode.USAGE
     return report.exit_code()
+
+
+def _counted(judgement: Judgement) -> str:
+    """The inferred facts, each with how many were found: none found is a law with nothing to
+    hold on to, which a reader must see ("constraints (0)")."""
+    facts = judgement.facts
+    named = []
+    for name in judgement.inferred:
+        value = getattr(facts, name, None) if facts is not None else None
+        if isinstance(value, tuple):
+            named.append(f"{name} ({len(value)})")
+        else:
+            named.append(name if value else f"{name} (none)")
+    return ", ".join(named)
