@@ -14,6 +14,8 @@ from compactcheck.invariants.facts import Budget, Facts, Reading
 from compactcheck.invariants.laws.messages import message_size
 from compactcheck.invariants.laws.messages.content import (
     Mention,
+    _found_by,
+    _polar,
     constraint_mentions,
     token_mentions,
 )
@@ -37,7 +39,7 @@ from compactcheck.invariants.messages import (
     parse_messages,
 )
 from compactcheck.invariants.rulings import retired_on
-from compactcheck.invariants.tokens import NEGATIONS, discriminating, position
+from compactcheck.invariants.tokens import discriminating, position
 from compactcheck.invariants.verdict import Finding
 from compactcheck.strategies.messages_view import MessageHistory, message_histories
 from compactcheck.strategies.projected import Projected
@@ -617,13 +619,15 @@ def test_an_unknown_view_is_an_error_not_an_empty_selection() -> None:
 def _mentions_line_by_line(messages: Any, texts: list[str]) -> dict[str, Any]:
     """token_mentions' reading done the plain way: every line of every message, every text."""
     keys = {t: discriminating(t, [o for o in texts if o != t]) for t in texts}
-    # Found by their other tokens where they have some: a model rewords negations.
-    keys = {t: tuple(w for w in key if w not in NEGATIONS) or key for t, key in keys.items()}
+    # Negation words read as one ("never" and "don't" are both "not"), on the lines too.
+    keys = {t: _found_by(key) for t, key in keys.items()}
     last: dict[str, Any] = {}
     for index, message in enumerate(messages):
         for line in content_text(message.content).splitlines():
             hits = sorted(
-                (at, t) for t in texts if keys[t] and (at := position(keys[t], line)) is not None
+                (at, t)
+                for t in texts
+                if keys[t] and (at := position(keys[t], _polar(line))) is not None
             )
             # A constraint the line names only to retire it is not the one it asserts.
             named = [t for _, t in hits]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -23,7 +24,7 @@ from compactcheck.invariants.messages import (
     content_text,
 )
 from compactcheck.invariants.rulings import FactRuling, retired_on, rulings
-from compactcheck.invariants.tokens import NEGATIONS, discriminating, position
+from compactcheck.invariants.tokens import discriminating, position
 from compactcheck.invariants.verdict import Finding, Violation, value_diff, witness
 
 
@@ -135,12 +136,23 @@ def constraint_mentions(
     return last
 
 
+# The words that negate, read as one ("Never push to main" restated as "Don't ever push to
+# main" in a replacement note is the same mention); "no longer" retires and stays as it is.
+_NEGATING = re.compile(
+    r"\b(?:never|not|nothing|none|without|cannot|[a-z]+n['\u2019]t|no(?!\s+longer\b))\b",
+    re.IGNORECASE,
+)
+_NEGATING_TOKENS = frozenset({"never", "not", "no", "nothing", "none", "without"})
+
+
+def _polar(text: str) -> str:
+    """``text`` with every negating word written "not" (line breaks unchanged)."""
+    return _NEGATING.sub("not", text)
+
+
 def _found_by(key: tuple[str, ...]) -> tuple[str, ...]:
-    """The tokens a mention is found by: a negation word only where nothing else tells the
-    constraint apart, since a model rewords negations ("Never push to main" restated as "Don't
-    ever push to main" in a replacement note) and the line is read for its polarity after."""
-    worded = tuple(token for token in key if token not in NEGATIONS)
-    return worded or key
+    """The tokens a mention is found by, its negation words read as one ("not")."""
+    return tuple(dict.fromkeys("not" if token in _NEGATING_TOKENS else token for token in key))
 
 
 def token_mentions(
@@ -166,7 +178,9 @@ def token_mentions(
     # are found by one search of all the messages per constraint, not by walking messages and
     # lines. On such a line every constraint whose first token it holds is ranked.
     wholes = [content_text(message.content) for message in messages]
-    lows = [whole.lower() for whole in wholes]
+    # Found on the text with its negations read as one; each line is judged as it was written.
+    polars = [_polar(whole) for whole in wholes]
+    lows = [polar.lower() for polar in polars]
     joined = "\x00".join(lows)
     ends = list(accumulate(len(low) + 1 for low in lows))
     line_starts: dict[int, list[int]] = {}
@@ -183,16 +197,20 @@ def token_mentions(
             number = bisect_right(starts, at - opening) - 1
             read.add((index, number))
             at = joined.find(first, opening + starts[number + 1])
-    split: dict[int, tuple[list[str], list[str]]] = {}
+    split: dict[int, tuple[list[str], list[str], list[str]]] = {}
     for index, number in sorted(read):
         if index not in split:
-            split[index] = (wholes[index].splitlines(), lows[index].splitlines())
-        lines, lowered = split[index]
-        line, low = lines[number], lowered[number]
+            split[index] = (
+                wholes[index].splitlines(),
+                polars[index].splitlines(),
+                lows[index].splitlines(),
+            )
+        lines, polar_lines, lowered = split[index]
+        line, polar, low = lines[number], polar_lines[number], lowered[number]
         hits = sorted(
             (found, text)
             for text, key, first in probes
-            if first in low and (found := position(key, line)) is not None
+            if first in low and (found := position(key, polar)) is not None
         )
         # A constraint the line names only to retire it ("Python 3.11 no longer applies: ...")
         # is not asserted, wherever it stands; the first of the others is.
