@@ -26,6 +26,33 @@ _STATES: tuple[tuple[FactState, str], ...] = (
 )
 
 
+# The reading's rulings, in the order a reader weighs them, each with its colour.
+_RULINGS: tuple[tuple[str, str], ...] = (
+    ("kept", "#2e8540"),
+    ("reworded", "#7fbf7b"),
+    ("retired", "#a6cee3"),
+    ("weakened", "#e0a526"),
+    ("changed", "#c2571a"),
+    ("contradicted", "#c0392b"),
+    ("stale", "#7a3b9c"),
+    ("dropped", "#5a6472"),
+)
+
+
+def rulings_of(drift_round: DriftRound) -> dict[str, int]:
+    """How many of the round's facts got each ruling (facts the reading made none on left out)."""
+    counts: dict[str, int] = {}
+    for fact in drift_round.facts:
+        if fact.ruling:
+            counts[fact.ruling] = counts.get(fact.ruling, 0) + 1
+    return counts
+
+
+def _ruling_line(drift_round: DriftRound) -> str:
+    counts = rulings_of(drift_round)
+    return ", ".join(f"{name} {counts[name]}" for name, _ in _RULINGS if name in counts)
+
+
 def news(run: DriftRun, drift_round: DriftRound) -> list[str]:
     """The facts that first went wrong in this round, each with its state and laws."""
     return [
@@ -43,7 +70,9 @@ def print_drift(run: DriftRun, console: Console) -> None:
         highlight=False,
     )
     table = Table(show_lines=False)
-    for column in ("round", "status", "kept", "lost", "reasserted", "went wrong this round"):
+    for column in (
+        "round", "status", "kept", "lost", "reasserted", "rulings", "went wrong this round",
+    ):  # fmt: skip
         table.add_column(column)
     for drift_round in run.rounds:
         fresh = news(run, drift_round)
@@ -53,6 +82,7 @@ def print_drift(run: DriftRun, console: Console) -> None:
             str(drift_round.count("kept")),
             str(drift_round.count("lost")),
             str(drift_round.count("reasserted")),
+            _ruling_line(drift_round),
             safe_line("; ".join(fresh), 400),
             style="red" if fresh else None,
         )
@@ -95,6 +125,35 @@ def _drift_chart(run: DriftRun, judged: list[DriftRound]) -> str:
         return inline_svg(figure, f"facts kept, lost and reasserted per round by {run.target}")
 
 
+def rulings_chart(run: DriftRun) -> str | None:
+    """Stacked bars of the reading's rulings per round (None when it made none)."""
+    judged = [r for r in run.rounds if rulings_of(r)]
+    if not judged:
+        return None
+    try:
+        return _rulings_chart(run, judged)
+    except ChartsMissingError:
+        return MISSING_NOTE
+
+
+def _rulings_chart(run: DriftRun, judged: list[DriftRound]) -> str:
+    numbers = [r.round for r in judged]
+    counts = [rulings_of(r) for r in judged]
+    with drawing(6.4, 2.8) as figure:
+        axes = figure.add_subplot()
+        bottom = [0] * len(judged)
+        for ruling, colour in _RULINGS:
+            heights = [count.get(ruling, 0) for count in counts]
+            if any(heights):
+                axes.bar(numbers, heights, bottom=bottom, color=colour, label=ruling, width=0.7)
+                bottom = [b + h for b, h in zip(bottom, heights, strict=True)]
+        axes.set_xticks(numbers)
+        axes.set_xlabel("compaction round")
+        axes.set_ylabel("facts")
+        axes.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
+        return inline_svg(figure, f"the reading's ruling on each fact per round by {run.target}")
+
+
 @dataclass(frozen=True)
 class _Row:
     round: int
@@ -102,6 +161,7 @@ class _Row:
     kept: int
     lost: int
     reasserted: int
+    rulings: str
     news: list[str]
 
 
@@ -129,6 +189,7 @@ def render_drift_html(run: DriftRun) -> str:
             r.count("kept"),
             r.count("lost"),
             r.count("reasserted"),
+            _ruling_line(r),
             news(run, r),
         )
         for r in run.rounds
@@ -142,6 +203,7 @@ def render_drift_html(run: DriftRun) -> str:
         (fact, kind, [_cell(facts.get((fact, kind))) for facts in by_round]) for fact, kind in keys
     ]
     chart = drift_chart(run)
+    ruled = rulings_chart(run)
     fields = [("target", run.target), ("model", run.model or "its own"), ("seed", str(run.seed))]
     return render_page(
         "drift.html.j2",
@@ -149,6 +211,7 @@ def render_drift_html(run: DriftRun) -> str:
         fields=fields,
         rows=rows,
         chart=Markup(chart) if chart else None,
+        rulings_chart=Markup(ruled) if ruled else None,
         numbers=[r.round for r in run.rounds],
         grid=grid,
         others=[(r.round, text) for r in run.rounds for text in r.other],

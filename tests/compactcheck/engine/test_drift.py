@@ -13,6 +13,7 @@ from rich.console import Console
 
 from compactcheck.cli import main
 from compactcheck.engine.drift import drift_case, run_drift
+from compactcheck.invariants.rulings import FAILING
 from compactcheck.models import PlantingModel
 from compactcheck.report.drift import DriftRun, FactRound
 from compactcheck.report.render.drift import print_drift, render_drift_html
@@ -93,7 +94,8 @@ def test_the_table_json_and_page_name_the_round_of_the_change() -> None:
     again = DriftRun.model_validate_json(run.model_dump_json())
     assert again == run
     page = render_drift_html(run)
-    assert page.count("<svg") == 1
+    # The states per round, and the rulings per round.
+    assert page.count("<svg") == 2
     assert "facts kept, lost and reasserted per round" in page
     assert f"constraint &#39;{lost.fact}&#39; lost (constraints_preserved)" in page
 
@@ -137,3 +139,22 @@ def test_the_drift_command_refuses_fewer_than_ten_rounds(tmp_path: Path) -> None
     done = cli("drift", "reference-messages", "--rounds", "5", cwd=tmp_path)
     assert done.returncode == 2
     assert "expected at least 10 rounds" in done.stderr
+
+
+def test_each_round_carries_the_readings_ruling_and_the_page_charts_them() -> None:
+    run, _ = _planted_in_round_7()
+    [lost] = [onset for onset in run.onsets() if onset.state == "lost"]
+    ruled = {r.round: {f.fact: f.ruling for f in r.facts} for r in run.rounds}
+    # The planted number change is ruled a loss from round 7 on, and was kept before. (The
+    # reading rules it dropped, not changed: its replacement note names a third value, 90 %.)
+    assert ruled[7][lost.fact] in FAILING
+    assert all(ruled[n].get(lost.fact) in (None, "kept", "reworded") for n in range(1, 7))
+    page = render_drift_html(run)
+    assert "the reading&#39;s ruling on each fact per round" in page or (
+        "the reading's ruling on each fact per round" in page
+    )
+    assert "<th>rulings</th>" in page
+    buffer = io.StringIO()
+    print_drift(run, Console(file=buffer, width=300, color_system=None))
+    [row] = [line for line in buffer.getvalue().splitlines() if line.strip().startswith("│ 7 ")]
+    assert f"{ruled[7][lost.fact]} 1" in row
