@@ -6,13 +6,12 @@ from collections.abc import Mapping, Sequence
 
 from compactcheck.invariants.levels import LEVELS, PROVIDER_RULES, level_of
 from compactcheck.report.model import InvariantResult, TargetReport
+from compactcheck.report.verdicts import is_not_applicable
 
 
 def _holds(result: InvariantResult) -> bool:
-    if result.verdict == "pass":
-        return True
     # A budget law with no budget declared promises nothing either way.
-    return result.verdict == "skipped" and (result.because or "").startswith("not applicable")
+    return result.verdict == "pass" or is_not_applicable(result)
 
 
 def level_reached(results: Sequence[InvariantResult]) -> int | None:
