@@ -163,8 +163,8 @@ def target_report(judge: Judge, search: Search, started: float) -> TargetReport:
     if config.model is not None and target.model is None:
         errors.append(
             f"--model {config.model.name}: {target.name} writes no summary with a model, "
-            "so the option changed nothing here (the README's section on summarisers with a "
-            "real model names the adapters that take one)"
+            "so the option changed nothing here (docs/how-to/real-models.md names the adapters "
+            "that take one)"
         )
     results = [overlaid(r, judge.waivers.get(r.invariant), model) for r in judged_laws]
     return TargetReport(

@@ -62,7 +62,7 @@ OPTIONS: tuple[Option, ...] = (
         Path,
         None,
         "recorded transcripts (a file or folder) to draw histories from, instead of generated "
-        "ones; messages view (see the README for the formats read)",
+        "ones; messages view (docs/how-to/recorded-traffic.md lists the formats read)",
         metavar="PATH",
         plugin_help="recorded transcripts (a file or folder) to draw histories from instead of "
         "generated ones; messages view (a marker's or ini value's relative path is read from "
