@@ -52,9 +52,8 @@ class ReportLinks(SphinxPostTransform):
         for node in list(self.document.findall(nodes.Element)):
             if node.tagname != "pending_xref" or node.get("refdomain") != "doc":
                 continue
-            # MyST 5 names the document by its absolute path, MyST 4 relative to the page's.
-            page = Path(self.env.srcdir, self.env.docname).parent
-            target = (page / str(node["reftarget"])).resolve()
+            # MyST 5 names the document by its absolute path, MyST 4 relative to the source folder.
+            target = (Path(self.env.srcdir) / str(node["reftarget"])).resolve()
             if not target.is_relative_to(REPORTS):
                 continue
             name = target.relative_to(REPORTS).as_posix()
