@@ -9,13 +9,13 @@ from pathlib import Path
 from typing import Any
 
 from docutils import nodes
+from sphinx import addnodes
 from sphinx.application import Sphinx
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
 ROOT = Path(__file__).resolve().parent.parent
 # The published conformance reports live at the repository's root, beside docs/: a page links to
-# them as ../reports/..., which reads on a forge as in a clone; the site copies them into its own
-# reports/ folder.
+# them as ../reports/...; the site copies the folder whole (JSON and scripts too) into reports/.
 REPORTS = ROOT / "reports"
 
 project = "compactcheck"
@@ -41,26 +41,36 @@ html_copy_source = False
 html_show_sourcelink = False
 
 
-class ReportLinks(SphinxPostTransform):
-    """Points a page's links to ../reports/NAME.md at the site's copy of that report."""
+class RepositoryLinks(SphinxPostTransform):
+    """Points a page's links to a Markdown file of the clone outside docs/ (../README.md,
+    ../reports/index.md) at the site's copy of it: a published report's HTML page where there is
+    one, else the file as written. On a forge such a link reads as it does in a clone."""
 
-    # Before MyST's resolver (9), which would find no page of the site there.
+    # Before MyST's resolver (9), which would find no page of the site there and warn.
     default_priority = 8
 
     def run(self, **kwargs: Any) -> None:
-        """Replace each such link by one to the copied report."""
-        for node in list(self.document.findall(nodes.Element)):
-            if node.tagname != "pending_xref" or node.get("refdomain") != "doc":
+        """Replace each such link by one to the copy, and copy the file into the site."""
+        source = Path(self.env.srcdir).resolve()
+        for node in list(self.document.findall(addnodes.pending_xref)):
+            if node.get("refdomain") != "doc":
                 continue
             # MyST 5 names the document by its absolute path, MyST 4 relative to the source folder.
-            target = (Path(self.env.srcdir) / str(node["reftarget"])).resolve()
-            if not target.is_relative_to(REPORTS):
+            target = (source / str(node["reftarget"])).resolve()
+            if target.is_relative_to(source) or not target.is_relative_to(ROOT):
                 continue
-            name = target.relative_to(REPORTS).as_posix()
-            # A report's HTML page where there is one (index.html), else its Markdown as written.
-            name += ".html" if target.with_suffix(".html").is_file() else ".md"
-            depth = self.env.docname.count("/")
-            link = nodes.reference("", "", internal=False, refuri="../" * depth + "reports/" + name)
+            page = target.with_suffix(".md")
+            if target.is_relative_to(REPORTS) and target.with_suffix(".html").is_file():
+                page = target.with_suffix(".html")
+            if not page.is_file():
+                continue  # MyST's resolver says it is missing.
+            name = page.relative_to(ROOT).as_posix()
+            copy = Path(self.app.outdir) / name
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(page, copy)
+            anchor = f"#{node['reftargetid']}" if node.get("reftargetid") else ""
+            uri = "../" * self.env.docname.count("/") + name + anchor
+            link = nodes.reference("", "", internal=False, refuri=uri)
             link += node.children
             node.replace_self(link)
 
@@ -72,7 +82,7 @@ def _copy_reports(app: Sphinx, exception: BaseException | None) -> None:
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
-    """Register the report links and the copy of the reports."""
-    app.add_post_transform(ReportLinks)
+    """Register the links out of docs/ and the copy of the reports."""
+    app.add_post_transform(RepositoryLinks)
     app.connect("build-finished", _copy_reports)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

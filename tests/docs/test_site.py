@@ -62,15 +62,17 @@ def _project(root: Path, page: str) -> Path:
     return docs
 
 
-def test_a_link_to_a_published_report_leads_to_the_site_s_copy(tmp_path: Path) -> None:
-    docs = _project(
-        tmp_path, "# Page\n\n## Part\n\n[reports](../../reports/index.md) [part](#part)\n"
-    )
+def test_links_out_of_docs_lead_to_the_site_s_copies(tmp_path: Path) -> None:
+    page = "# Page\n\n## Part\n\n[r](../../reports/index.md) [n](../../NOTES.md#b) [p](#part)\n"
+    docs = _project(tmp_path, page)
+    (tmp_path / "NOTES.md").write_text("# Notes\n\n## B\n", encoding="utf-8")
     done = _build(docs, tmp_path / "site")
     assert done.returncode == 0, done.stdout + done.stderr
     html = (tmp_path / "site" / "guide" / "page.html").read_text(encoding="utf-8")
     assert 'href="../reports/index.html"' in html
+    assert 'href="../NOTES.md#b"' in html
     assert (tmp_path / "site" / "reports" / "index.html").is_file()
+    assert (tmp_path / "site" / "NOTES.md").read_text(encoding="utf-8") == "# Notes\n\n## B\n"
 
 
 def test_a_missing_anchor_or_page_fails_the_build_naming_it(tmp_path: Path) -> None:
