@@ -8,9 +8,11 @@ import re
 import sys
 import types
 import typing
+from collections.abc import Mapping
 from typing import Any
 
 import compactcheck
+from compactcheck.base.errors import EXIT_MEANINGS, ExitCode
 from docsgen.markdown import cell, code, docstring, page, table
 
 # A dotted name as Python prints a type (compactcheck.engine.events.Shrunk): its last part.
@@ -109,15 +111,21 @@ def _fields(cls: type) -> dict[str, tuple[str, str]]:
 
 
 def _class(name: str, cls: type, level: int = 2) -> str:
+    """A class's section, headed ``name``: its bases, docstring, fields and own methods."""
     bases = ", ".join(_bases(cls))
     heading = "#" * level
     parts = [
         f"{heading} {name}",
-        fence(f"class {name}" + (f"({bases})" if bases else "")),
+        fence(f"class {cls.__name__}" + (f"({bases})" if bases else "")),
         docstring(cls),
     ]
     if issubclass(cls, enum.Enum):
-        members = [f"- {code(member.name)} = {code(str(member.value))}" for member in cls]
+        meanings: Mapping[Any, str] = EXIT_MEANINGS if cls is ExitCode else {}
+        members = [
+            f"- {code(member.name)} = {code(str(member.value))}"
+            + (f": {meanings[member]}" if member in meanings else "")
+            for member in cls
+        ]
         parts.append("\n".join(members))
     fields = _fields(cls)
     if fields:

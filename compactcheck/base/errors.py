@@ -14,7 +14,7 @@ from compactcheck.invariants.errors import CompactcheckError, first_problem, one
 
 
 class ExitCode(enum.IntEnum):
-    """What a `compactcheck` command's exit status means (``EXIT_MEANINGS`` says it in words)."""
+    """What a `compactcheck` command's exit status means (in words: the table below)."""
 
     OK = 0
     FAILED = 1
