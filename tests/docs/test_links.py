@@ -8,6 +8,7 @@ project's own history ("issue 3").
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import itertools
 import re
@@ -73,6 +74,12 @@ def anchors(text: str) -> set[str]:
     return found
 
 
+@functools.cache
+def _anchors_of(path: Path) -> set[str]:
+    """The anchors of a page (read once: a page links to itself many times)."""
+    return anchors(path.read_text(encoding="utf-8"))
+
+
 def _public_host(host: str) -> bool:
     if not host or host == "localhost" or host.endswith((".local", ".localhost", ".internal")):
         return False
@@ -105,7 +112,7 @@ def link_problems(path: Path, root: Path = ROOT) -> list[str]:
             said.append(f"{where}: a clone does not have it (ignored or built)")
             continue
         fragment = unquote(parts.fragment)
-        if fragment and linked.suffix == ".md" and fragment not in anchors(linked.read_text()):
+        if fragment and linked.suffix == ".md" and fragment not in _anchors_of(linked):
             name = linked.relative_to(root).as_posix()
             said.append(f"{where}: {name} has no heading or label #{fragment}")
     return said
