@@ -27,8 +27,8 @@ source_suffix = {".md": "markdown"}
 root_doc = "index"
 exclude_patterns = ["_build", "Thumbs.db", ".DS_Store"]
 
-# Headings of levels 1 to 3 get anchors a link can name: [the laws](reference/laws.md#tool_pairing).
-myst_heading_anchors = 3
+# Every heading gets the anchor GitHub gives it: [x](reference/laws.md#tool_pairing) works on both.
+myst_heading_anchors = 6
 myst_enable_extensions = ["colon_fence", "deflist"]
 # Every reference must resolve; none is looked up on the network (no intersphinx).
 nitpicky = True
