@@ -42,6 +42,10 @@ def _timed(name: str, command: list[str]) -> Stage:
     return Stage(name, seconds, done.returncode, lines[-1] if lines else "")
 
 
+# The site's build as `./dev docs` runs it (warnings are errors).
+_STRICT = ("-E", "-W", "--keep-going", "-n", "-q")
+
+
 def stages() -> list[Stage]:
     """Time every stage of `./dev test`; mypy twice, from an empty cache and then a full one."""
     with tempfile.TemporaryDirectory() as cache:
@@ -51,6 +55,10 @@ def stages() -> list[Stage]:
             _timed("ruff format --check", [_bin("ruff"), "format", "--check", "."]),
             _timed("mypy, no cache", mypy),
             _timed("mypy, cached", mypy),
+            _timed(
+                "sphinx docs, strict",
+                [sys.executable, "-m", "sphinx", *_STRICT, "docs", f"{cache}/site"],
+            ),
             _timed(
                 "pytest -n auto",
                 [sys.executable, "-m", "pytest", "-n", "auto", "-q", "-p", "no:cacheprovider"],

@@ -8,22 +8,32 @@ with ``ExitCode.USAGE``.
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
 
 from compactcheck.invariants.errors import CompactcheckError, first_problem, one_line
 
 
 class ExitCode(enum.IntEnum):
-    """What a `compactcheck` command's exit status means."""
+    """What a `compactcheck` command's exit status means (in words: the table below)."""
 
     OK = 0
-    # A law was broken, a regression was found, a golden case misbehaved.
     FAILED = 1
-    # Bad input: an unknown option, target or invariant, an unreadable file.
     USAGE = 2
-    # Nothing was broken, but something could not be judged (errored, unknown, missing shards).
     INCONCLUSIVE = 3
-    # Like a shell's 128 + SIGINT: the run was cut short; its report says complete=false.
     INTERRUPTED = 130
+
+
+# Each exit status in words: `compactcheck --help` lists them, and so does the reference.
+EXIT_MEANINGS: Mapping[ExitCode, str] = {
+    ExitCode.OK: "nothing was broken (with --require-level N: every target reached level N)",
+    ExitCode.FAILED: "a law was broken (with --require-level N: a target is below level N), a "
+    "regression was found, a golden case misbehaved",
+    ExitCode.USAGE: "bad input: an unknown option, target or invariant, an unreadable file",
+    ExitCode.INCONCLUSIVE: "nothing was broken, but something could not be judged (errored, "
+    "unknown, missing shards)",
+    # Like a shell's 128 + SIGINT.
+    ExitCode.INTERRUPTED: "the run was cut short (Ctrl-C); its report says complete=false",
+}
 
 
 class InputFileError(CompactcheckError):
@@ -35,6 +45,7 @@ class OutputFileError(CompactcheckError):
 
 
 __all__ = [
+    "EXIT_MEANINGS",
     "CompactcheckError",
     "ExitCode",
     "InputFileError",

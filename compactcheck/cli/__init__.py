@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from rich.console import Console
 
-from compactcheck.base.errors import CompactcheckError, ExitCode, one_line
+from compactcheck.base.errors import EXIT_MEANINGS, CompactcheckError, ExitCode, one_line
 from compactcheck.cli import (
     checks,
     drift,
@@ -31,7 +31,10 @@ _DESCRIPTION = "Find the histories on which a context compactor breaks its contr
 
 
 def _parser() -> Parser:
-    parser = Parser(prog="compactcheck", description=_DESCRIPTION)
+    meanings = "; ".join(f"{int(code)} {text}" for code, text in EXIT_MEANINGS.items())
+    parser = Parser(
+        prog="compactcheck", description=_DESCRIPTION, epilog=f"exit status: {meanings}"
+    )
     parser.add_argument("--version", action="version", version=f"compactcheck {toolkit_version()}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
     # Our own reference engine's checks come last, apart from a user's commands.
