@@ -78,7 +78,9 @@ def test_the_fast_path_answers_byte_for_byte_what_the_checked_path_answers(
 
 
 def test_only_the_generator_marks_a_log() -> None:
-    event = SessionEvent.from_json_data({"type": "session/end-seed", "seq": 0, "time": 1, "data": {}})
+    event = SessionEvent.from_json_data(
+        {"type": "session/end-seed", "seq": 0, "time": 1, "data": {}}
+    )
     with pytest.raises(TypeError, match="own generator"):
         GeneratedLog((event,), object())
 
