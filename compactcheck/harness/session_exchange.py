@@ -8,6 +8,7 @@ shape), so a runner can count the call as errored.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Mapping, Sequence
 from typing import Any, Final, Protocol
 
@@ -140,6 +141,13 @@ def session_exchange(
         else [event.to_json_data() for event in events]
     )
     additions = _additions(events, mode, context_window, folder)
+    # The mark vouches for these very events (the history's own objects), or for nothing.
+    written = generated.events if generated is not None else ()
+    vouched = (
+        len(written)
+        if len(written) <= len(events) and all(map(operator.is_, written, events))
+        else 0
+    )
     # The history's events are already validated; only the harness's own additions are parsed.
     added = parse_events(additions, "prepared log")
     # The additions are copied in: the handed log below shares nothing with the log before.
@@ -149,6 +157,7 @@ def session_exchange(
         (*events, *added),
         detached=True,
         folder=folder,
+        vouched=vouched,
     )
     payload: dict[str, Any] = {"log": [json_copy(item) for item in before.log_data], "mode": mode}
     try:

@@ -1,4 +1,4 @@
-"""The reference session compactor's fast path: a log our generator wrote is adopted, not re-checked.
+"""The reference session compactor's fast path: a log our generator wrote is adopted unchecked.
 
 The fast path must answer byte for byte what the checked path answers on every generated history,
 and trust must not leak: JSON from anywhere else (or a generated log's JSON edited on the way)
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import json
+from functools import partial
 from typing import Any
 
 import pytest
@@ -116,11 +117,14 @@ def test_json_the_generator_did_not_write_is_still_checked(entry: str) -> None:
     log = payload["log"]
     middle = len(log) // 2
     log[middle] = _orphan_result(log[middle]["seq"], log[middle]["time"])
+    generated = history.generated
+    call = (
+        REFERENCE
+        if entry == "checked"
+        else partial(REFERENCE.compact_generated, generated=generated)
+    )
     with pytest.raises(LogViolationError):
-        if entry == "checked":
-            REFERENCE(payload)
-        else:
-            REFERENCE.compact_generated(payload, history.generated)
+        call(payload)
 
 
 def test_events_after_the_generated_part_are_still_checked() -> None:
@@ -167,4 +171,47 @@ def test_a_compactor_without_the_fast_entry_never_sees_the_mark() -> None:
 
     assert not isinstance(plain, GeneratedCompactor)
     session_exchange(plain, history, "manual", generated=history.generated)
-    assert len(seen) == 1 and set(seen[0]) == {"log", "mode"}
+    assert len(seen) == 1
+    assert set(seen[0]) == {"log", "mode"}
+
+
+def _session_mutants() -> dict[str, Any]:
+    from compactcheck.targets.registry import all_mutants
+
+    return {name: m for name, m in sorted(all_mutants().items()) if m.view == "session"}
+
+
+_MUTANTS = _session_mutants()
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(session_histories(), st.sampled_from(MODES), st.sampled_from(sorted(_MUTANTS)))
+def test_the_judge_reads_a_vouched_log_as_one_it_checked_whole(
+    projected: Projected[SessionHistory], mode: Mode, mutant: str
+) -> None:
+    # Broken compactors answer breaches of every family: each is found at the same rule and seq
+    # whether the generator's part of the log was adopted or checked.
+    history = projected.view
+    compactor = _MUTANTS[mutant].build()
+    marked = session_exchange(compactor, history, mode, generated=history.generated)
+    unmarked = session_exchange(compactor, history, mode)
+    if marked is None or unmarked is None:
+        assert marked is None
+        assert unmarked is None
+        return
+    assert marked[0].vouched == len(history.events)
+    assert unmarked[0].vouched == 0
+    assert marked == unmarked
+    assert marked[1].breach == unmarked[1].breach
+
+
+def test_a_mark_on_other_events_vouches_for_nothing() -> None:
+    history = _long_history()
+    assert history.generated is not None
+    # The same events, read again from JSON: equal, but not the objects the generator wrote.
+    parsed = SessionHistory(
+        tuple(SessionEvent.from_json_data(event) for event in history.as_dicts())
+    )
+    done = session_exchange(REFERENCE, parsed, "manual", generated=history.generated)
+    assert done is not None
+    assert done[0].vouched == 0
