@@ -13,7 +13,7 @@ it was handed with the generator's events and checks whatever differs or follows
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Final, NoReturn
 
 from compactcheck.invariants.session import SessionEvent
@@ -43,9 +43,25 @@ class GeneratedLog:
     def __repr__(self) -> str:
         return f"GeneratedLog({len(self.events)} events)"
 
+    def __copy__(self) -> GeneratedLog:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> GeneratedLog:
+        # Read-only, and it vouches for the events it holds, not for a copy's: shared as it is.
+        return self
+
+    def __reduce__(self) -> tuple[Callable[[], None], tuple[()]]:
+        # The mark does not travel: unpickled anywhere, a history carries none (checked whole).
+        return (_unmarked, ())
+
     def encoded(self) -> list[dict[str, Any]]:
         """The events as JSON-shaped dicts sharing their values (read them, never edit them)."""
         return [event.shared_json_data() for event in self.events]
+
+
+def _unmarked() -> None:
+    """What a pickled mark reads back as: no mark."""
+    return None
 
 
 def _written(events: Sequence[SessionEvent]) -> GeneratedLog:

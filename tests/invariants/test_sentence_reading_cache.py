@@ -1,11 +1,13 @@
-"""Sentences and clauses read once and kept read exactly as a fresh reading does."""
+"""Sentences, clauses and stated rules read once and kept read exactly as a fresh reading does."""
 
 from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from compactcheck.invariants import rulings
 from compactcheck.invariants import sentences as reading
+from compactcheck.invariants.rulings import stated
 from compactcheck.invariants.sentences import Sentence, sentences
 
 # Words and marks the sentence reader splits on, so that drawn texts have clauses and asides.
@@ -57,3 +59,29 @@ def test_a_kept_reading_equals_a_fresh_one(texts: list[str], message: int) -> No
         assert [sentence.lemmas for sentence in kept] == [
             sentence.lemmas for sentence in _fresh(text, message)
         ]
+
+
+_LINES = st.sampled_from(
+    [
+        "Constraint: Use MySQL 8.",
+        "Goal: ship the refund flow",
+        "## Constraints",
+        "- keep refunds under $500",
+        "* never push to main",
+        "Summary: done. Constraint: no new dependencies.",
+        "",
+        "plain words",
+    ]
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(_LINES, max_size=6).map("\n".join), min_size=1, max_size=4))
+def test_a_kept_statement_reading_equals_a_fresh_one(texts: list[str]) -> None:
+    # Read each text twice: the second reading comes from what the first kept.
+    for text in [*texts, *texts]:
+        kept = stated(text)
+        assert kept == list(rulings._stated.__wrapped__(text))
+        # The list handed out is the caller's own: editing it leaves the kept reading alone.
+        kept.append("edited")
+        assert "edited" not in stated(text)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import json
+import pickle
 from functools import partial
 from typing import Any
 
@@ -213,5 +214,18 @@ def test_a_mark_on_other_events_vouches_for_nothing() -> None:
         tuple(SessionEvent.from_json_data(event) for event in history.as_dicts())
     )
     done = session_exchange(REFERENCE, parsed, "manual", generated=history.generated)
+    assert done is not None
+    assert done[0].vouched == 0
+
+
+def test_the_mark_does_not_travel_through_pickle() -> None:
+    history = _long_history()
+    travelled = pickle.loads(pickle.dumps(history))
+    assert travelled == history
+    assert travelled.generated is None
+    # A copy in this process keeps the mark, which vouches only for the very events it holds.
+    copied = copy.deepcopy(history)
+    assert copied.generated is history.generated
+    done = session_exchange(REFERENCE, copied, "manual", generated=copied.generated)
     assert done is not None
     assert done[0].vouched == 0
