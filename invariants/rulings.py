@@ -361,6 +361,13 @@ _SAID = frozenset({"kept", "reworded", "weakened"})
 
 def stated(text: str) -> list[str]:
     """The constraints and goals a text states by label or under a heading, in order."""
+    return list(_stated(text))
+
+
+# A round's output texts are read again at the next round and by every reading of a round (the
+# laws, the fidelity measure): each distinct text is read once while kept.
+@lru_cache(maxsize=4096)
+def _stated(text: str) -> tuple[str, ...]:
     found: list[str] = []
     under = False
     for line in text.splitlines():
@@ -383,7 +390,7 @@ def stated(text: str) -> list[str]:
             found.append(item["text"])
         elif line.strip():
             under = False
-    return found
+    return tuple(found)
 
 
 def invented(after: Sequence[str], before: Sequence[str], facts: Sequence[str]) -> list[FactRuling]:
@@ -394,7 +401,7 @@ def invented(after: Sequence[str], before: Sequence[str], facts: Sequence[str]) 
     found: list[FactRuling] = []
     held: SentenceIndex | None = None
     for message, text in enumerate(after):
-        for claim in stated(text):
+        for claim in _stated(text):
             own = SentenceIndex([claim])
             # A claim that says a fact (or a superseded one, ruled stale) is not new; one that
             # changes a fact is reported on that fact, and is a constraint nobody gave too.

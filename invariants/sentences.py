@@ -178,7 +178,9 @@ _RETIRING_OPENERS = re.compile(
 )
 
 
+@lru_cache(maxsize=16384)
 def _clause(text: str) -> Clause:
+    """One clause read (the same words recur in other sentences: read once while kept)."""
     lemmas: set[str] = set()
     negations: set[str] = set()
     if _RETIRING_OPENERS.match(text):
@@ -199,18 +201,27 @@ def _clause(text: str) -> Clause:
     return Clause(frozenset(lemmas), frozenset(negations), text)
 
 
+# A history's texts share most of their sentences (a summary restates what it replaces, the
+# next round's input holds the last round's output), and long texts are not kept whole
+# (``_READ``): each sentence is split and read once while it is kept here.
+@lru_cache(maxsize=16384)
+def _clauses_of(sentence: str) -> tuple[Clause, ...]:
+    """The clauses of one stripped sentence (clauses are frozen: shared by every reading)."""
+    # An aside in brackets is a clause of its own ("3.12 (replaces 3.11)"); the words around
+    # it are one clause still ("Never (ever) push to main").
+    asides = _ASIDE.findall(sentence)
+    main = _ASIDE.sub(" ", sentence)
+    parts = [*_CLAUSE.split(main), *asides]
+    return tuple(_clause(part) for part in parts if part.strip())
+
+
 def sentences(text: str, message: int = 0) -> Iterator[Sentence]:
     """The sentences of ``text`` in order, each with its clauses."""
     for raw in _SENTENCE.split(text):
         stripped = raw.strip(" \t*-#>")
         if not stripped:
             continue
-        # An aside in brackets is a clause of its own ("3.12 (replaces 3.11)"); the words around
-        # it are one clause still ("Never (ever) push to main").
-        asides = _ASIDE.findall(stripped)
-        main = _ASIDE.sub(" ", stripped)
-        parts = [*_CLAUSE.split(main), *asides]
-        clauses = tuple(_clause(part) for part in parts if part.strip())
+        clauses = _clauses_of(stripped)
         if clauses:
             yield Sentence(stripped, clauses, message)
 

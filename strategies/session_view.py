@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from compactcheck.invariants.session import SessionEvent, checkpoint_source, estimate_message
+from compactcheck.strategies.generated_log import GeneratedLog, _written
 from compactcheck.strategies.narration import narration
 from compactcheck.strategies.projected import Recorder, ViewHistories
 from compactcheck.strategies.scenario_model import Scenario
@@ -22,13 +23,15 @@ class SessionHistory:
 
     ``open_turn`` is the turn a trailing pending batch keeps open; ``skipped_compactions``
     counts earlier compactions of the scenario that this view could not show because no
-    checkpoint could be smaller than the history it would replace (rule G-g).
+    checkpoint could be smaller than the history it would replace (rule G-g). ``generated`` is
+    the generator's mark on ``events`` (None on a history built from anything else).
     """
 
     events: tuple[SessionEvent, ...]
     first_live_seq: int = 0
     open_turn: int | None = None
     skipped_compactions: int = 0
+    generated: GeneratedLog | None = field(default=None, compare=False, repr=False)
 
     def as_dicts(self) -> list[dict[str, Any]]:
         """The log as JSON-shaped events."""
@@ -246,7 +249,10 @@ class SessionRecorder(Recorder[SessionHistory]):
 
     def history(self) -> SessionHistory:
         """The session view as it stands."""
-        return SessionHistory(tuple(self.events), self.first_live_seq, self.open_turn, self.skipped)
+        events = tuple(self.events)
+        return SessionHistory(
+            events, self.first_live_seq, self.open_turn, self.skipped, _written(events)
+        )
 
 
 def project_session(scenario: Scenario) -> SessionHistory:

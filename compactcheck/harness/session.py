@@ -16,6 +16,7 @@ from compactcheck.invariants.session.exchange import Mode as SessionMode
 from compactcheck.reference_engine.shared_semantics import SessionCompactor
 from compactcheck.strategies import project_session
 from compactcheck.strategies.facts import facts_of_truth
+from compactcheck.strategies.generated_log import GeneratedLog
 
 
 @dataclass(frozen=True)
@@ -54,16 +55,24 @@ class SessionDriver:
         self.compactor = compactor
 
     def one(
-        self, index: int, events: tuple[SessionEvent, ...], mode: SessionMode, facts: Facts
+        self,
+        index: int,
+        events: tuple[SessionEvent, ...],
+        mode: SessionMode,
+        facts: Facts,
+        generated: GeneratedLog | None = None,
     ) -> RoundOutcome:
-        """One compaction of the log ``events`` in ``mode``."""
+        """One compaction of the log ``events`` in ``mode`` (``generated``: the generator's mark
+        on them, when the generator wrote them)."""
         # The recorded log shares the events' JSON values (no one edits either; the backend is
         # handed a copy): serialising copied every value, 4 % of a session case.
         log = [event.shared_json_data() for event in events]
         recorded = {"log": log, "mode": mode}
         try:
             # The recorded log doubles as the log before: neither is handed to the backend.
-            done = session_exchange(self.compactor, _Log(events), mode, history_data=log)
+            done = session_exchange(
+                self.compactor, _Log(events), mode, history_data=log, generated=generated
+            )
         except SessionBackendError as error:
             cause = error.__cause__
             timed_out = isinstance(cause, BackendFaultError) and cause.answer.timed_out
@@ -95,7 +104,7 @@ class SessionDriver:
         """Compact the whole generated log once, in the case's mode."""
         history = project_session(case.scenario)
         facts = facts_of_truth(case.scenario.truth)
-        return [self.one(1, tuple(history.events), case.session_mode, facts)]
+        return [self.one(1, history.events, case.session_mode, facts, history.generated)]
 
     def replay(self, entry: dict[str, Any]) -> RoundOutcome:
         """Re-run a recorded round."""

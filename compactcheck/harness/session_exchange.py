@@ -8,6 +8,7 @@ shape), so a runner can count the call as errored.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Mapping, Sequence
 from typing import Any, Final, Protocol
 
@@ -21,7 +22,8 @@ from compactcheck.invariants.session.exchange import (
     parse_events,
 )
 from compactcheck.invariants.session.exchange import Mode as SessionMode
-from compactcheck.reference_engine.shared_semantics import SessionCompactor
+from compactcheck.reference_engine.shared_semantics import GeneratedCompactor, SessionCompactor
+from compactcheck.strategies.generated_log import GeneratedLog
 
 # The routed target the harness writes for automatic modes (pressure and overflow need one).
 HARNESS_PROVIDER: Final = "openai"
@@ -119,12 +121,15 @@ def session_exchange(
     *,
     context_window: int | None = None,
     history_data: Sequence[dict[str, Any]] | None = None,
+    generated: GeneratedLog | None = None,
 ) -> tuple[SessionBefore, SessionAfter] | None:
     """Run one compaction of a prepared history; None when the backend declined.
 
     ``history_data`` may pass the history's events already encoded (fresh JSON dicts, in order,
-    that no one edits) to skip encoding them again. Raises SessionBackendError when the backend
-    raised or answered outside the shape.
+    that no one edits) to skip encoding them again. ``generated`` is the generator's mark on the
+    history's events: a ``GeneratedCompactor`` is handed it beside the payload (any other
+    compactor never sees it). Raises SessionBackendError when the backend raised or answered
+    outside the shape.
     """
     events = history.events
     # One fold of the history serves the default window and the log before.
@@ -136,6 +141,13 @@ def session_exchange(
         else [event.to_json_data() for event in events]
     )
     additions = _additions(events, mode, context_window, folder)
+    # The mark vouches for these very events (the history's own objects), or for nothing.
+    written = generated.events if generated is not None else ()
+    vouched = (
+        len(written)
+        if len(written) <= len(events) and all(map(operator.is_, written, events))
+        else 0
+    )
     # The history's events are already validated; only the harness's own additions are parsed.
     added = parse_events(additions, "prepared log")
     # The additions are copied in: the handed log below shares nothing with the log before.
@@ -145,10 +157,14 @@ def session_exchange(
         (*events, *added),
         detached=True,
         folder=folder,
+        vouched=vouched,
     )
     payload: dict[str, Any] = {"log": [json_copy(item) for item in before.log_data], "mode": mode}
     try:
-        answer = compactor(payload)
+        if generated is not None and isinstance(compactor, GeneratedCompactor):
+            answer = compactor.compact_generated(payload, generated)
+        else:
+            answer = compactor(payload)
     except Exception as error:
         raise SessionBackendError(
             f"the session backend raised {type(error).__name__} in {mode} mode: {error}"

@@ -157,11 +157,17 @@ def fold_view(events: Iterable[SessionEvent]) -> SurfaceView:
     return folder.view()
 
 
-def first_breach(events: Iterable[SessionEvent]) -> Breach | None:
-    """The first rule of any family (E, S, SI, C, G, M, TP) a whole log breaks, or None."""
+def first_breach(events: Sequence[SessionEvent], vouched: int = 0) -> Breach | None:
+    """The first rule of any family (E, S, SI, C, G, M, TP) a whole log breaks, or None.
+
+    ``vouched`` leading events are our generator's, which keep every rule by construction: they
+    are adopted unchecked (``LogChecker.adopt``) and the rest judged as after a full check.
+    """
     checker = LogChecker()
     try:
-        for event in events:
+        for event in events[:vouched]:
+            checker.adopt(event)
+        for event in events[vouched:]:
             checker.feed(event)
         checker.finish(allow_open_bracket=False)
     except LogViolationError as error:
@@ -216,6 +222,8 @@ class SessionBefore:
     surface: SurfaceView
     live_lock: int | None
     folded: SurfaceFolder | None = field(default=None, compare=False, repr=False)
+    # How many leading events our generator wrote (vouched for: valid by construction).
+    vouched: int = field(default=0, compare=False, repr=False)
 
     @classmethod
     def of(
@@ -226,13 +234,15 @@ class SessionBefore:
         *,
         detached: bool = False,
         folder: SurfaceFolder | None = None,
+        vouched: int = 0,
     ) -> SessionBefore:
         """Capture a log about to be handed to a backend.
 
         ``events`` may pass the log already parsed (the same events, in order) to skip parsing;
         ``detached`` says that ``log`` holds plain JSON dicts no one else will hand out or edit
         (fresh encodings), so they are kept as they are instead of copied; ``folder`` may pass
-        a fold of a prefix of ``events`` (a fold it owns), continued here with the rest.
+        a fold of a prefix of ``events`` (a fold it owns), continued here with the rest;
+        ``vouched`` says how many leading ``events`` our generator wrote (see ``first_breach``).
         """
         data = tuple(
             (item if isinstance(item, dict) else dict(item)) if detached else json_copy(dict(item))
@@ -241,7 +251,7 @@ class SessionBefore:
         parsed = tuple(events) if events is not None else parse_events(data, "log")
         folded = folder if folder is not None else SurfaceFolder()
         folded.feed(parsed[len(folded.events) :])
-        return cls(mode, data, parsed, folded.view(), live_lock(parsed), folded)
+        return cls(mode, data, parsed, folded.view(), live_lock(parsed), folded, vouched)
 
     def event_at(self, seq: int) -> SessionEvent | None:
         """The event with this seq in the log before, if any."""
@@ -303,7 +313,8 @@ class SessionAfter:
             events=events,
             surface=surface,
             incremental=incremental,
-            breach=first_breach(events),
+            # Only a log handed back as it was keeps the generator's events where they were.
+            breach=first_breach(events, before.vouched if logged is before.events else 0),
         )
 
     def event_at(self, seq: int) -> SessionEvent | None:

@@ -1,6 +1,7 @@
 """The session reference engine (seed 002): log, surface, pairing, compaction transaction."""
 
 from compactcheck.reference_engine.session.backend import (
+    ReferenceSessionCompactor,
     logged_capacity,
     reference_session_compactor,
 )
@@ -140,6 +141,7 @@ __all__ = [
     "PruneReport",
     "PrunerConfig",
     "ReentrantAppendError",
+    "ReferenceSessionCompactor",
     "RegionError",
     "Replacement",
     "RoutedRequest",

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from compactcheck.invariants.session import SessionError
+from compactcheck.invariants.session import SessionError, SessionEvent
 from compactcheck.invariants.session.exchange import MODES
 from compactcheck.invariants.session.exchange import Mode as SessionMode
 from compactcheck.reference_engine.session.compactor import AutomaticTrigger, BasicCompactor
@@ -22,7 +22,7 @@ from compactcheck.reference_engine.session.routing import latest_route
 from compactcheck.reference_engine.session.signal import AbortSignal
 from compactcheck.reference_engine.session.summariser import Summariser, TextSummariser
 from compactcheck.reference_engine.session.transaction import IdMinter
-from compactcheck.reference_engine.shared_semantics import SessionCompactor
+from compactcheck.strategies.generated_log import GeneratedLog
 
 
 class _RunningSession(Session):
@@ -32,13 +32,19 @@ class _RunningSession(Session):
     a seed would end with session/end-seed and turn it stale.
     """
 
-    def __init__(self, log: Sequence[Mapping[str, Any]]) -> None:
+    def __init__(
+        self, log: Sequence[Mapping[str, Any]], adopted: Sequence[SessionEvent] = ()
+    ) -> None:
+        """Rebuild from ``log``; its first ``len(adopted)`` entries are ``adopted``, the events
+        our generator wrote for them, committed as they are (``Session._adopt``)."""
         last_time = log[-1].get("time") if log else None
         start = last_time if type(last_time) is int else 1_000
         super().__init__("harness", None, clock=StepClock(start))
         # C7: a crossing is forgiven when a later end-seed orphans the bracket, as on replay.
         self._brackets.defer_crossings = True
-        for raw in log:
+        for event in adopted:
+            self._adopt(event)
+        for raw in log[len(adopted) :]:
             self._admit(self._envelope(raw), publish=False)
         self._brackets.defer_crossings = False
 
@@ -76,33 +82,61 @@ def _nothing_reason(session: Session, mode: SessionMode) -> str:
     return "no compactable history yet: no balanced span before the newest unit"
 
 
-def reference_session_compactor(
-    *,
-    config: CompactionConfig | None = None,
-    summariser: Callable[[], Summariser] = TextSummariser,
-    meter: Callable[[], TokenMeter] = TokenMeter,
-) -> SessionCompactor:
-    """The reference session engine behind the protocol's JSON shape.
+def _vouched(log: Sequence[Mapping[str, Any]], generated: GeneratedLog) -> tuple[SessionEvent, ...]:
+    """The generator's events when ``log`` starts with exactly their JSON, else none.
+
+    Trust goes with content, not with the call: a handed log that differs from what the
+    generator wrote anywhere in its part is checked whole, as any other log is.
+    """
+    events = generated.events
+    if len(log) < len(events) or list(log[: len(events)]) != generated.encoded():
+        return ()
+    return events
+
+
+class ReferenceSessionCompactor:
+    """The reference session engine behind the protocol's JSON shape (a ``GeneratedCompactor``).
 
     It rebuilds a session from the log, runs the requested mode (manual ``compact_now``;
     pressure and overflow ``compact_if_needed``, with the context window read from the log's
     latest request/context) and answers the events it appended, including a failed attempt's
     start and error end. When it appended nothing it declines with the reason.
     """
-    chosen = config if config is not None else CompactionConfig()
 
-    def compact(payload: dict[str, Any]) -> dict[str, Any]:
+    def __init__(
+        self,
+        config: CompactionConfig,
+        summariser: Callable[[], Summariser],
+        meter: Callable[[], TokenMeter],
+    ) -> None:
+        self.config = config
+        self.summariser = summariser
+        self.meter = meter
+
+    def __call__(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """Compact the payload's log, parsing and checking every event of it."""
         log, mode = _read_payload(payload)
-        session = _RunningSession(log)
+        return self._compact(_RunningSession(log), mode)
+
+    def compact_generated(self, payload: dict[str, Any], generated: GeneratedLog) -> dict[str, Any]:
+        """The answer of ``self(payload)``, adopting the events ``generated`` vouches for.
+
+        Only a log that starts with exactly the generator's JSON skips their parsing and
+        checking; what follows (the harness's own additions) is checked as always.
+        """
+        log, mode = _read_payload(payload)
+        return self._compact(_RunningSession(log, _vouched(log, generated)), mode)
+
+    def _compact(self, session: _RunningSession, mode: SessionMode) -> dict[str, Any]:
         first_new = session.seq
 
         def capacity(provider: str, model: str, signal: AbortSignal | None) -> int | None:
             return logged_capacity(session, provider, model)
 
         compactor = BasicCompactor(
-            config=chosen,
-            summariser=summariser(),
-            meter=meter(),
+            config=self.config,
+            summariser=self.summariser(),
+            meter=self.meter(),
             capacity=capacity,
             # Ids unique within the log, and the same on every run of the same log.
             new_id=IdMinter(f"compaction-at-{first_new}"),
@@ -125,4 +159,13 @@ def reference_session_compactor(
             return {"appended": appended}
         return {"skipped": reason or "nothing was appended"}
 
-    return compact
+
+def reference_session_compactor(
+    *,
+    config: CompactionConfig | None = None,
+    summariser: Callable[[], Summariser] = TextSummariser,
+    meter: Callable[[], TokenMeter] = TokenMeter,
+) -> ReferenceSessionCompactor:
+    """The reference session engine behind the protocol's JSON shape (see the class)."""
+    chosen = config if config is not None else CompactionConfig()
+    return ReferenceSessionCompactor(chosen, summariser, meter)

@@ -187,6 +187,19 @@ class Session:
             detail = f"expected a valid event envelope; found: {what} at {where}"
             raise LogViolationError("E1", seq if type(seq) is int else None, detail) from error
 
+    def _adopt(self, event: SessionEvent) -> None:
+        """Commit an event our own generator wrote (it keeps every rule by construction).
+
+        Only the surface is read before the commit, for the change the event makes; the
+        enclosure and bracket checks and the envelope copy of ``_admit`` are skipped. The event
+        is shared, not copied: events are frozen and this engine never edits their values.
+        """
+        change: SurfaceChange = self._surface.check(event, self.event_at)
+        self._events.append(event)
+        self._surface.apply(change)
+        self._enclosure.apply(event)
+        self._brackets.apply(event)
+
     def _admit(self, event: SessionEvent, *, publish: bool) -> None:
         self._busy = True
         try:

@@ -28,7 +28,10 @@ from compactcheck.reference_engine.shared_semantics._sealing import (
     checksum_of,
     seal,
 )
-from compactcheck.reference_engine.shared_semantics._session import SessionCompactor
+from compactcheck.reference_engine.shared_semantics._session import (
+    GeneratedCompactor,
+    SessionCompactor,
+)
 from compactcheck.reference_engine.shared_semantics._tail import (
     CompactedContext,
     ToolPairs,
@@ -47,6 +50,7 @@ __all__ = [
     "CompactedContext",
     "CompactionError",
     "Compactor",
+    "GeneratedCompactor",
     "Sealer",
     "SessionCompactor",
     "SnapshotDesign",
