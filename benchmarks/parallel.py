@@ -1,11 +1,12 @@
 """Slow compactors in parallel: histories per second of a compactor that waits 100 ms a call,
 with one worker and with eight, from the command line and from the pytest plugin under xdist.
 
-Every figure is read from a run of the real command in a fresh folder, start-up included: the
-rate is the histories the report says were run over the command's wall time. The compactor
-notes the size of each history it is handed (``benchmarks/slow_compactor.py``), so the median
-size is printed beside each rate. Verdicts are compared law by law; the shards of a run with
-workers draw their own histories (each has its own seed), so the examples themselves differ.
+Every figure is read from a run of the real command, as a user types it, in a fresh folder,
+start-up included: the rate is the histories the report says were run over the command's wall
+time. The compactor notes the size of each history it is handed
+(``benchmarks/slow_compactor.py``), so the median size is printed beside each rate. Verdicts are
+compared law by law; the shards of a run with workers draw their own histories (each has its
+own seed), so the examples themselves differ.
 """
 
 from __future__ import annotations
@@ -25,6 +26,13 @@ SLOW = ROOT / "benchmarks" / "slow_compactor.py"
 TARGET = f"py:{SLOW}:compact"
 # The goal: eight workers at least this many times one worker's histories per second.
 GOAL = 6.0
+
+# The command as a user types it (the script beside this Python), else as a module.
+_SCRIPT = Path(sys.executable).with_name("compactcheck")
+_COMPACTCHECK = [str(_SCRIPT)] if _SCRIPT.is_file() else [sys.executable, "-m", "compactcheck"]
+
+_PYTEST_SCRIPT = Path(sys.executable).with_name("pytest")
+_PYTEST = [str(_PYTEST_SCRIPT)] if _PYTEST_SCRIPT.is_file() else [sys.executable, "-m", "pytest"]
 
 TESTS = f"""
 import pytest
@@ -81,9 +89,7 @@ def cli(examples: int, workers: int) -> Measured:
     """`compactcheck run` on the slow compactor with ``workers``."""
     with tempfile.TemporaryDirectory() as folder:
         command = [
-            sys.executable,
-            "-m",
-            "compactcheck",
+            *_COMPACTCHECK,
             "run",
             TARGET,
             "--max-examples",
@@ -106,9 +112,7 @@ def plugin(examples: int, workers: int) -> Measured:
     with tempfile.TemporaryDirectory() as folder:
         (Path(folder) / "test_slow.py").write_text(TESTS)
         command = [
-            sys.executable,
-            "-m",
-            "pytest",
+            *_PYTEST,
             "-p",
             "no:cacheprovider",
             "-p",
