@@ -289,7 +289,7 @@ def _read(fact: str, index: SentenceIndex, kind: FactKind) -> FactRuling:
     superseded = kind == "superseded"
     keys = keys_of(fact)
     candidates = index.holding(keys.all)
-    held = [index.sentences[n] for n in sorted(candidates) if _holds(keys, index.sentences[n])]
+    held = [index.sentence(n) for n in sorted(candidates) if _holds(keys, index.sentence(n))]
     if keys.all and held:
         agreeing: list[tuple[Sentence, frozenset[str]]] = []
         for sentence in held:
@@ -316,7 +316,7 @@ def _read(fact: str, index: SentenceIndex, kind: FactKind) -> FactRuling:
         return FactRuling(fact, kind, "retired")
     ranked = sorted(candidates, key=lambda n: (-candidates[n], n))
     for number in ranked:
-        sentence = index.sentences[number]
+        sentence = index.sentence(number)
         if _changed(keys, sentence):
             return FactRuling(fact, kind, "changed", sentence.text, sentence.message)
     return FactRuling(fact, kind, "dropped")

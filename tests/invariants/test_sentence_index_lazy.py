@@ -1,0 +1,108 @@
+"""A sentence index that numbers sentences on demand answers as an eager one does."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from compactcheck.invariants import rulings as ruling
+from compactcheck.invariants.rulings import rule, rulings
+from compactcheck.invariants.sentences import Sentence, SentenceIndex, sentences
+
+_PIECES = st.sampled_from(
+    [
+        "Never push to main",
+        "use Python 3.12",
+        "(replaces 3.11)",
+        "don't touch the API",
+        "keep refunds under $500",
+        "instead of 3.11",
+        "Use only PostgreSQL",
+        "if possible",
+        "but",
+        ";",
+        ".",
+        "\n",
+        "",
+        "no longer",
+    ]
+)
+_TEXTS = st.lists(_PIECES, max_size=10).map(" ".join)
+_FACTS = st.sampled_from(
+    [
+        "Never push to main",
+        "Use Python 3.12",
+        "Keep refunds under $500",
+        "Use only PostgreSQL",
+        "Don't touch the API",
+        "Python 3.11",
+    ]
+)
+
+
+_LEMMAS = ["push", "main", "3.12", "3.11", "$500", "api", "postgresql", "never", "use"]
+
+
+class _Eager:
+    """The index as every sentence of every text, numbered and looked up before any question."""
+
+    def __init__(self, texts: list[str]) -> None:
+        self.texts = texts
+        self.sentences: list[Sentence] = []
+        self.by_lemma: dict[str, list[int]] = defaultdict(list)
+        for message, text in enumerate(texts):
+            for read in sentences(text, message):
+                for found in read.lemmas:
+                    self.by_lemma[found].append(len(self.sentences))
+                self.sentences.append(read)
+
+    def sentence(self, number: int) -> Sentence:
+        return self.sentences[number]
+
+    def holding(self, keys: frozenset[str]) -> dict[int, int]:
+        counts: dict[int, int] = defaultdict(int)
+        for key in keys:
+            for number in self.by_lemma.get(key, ()):
+                counts[number] += 1
+        return counts
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_TEXTS, max_size=6), st.lists(st.sampled_from(_LEMMAS), max_size=4))
+def test_the_index_numbers_and_finds_sentences_as_an_eager_one(
+    texts: list[str], keys: list[str]
+) -> None:
+    # Twice: the second index is built from the kept readings of the first.
+    for _ in range(2):
+        lazy, eager = SentenceIndex(texts), _Eager(texts)
+        assert len(lazy) == len(eager.sentences)
+        assert lazy.holding(frozenset(keys)) == eager.holding(frozenset(keys))
+        for number, expected in enumerate(eager.sentences):
+            found = lazy.sentence(number)
+            assert (found, found.lemmas) == (expected, expected.lemmas)
+        assert lazy.sentences == eager.sentences
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_TEXTS, max_size=5), _FACTS, st.sampled_from(["goal", "constraint", "superseded"]))
+def test_a_ruling_on_the_lazy_index_equals_one_on_the_eager_index(
+    texts: list[str], fact: str, kind: str
+) -> None:
+    assert rule(fact, SentenceIndex(texts), kind) == rule(fact, _Eager(texts), kind)  # type: ignore[arg-type]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(_TEXTS, max_size=4), st.lists(_TEXTS, max_size=4), st.lists(_FACTS, max_size=3))
+def test_rulings_on_the_lazy_index_equal_rulings_on_the_eager_index(
+    before: list[str], after: list[str], constraints: list[str]
+) -> None:
+    made = rulings(before, after, "Use Python 3.12", constraints, ["Python 3.11"])
+    lazy = ruling.SentenceIndex
+    ruling.SentenceIndex = _Eager  # type: ignore[misc,assignment]  # the eager reading, then put back
+    try:
+        eager = rulings(before, after, "Use Python 3.12", constraints, ["Python 3.11"])
+    finally:
+        ruling.SentenceIndex = lazy  # type: ignore[misc]
+    assert made == eager
