@@ -216,15 +216,25 @@ def _clauses_of(sentence: str) -> tuple[Clause, ...]:
     return tuple(_clause(part) for part in parts if part.strip())
 
 
+# A new text (a summary) is mostly sentences of texts read before (the summary it replaces, the
+# messages it summarises): each sentence, with the union of its clauses' lemmas, is made once
+# while kept.
+@lru_cache(maxsize=16384)
+def _sentence(stripped: str) -> Sentence | None:
+    """One stripped sentence read as message 0; None when it holds no clause."""
+    clauses = _clauses_of(stripped)
+    return Sentence(stripped, clauses, 0) if clauses else None
+
+
 def sentences(text: str, message: int = 0) -> Iterator[Sentence]:
     """The sentences of ``text`` in order, each with its clauses."""
     for raw in _SENTENCE.split(text):
         stripped = raw.strip(" \t*-#>")
         if not stripped:
             continue
-        clauses = _clauses_of(stripped)
-        if clauses:
-            yield Sentence(stripped, clauses, message)
+        read = _sentence(stripped)
+        if read is not None:
+            yield read if message == 0 else Sentence(read.text, read.clauses, message, read.lemmas)
 
 
 @dataclass(frozen=True)
