@@ -242,7 +242,8 @@ class _Reading:
     """The sentences of one text (read as message 0), and which of them hold each lemma."""
 
     sentences: tuple[Sentence, ...]
-    by_lemma: dict[str, tuple[int, ...]]
+    # Never changed once made: shared by every index of a text (``.get`` only, never ``[]``).
+    by_lemma: dict[str, list[int]]
 
 
 def _reading(text: str) -> _Reading:
@@ -251,7 +252,7 @@ def _reading(text: str) -> _Reading:
     for number, sentence in enumerate(found):
         for held in sentence.lemmas:
             by_lemma[held].append(number)
-    return _Reading(found, {held: tuple(numbers) for held, numbers in by_lemma.items()})
+    return _Reading(found, by_lemma)
 
 
 # The readings of texts read lately, by text: a history's kept messages are read again at every

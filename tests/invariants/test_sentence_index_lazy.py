@@ -106,3 +106,54 @@ def test_rulings_on_the_lazy_index_equal_rulings_on_the_eager_index(
     finally:
         ruling.SentenceIndex = lazy  # type: ignore[misc]
     assert made == eager
+
+
+def _stated_line_by_line(text: str) -> list[str]:
+    """The statements of a text, every line matched anew (the reading before lines were kept)."""
+    found: list[str] = []
+    under = False
+    for line in text.splitlines():
+        labelled = ruling._LABELLED.match(line)
+        if labelled is not None:
+            found.append(labelled["text"])
+            under = False
+            continue
+        pieces = ruling._SENTENCE_START.split(line)[1:]
+        later = [m for piece in pieces if (m := ruling._LABELLED.match(piece))]
+        if later:
+            found.extend(m["text"] for m in later)
+            under = False
+            continue
+        if ruling._HEADING.match(line):
+            under = True
+            continue
+        item = ruling._ITEM.match(line)
+        if under and item is not None:
+            found.append(item["text"])
+        elif line.strip():
+            under = False
+    return found
+
+
+_LINES = st.sampled_from(
+    [
+        "Constraint: Use MySQL 8.",
+        "Goal: ship the refund flow",
+        "## Constraints",
+        "Rules:",
+        "- keep refunds under $500",
+        "1) [c2] never push to main",
+        "* never push to main",
+        "Summary: done. Constraint: no new dependencies.",
+        "",
+        "   ",
+        "plain words",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(_LINES, max_size=8).map("\n".join), min_size=1, max_size=4))
+def test_statements_read_from_kept_lines_equal_a_line_by_line_reading(texts: list[str]) -> None:
+    for text in [*texts, *texts]:
+        assert ruling.stated(text) == _stated_line_by_line(text)
