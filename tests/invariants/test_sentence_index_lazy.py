@@ -99,12 +99,12 @@ def test_rulings_on_the_lazy_index_equal_rulings_on_the_eager_index(
     before: list[str], after: list[str], constraints: list[str]
 ) -> None:
     made = rulings(before, after, "Use Python 3.12", constraints, ["Python 3.11"])
-    lazy = ruling.SentenceIndex
-    ruling.SentenceIndex = _Eager  # type: ignore[misc,assignment]  # the eager reading, then put back
+    lazy = vars(ruling)["SentenceIndex"]
+    setattr(ruling, "SentenceIndex", _Eager)  # noqa: B010 - the eager reading, then put back
     try:
         eager = rulings(before, after, "Use Python 3.12", constraints, ["Python 3.11"])
     finally:
-        ruling.SentenceIndex = lazy  # type: ignore[misc]
+        setattr(ruling, "SentenceIndex", lazy)  # noqa: B010
     assert made == eager
 
 
