@@ -151,11 +151,22 @@ def _polar(text: str) -> str:
     return _NEGATING.sub("not", text)
 
 
-# A history's messages are read again at every round (the kept tail, the last round's output):
-# each distinct text is rewritten once while kept.
-@lru_cache(maxsize=4096)
 def _polar_lowered(text: str) -> tuple[str, str]:
     """``_polar`` of ``text``, and that lower-cased."""
+    if len(text) > _LONGEST_KEPT:
+        polar = _polar(text)
+        return polar, polar.lower()
+    return _kept_polar_lowered(text)
+
+
+# A history's messages are read again at every round (the kept tail, the last round's output):
+# each distinct text is rewritten once while kept. Long texts (a pasted log) are not kept, so
+# that a guard in a long-lived agent holds a bounded memory.
+_LONGEST_KEPT = 20_000
+
+
+@lru_cache(maxsize=4096)
+def _kept_polar_lowered(text: str) -> tuple[str, str]:
     polar = _polar(text)
     return polar, polar.lower()
 
