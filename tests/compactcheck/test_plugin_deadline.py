@@ -9,7 +9,7 @@ from pathlib import Path
 
 # A compactor whose module takes a second to import, as a framework's can: that second is
 # spent when its worker process starts, and never again.
-COMPACTOR = '''
+COMPACTOR = """
 import time
 
 time.sleep(1.0)
@@ -17,10 +17,10 @@ time.sleep(1.0)
 
 def compact(messages):
     return messages
-'''
+"""
 
 # No @settings(deadline=None): Hypothesis's default deadline of 200 ms holds.
-MODULE = '''
+MODULE = """
 import pytest
 from hypothesis import given, settings, strategies as st
 
@@ -30,7 +30,7 @@ from hypothesis import given, settings, strategies as st
 @given(data=st.data())
 def test_law(compactcheck_law, data):
     compactcheck_law.check_case(data.draw(compactcheck_law.cases()))
-'''
+"""
 
 
 def test_the_worker_starts_outside_the_deadline_of_the_first_case(tmp_path: Path) -> None:
