@@ -251,8 +251,8 @@ def _recorded(
 
 def _recorded_model(recorded: str, path: Path) -> str:
     """The ``--model`` an entry was recorded with, as this replay can load it; a one-line
-    CompactcheckError when it cannot be (its file is gone, or the entry names the model only by
-    its own name, as entries written before entries kept the spec do)."""
+    CompactcheckError when it cannot be: its file is gone, or the entry holds the model's own
+    name rather than a --model (as older entries of a ``py:`` model do)."""
     try:
         check_name(recorded)
     except ModelError:
