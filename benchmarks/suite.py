@@ -39,6 +39,7 @@ from benchmarks.messages_judgement import (
     parse_and_judge,
 )
 from benchmarks.mutant_seeds import mutant_config
+from benchmarks.parallel import parallel
 from benchmarks.plugin_startup import plugin_startup
 from benchmarks.rulings import rulings_section
 from benchmarks.snapshot_validation import (
@@ -597,6 +598,7 @@ def main() -> None:
         "laws": lambda: laws([100, 1_000] if quick else [100, 1_000, 10_000]),
         "protocol": lambda: protocol(30 if quick else 300),
         "workers": lambda: workers(20 if quick else 80),
+        "parallel": lambda: parallel(16, workers=2) if quick else parallel(200),
         "isolation": lambda: isolation(30 if quick else 300),
         "mutants": lambda: mutants(100, ["messages-keep-last-n"] if quick else None),
         "guard": lambda: guard_overhead([50, 200] if quick else [50, 200, 1_000]),

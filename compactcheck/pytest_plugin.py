@@ -100,6 +100,17 @@ def pytest_configure_node(node: Any) -> None:
         pytest_laws.configure_node(node)
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """On the xdist controller: with ``--dist load`` (what ``-n`` implies), the law tests of one
+    (target, view, shard) go to one worker, which fuzzes it once for all of them."""
+    if config.getoption("dist", None) != "load" or not asked(config):
+        return None
+    from compactcheck.pytest_scheduling import ByFuzzedRun
+
+    return ByFuzzedRun(config, log)
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """Parametrise every test that asks for ``compactcheck_law``."""
     if "compactcheck_law" not in metafunc.fixturenames:

@@ -289,7 +289,7 @@ def _read(fact: str, index: SentenceIndex, kind: FactKind) -> FactRuling:
     superseded = kind == "superseded"
     keys = keys_of(fact)
     candidates = index.holding(keys.all)
-    held = [index.sentences[n] for n in sorted(candidates) if _holds(keys, index.sentences[n])]
+    held = [index.sentence(n) for n in sorted(candidates) if _holds(keys, index.sentence(n))]
     if keys.all and held:
         agreeing: list[tuple[Sentence, frozenset[str]]] = []
         for sentence in held:
@@ -316,7 +316,7 @@ def _read(fact: str, index: SentenceIndex, kind: FactKind) -> FactRuling:
         return FactRuling(fact, kind, "retired")
     ranked = sorted(candidates, key=lambda n: (-candidates[n], n))
     for number in ranked:
-        sentence = index.sentences[number]
+        sentence = index.sentence(number)
         if _changed(keys, sentence):
             return FactRuling(fact, kind, "changed", sentence.text, sentence.message)
     return FactRuling(fact, kind, "dropped")
@@ -371,26 +371,37 @@ def _stated(text: str) -> tuple[str, ...]:
     found: list[str] = []
     under = False
     for line in text.splitlines():
-        labelled = _LABELLED.match(line)
-        if labelled is not None:
-            found.append(labelled["text"])
+        kind, said = _line(line)
+        if kind == "stated":
+            found.extend(said)
             under = False
-            continue
-        # A label may open a later sentence of the line ("Summary: ... Constraint: Use MySQL 8.").
-        later = [m for piece in _SENTENCE_START.split(line)[1:] if (m := _LABELLED.match(piece))]
-        if later:
-            found.extend(m["text"] for m in later)
-            under = False
-            continue
-        if _HEADING.match(line):
+        elif kind == "heading":
             under = True
-            continue
-        item = _ITEM.match(line)
-        if under and item is not None:
-            found.append(item["text"])
-        elif line.strip():
+        elif kind == "item" and under:
+            found.extend(said)
+        elif kind != "blank":
             under = False
     return tuple(found)
+
+
+# A new summary is mostly lines of the summary it replaces: each line is classified once while
+# kept, whatever text it is read in.
+@lru_cache(maxsize=16384)
+def _line(line: str) -> tuple[str, tuple[str, ...]]:
+    """What a line is to ``_stated`` (stated, heading, item, other, blank) and what it states."""
+    labelled = _LABELLED.match(line)
+    if labelled is not None:
+        return "stated", (labelled["text"],)
+    # A label may open a later sentence of the line ("Summary: ... Constraint: Use MySQL 8.").
+    later = [m for piece in _SENTENCE_START.split(line)[1:] if (m := _LABELLED.match(piece))]
+    if later:
+        return "stated", tuple(m["text"] for m in later)
+    if _HEADING.match(line):
+        return "heading", ()
+    item = _ITEM.match(line)
+    if item is not None:
+        return "item", (item["text"],)
+    return ("other" if line.strip() else "blank"), ()
 
 
 def invented(after: Sequence[str], before: Sequence[str], facts: Sequence[str]) -> list[FactRuling]:

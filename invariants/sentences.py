@@ -16,6 +16,7 @@ wheel (no download). Pure and linear in the length of the text; no model, no I/O
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -215,29 +216,57 @@ def _clauses_of(sentence: str) -> tuple[Clause, ...]:
     return tuple(_clause(part) for part in parts if part.strip())
 
 
+# A new text (a summary) is mostly sentences of texts read before (the summary it replaces, the
+# messages it summarises): each sentence, with the union of its clauses' lemmas, is made once
+# while kept.
+@lru_cache(maxsize=16384)
+def _sentence(stripped: str) -> Sentence | None:
+    """One stripped sentence read as message 0; None when it holds no clause."""
+    clauses = _clauses_of(stripped)
+    return Sentence(stripped, clauses, 0) if clauses else None
+
+
 def sentences(text: str, message: int = 0) -> Iterator[Sentence]:
     """The sentences of ``text`` in order, each with its clauses."""
     for raw in _SENTENCE.split(text):
         stripped = raw.strip(" \t*-#>")
         if not stripped:
             continue
-        clauses = _clauses_of(stripped)
-        if clauses:
-            yield Sentence(stripped, clauses, message)
+        read = _sentence(stripped)
+        if read is not None:
+            yield read if message == 0 else Sentence(read.text, read.clauses, message, read.lemmas)
 
 
-# The sentences of texts read lately, by text: a history's kept messages are read again at every
+@dataclass(frozen=True)
+class _Reading:
+    """The sentences of one text (read as message 0), and which of them hold each lemma."""
+
+    sentences: tuple[Sentence, ...]
+    # Never changed once made: shared by every index of a text (``.get`` only, never ``[]``).
+    by_lemma: dict[str, list[int]]
+
+
+def _reading(text: str) -> _Reading:
+    found = tuple(sentences(text))
+    by_lemma: dict[str, list[int]] = defaultdict(list)
+    for number, sentence in enumerate(found):
+        for held in sentence.lemmas:
+            by_lemma[held].append(number)
+    return _Reading(found, by_lemma)
+
+
+# The readings of texts read lately, by text: a history's kept messages are read again at every
 # round, by the laws and by the fidelity measure. Bounded by entries; long texts are not kept.
-_READ: dict[str, tuple[Sentence, ...]] = {}
+_READ: dict[str, _Reading] = {}
 _READ_KEPT = 8192
 _LONGEST_KEPT = 20_000
 
 
-def _sentences_of(text: str) -> tuple[Sentence, ...]:
+def _read_text(text: str) -> _Reading:
     known = _READ.get(text)
     if known is not None:
         return known
-    found = tuple(sentences(text))
+    found = _reading(text)
     if len(text) <= _LONGEST_KEPT:
         if len(_READ) >= _READ_KEPT:
             _READ.clear()
@@ -245,27 +274,59 @@ def _sentences_of(text: str) -> tuple[Sentence, ...]:
     return found
 
 
+def _sentences_of(text: str) -> tuple[Sentence, ...]:
+    return _read_text(text).sentences
+
+
 class SentenceIndex:
-    """The sentences of some texts, looked up by the lemmas they hold."""
+    """The sentences of some texts, numbered in order, looked up by the lemmas they hold.
+
+    Each text's reading is kept (``_READ``) and only the sentences a lookup asks for are
+    numbered into this index: a round's output is mostly texts read at earlier rounds, and a
+    ruling looks at a few of its sentences.
+    """
 
     def __init__(self, texts: list[str]) -> None:
-        self.sentences: list[Sentence] = []
-        self._by_lemma: dict[str, list[int]] = defaultdict(list)
-        for message, text in enumerate(texts):
-            for read in _sentences_of(text):
-                sentence = Sentence(read.text, read.clauses, message, read.lemmas)
-                number = len(self.sentences)
-                self.sentences.append(sentence)
-                for found in sentence.lemmas:
-                    self._by_lemma[found].append(number)
         self.texts = texts
+        self._readings = [_read_text(text) for text in texts]
+        # The number of this index's first sentence of each text.
+        self._starts: list[int] = []
+        total = 0
+        for read in self._readings:
+            self._starts.append(total)
+            total += len(read.sentences)
+        self._count = total
+        self._numbered: dict[int, Sentence] = {}
+
+    def __len__(self) -> int:
+        return self._count
+
+    def sentence(self, number: int) -> Sentence:
+        """The sentence of that number, with the message (text) it was read in."""
+        known = self._numbered.get(number)
+        if known is not None:
+            return known
+        if not 0 <= number < self._count:
+            raise IndexError(number)
+        message = bisect_right(self._starts, number) - 1
+        # Texts that hold no sentence share their start with the next: the last of them holds it.
+        read = self._readings[message].sentences[number - self._starts[message]]
+        found = Sentence(read.text, read.clauses, message, read.lemmas)
+        self._numbered[number] = found
+        return found
+
+    @property
+    def sentences(self) -> list[Sentence]:
+        """Every sentence, in order."""
+        return [self.sentence(number) for number in range(self._count)]
 
     def holding(self, keys: frozenset[str]) -> dict[int, int]:
         """Each sentence holding at least one of ``keys``, with how many of them it holds."""
         counts: dict[int, int] = defaultdict(int)
         for key in keys:
-            for number in self._by_lemma.get(key, ()):
-                counts[number] += 1
+            for start, read in zip(self._starts, self._readings, strict=True):
+                for number in read.by_lemma.get(key, ()):
+                    counts[start + number] += 1
         return counts
 
     def __contains__(self, fact: str) -> bool:

@@ -29,7 +29,7 @@ from compactcheck.engine.target_run import TargetRun
 from compactcheck.invariants import View
 from compactcheck.report.model import Report, TargetReport
 from compactcheck.scale.merge import merge_target_groups, point_into
-from compactcheck.scale.pool import submit, worker_pool
+from compactcheck.scale.pool import submit, warm_up, worker_pool
 from compactcheck.targets.calls import Calls
 from compactcheck.targets.registry import Target, TargetError, resolve
 
@@ -89,6 +89,9 @@ class Engine:
 
     def open(self, names: Sequence[str], view: View | None = None) -> list[Target]:
         """Resolve every target and check the selection first, so a typo fails before fuzzing."""
+        if self.workers > 1 and self.pool is None:
+            # The workers' fork server imports while the targets here are resolved.
+            warm_up()
         targets: list[Target] = []
         try:
             for name in names:

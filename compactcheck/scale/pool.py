@@ -10,8 +10,11 @@ import contextlib
 import functools
 import multiprocessing
 import multiprocessing.connection
+import multiprocessing.context
+import multiprocessing.forkserver
 import os
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -20,11 +23,15 @@ from types import FrameType
 from typing import ParamSpec, TypeVar
 
 from compactcheck.base import interrupts
+from compactcheck.scale import forkserver_main
 
 # How long an interrupted worker may take to unwind its job before it is killed, and how often
 # it is told again meanwhile.
 _STOP_GRACE = 5.0
 _STOP_AGAIN = 1.0
+
+# Imported first by the fork server: it runs the parent's main script there, once.
+_MAIN = forkserver_main.__name__
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -96,6 +103,43 @@ def submit(
     return pool.submit(_as_job, functools.partial(function, *arguments, **keywords))
 
 
+def _context() -> multiprocessing.context.BaseContext:
+    """The fork server's context, told what to import before it forks any worker."""
+    # Not forked from the parent, which may hold subprocess pipes and a console thread: a
+    # fork server imports compactcheck once, then forks each worker from that clean process.
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload([_MAIN, "compactcheck.scale.pool", "compactcheck.engine.plan"])
+    return context
+
+
+def _main_script() -> str:
+    """The path a worker would run its parent's main module from ('' when it imports none)."""
+    main = sys.modules["__main__"]
+    # As multiprocessing decides: a module run by name (python -m) is not run again.
+    if getattr(main, "__spec__", None) is not None:
+        return ""
+    path = getattr(main, "__file__", None)
+    return os.path.normpath(path) if isinstance(path, str) else ""
+
+
+def warm_up() -> multiprocessing.context.BaseContext:
+    """Start the fork server now (if it is not running), so that its imports overlap whatever
+    this process does next; the context its workers are forked in.
+
+    The server imports in the background: the first worker forked waits for it, not this call.
+    """
+    context = _context()
+    script = _main_script()
+    # Read by the server as it starts (forkserver_main), and no process started after it.
+    if script:
+        os.environ[forkserver_main.VARIABLE] = script
+    try:
+        multiprocessing.forkserver.ensure_running()
+    finally:
+        os.environ.pop(forkserver_main.VARIABLE, None)
+    return context
+
+
 @contextlib.contextmanager
 def worker_pool(workers: int) -> Iterator[ProcessPoolExecutor]:
     """A pool of ``workers`` processes that none outlives, for jobs sent with ``submit``.
@@ -105,11 +149,7 @@ def worker_pool(workers: int) -> Iterator[ProcessPoolExecutor]:
     worker still alive after a grace period is killed. A worker whose parent dies, even by
     SIGKILL, stops its job and exits by itself.
     """
-    # Not forked from the parent, which may hold subprocess pipes and a console thread: a
-    # fork server imports compactcheck once, then forks each worker from that clean process.
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["compactcheck.scale.pool", "compactcheck.engine.plan"])
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_start_worker)
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=warm_up(), initializer=_start_worker)
     try:
         yield pool
     except BaseException:

@@ -6,6 +6,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from itertools import accumulate
 
 from compactcheck.invariants.facts import Facts
@@ -150,6 +151,26 @@ def _polar(text: str) -> str:
     return _NEGATING.sub("not", text)
 
 
+def _polar_lowered(text: str) -> tuple[str, str]:
+    """``_polar`` of ``text``, and that lower-cased."""
+    if len(text) > _LONGEST_KEPT:
+        polar = _polar(text)
+        return polar, polar.lower()
+    return _kept_polar_lowered(text)
+
+
+# A history's messages are read again at every round (the kept tail, the last round's output):
+# each distinct text is rewritten once while kept. Long texts (a pasted log) are not kept, so
+# that a guard in a long-lived agent holds a bounded memory.
+_LONGEST_KEPT = 20_000
+
+
+@lru_cache(maxsize=4096)
+def _kept_polar_lowered(text: str) -> tuple[str, str]:
+    polar = _polar(text)
+    return polar, polar.lower()
+
+
 def _found_by(key: tuple[str, ...]) -> tuple[str, ...]:
     """The tokens a mention is found by, its negation words read as one ("not")."""
     return tuple(dict.fromkeys("not" if token in _NEGATING_TOKENS else token for token in key))
@@ -179,8 +200,9 @@ def token_mentions(
     # lines. On such a line every constraint whose first token it holds is ranked.
     wholes = [content_text(message.content) for message in messages]
     # Found on the text with its negations read as one; each line is judged as it was written.
-    polars = [_polar(whole) for whole in wholes]
-    lows = [polar.lower() for polar in polars]
+    rewritten = [_polar_lowered(whole) for whole in wholes]
+    polars = [polar for polar, _ in rewritten]
+    lows = [low for _, low in rewritten]
     joined = "\x00".join(lows)
     ends = list(accumulate(len(low) + 1 for low in lows))
     line_starts: dict[int, list[int]] = {}
