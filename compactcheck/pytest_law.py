@@ -135,16 +135,23 @@ class LawCase:
         ``hypothesis fuzz`` can fuzz): draw one and hand it to ``check_case``."""
         return cases(self.config.rounds, self.view, self.config.malformed, self.config.format)
 
+    def run(self) -> TargetRun:
+        """The target opened for ``check_case``, once per session: the first call starts its
+        worker process (the plugin calls it while setting the test up, outside the time
+        Hypothesis allows each case)."""
+        key = (self.target, self.view, self.config)
+        run = self.session.runs.get(key)
+        if run is None:
+            run = self.session.runs[key] = TargetRun(self._open(), self.view, self.config)
+        return run
+
     def check_case(self, case: Case) -> None:
         """Run one history through the target and judge this law on every round.
 
         A violation is written to the crash corpus first (``compactcheck replay`` re-runs it;
         each later, smaller failure of the law replaces it), then raised as an AssertionError.
         """
-        key = (self.target, self.view, self.config)
-        run = self.session.runs.get(key)
-        if run is None:
-            run = self.session.runs[key] = TargetRun(self._open(), self.view, self.config)
+        run = self.run()
         law = next(law for law in run.judging if law.id == self.invariant)
         broken = run.first_violation(case, law)
         if broken is not None:

@@ -10,7 +10,9 @@ report.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import shlex
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -181,8 +183,12 @@ def rooted(text: str, base: Path, root: Path) -> tuple[str, str]:
     A ``py:`` file is named by its path relative to ``root`` (the rootdir), so that ids and
     corpus entries are the same on every checkout, and ``compactcheck replay`` run from the
     rootdir finds it; it is resolved by its absolute path, so that pytest may run from anywhere.
-    A relative path is read from ``base``. Other targets are named and resolved as given.
+    A relative path is read from ``base``. A ``cmd:`` command is run as given and named with its
+    absolute paths under ``root`` made relative to it, for the same reason. Other targets are
+    named and resolved as given.
     """
+    if text.startswith("cmd:"):
+        return _rooted_command(text, root), text
     module_part, _, attribute = text.removeprefix("py:").rpartition(":")
     if not text.startswith("py:") or not module_part or not is_file_spec(module_part):
         return text, text
@@ -193,6 +199,23 @@ def rooted(text: str, base: Path, root: Path) -> tuple[str, str]:
     except ValueError:
         return spec, spec
     return f"py:{relative.as_posix()}:{attribute}", spec
+
+
+def _rooted_command(text: str, root: Path) -> str:
+    """A ``cmd:`` target's name: its words that are absolute paths under ``root``, relative."""
+    try:
+        words = shlex.split(text.removeprefix("cmd:"))
+    except ValueError:
+        # Not a command line at all: resolving it says so.
+        return text
+    named = []
+    for word in words:
+        path = Path(word)
+        if path.is_absolute():
+            with contextlib.suppress(ValueError):
+                word = path.resolve().relative_to(root.resolve()).as_posix()
+        named.append(word)
+    return text if named == words else f"cmd:{shlex.join(named)}"
 
 
 def generate_tests(metafunc: pytest.Metafunc) -> None:

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import argparse
+from importlib import resources
 from pathlib import Path
 
 from rich.console import Console
 
 from compactcheck.base.atomic import write_text_atomically
 from compactcheck.base.errors import CompactcheckError, ExitCode
-from compactcheck.targets.node_harness import PACKAGE
 
 ADAPTER = '''"""Adapter between compactcheck and your compactor (written by `compactcheck init`).
 
@@ -62,23 +62,25 @@ NODE_HARNESS = """// A compactcheck harness for your JavaScript or TypeScript co
 // .js), converting to and from your message type if it has one. Log with console.error only:
 // stdout carries the protocol.
 //
-// serve() comes from compactcheck's Node harness package (no dependencies of its own); the
-// package also exports converters to the AI SDK's ModelMessage and to LangChain.js messages.
-import {{ serve }} from "{protocol}";
+// serve() comes from compactcheck-protocol.mjs beside this file (compactcheck's protocol module,
+// Node's standard library only; `compactcheck init --node` wrote it: commit both). Converters to
+// the AI SDK's ModelMessage and to LangChain.js messages are in the Node harness package of a
+// clone of compactcheck (harnesses/node).
+import { serve } from "./compactcheck-protocol.mjs";
 
 const KEEP_LAST = 6;
 
 // The body below keeps the system prompt and the last few messages, so that the test has
 // something real to judge: it breaks tool pairing and goal preservation until you plug in yours.
-async function compact(messages) {{
+async function compact(messages) {
   const system = messages.filter((message) => message.role === "system").slice(0, 1);
   const rest = messages.filter((message) => message.role !== "system");
   return system.concat(rest.slice(-KEEP_LAST));
-}}
+}
 
-serve({{ name: "my-compactor", formats: ["openai-chat"] }}, async (input) => ({{
+serve({ name: "my-compactor", formats: ["openai-chat"] }, async (input) => ({
   messages: await compact(input.messages),
-}}));
+}));
 """
 
 NODE_TEST_MODULE = '''"""Conformance of our JavaScript compactor (init --node): one test per law."""
@@ -102,20 +104,26 @@ def scaffold(directory: Path, node: bool = False) -> list[Path]:
     """Write the adapter (or Node harness) and the test module; never overwrite a file."""
     adapter = directory / ("compactcheck-harness.mjs" if node else "compactcheck_adapter.py")
     test = directory / "tests" / "test_compactcheck_conformance.py"
-    existing = [str(path) for path in (adapter, test) if path.exists()]
+    protocol = directory / "compactcheck-protocol.mjs"
+    written = [adapter, protocol, test] if node else [adapter, test]
+    existing = [str(path) for path in written if path.exists()]
     if existing:
         raise CompactcheckError(
             f"{', '.join(existing)} already exist(s); remove or rename before `compactcheck init`"
         )
     if node:
-        # Imported by its path in this installation (protocol.js needs no npm install).
-        protocol = (PACKAGE / "protocol.js").as_uri()
-        write_text_atomically(adapter, NODE_HARNESS.format(protocol=protocol))
+        # A copy in the project, imported by a relative path: the project runs on any machine
+        # and from any install of compactcheck (a wheel has no harnesses/ folder), and the
+        # protocol module needs no npm install.
+        shipped = resources.files("compactcheck.cli").joinpath("node-protocol.js")
+        header = "// Written by `compactcheck init --node`; the harness imports it by this name.\n"
+        write_text_atomically(protocol, header + shipped.read_text(encoding="utf-8"))
+        write_text_atomically(adapter, NODE_HARNESS)
         write_text_atomically(test, NODE_TEST_MODULE)
     else:
         write_text_atomically(adapter, ADAPTER)
         write_text_atomically(test, TEST_MODULE)
-    return [adapter, test]
+    return written
 
 
 def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

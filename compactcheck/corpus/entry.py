@@ -59,9 +59,10 @@ class CorpusEntry(WireModel):
     output: Any = Field(default=None, description="what the target answered, null if nothing")
     model: str | None = Field(
         default=None,
-        description="the model that wrote the target's summaries (--model), e.g. "
-        "openai:gpt-4o-mini; replay asks it again, or reads its recorded answers with --offline; "
-        "null: the target's own echo",
+        description="the --model that wrote the target's summaries, as it loads the model, e.g. "
+        "openai:gpt-4o-mini or py:my_model.py:model; replay asks it again, or reads its recorded "
+        "answers with --offline (an entry that holds a model's own name instead is replayed "
+        "with --model naming it); null: the target's own echo",
     )
     reproduced: RerunVerdict | None = Field(
         default=None,

@@ -15,7 +15,7 @@ from compactcheck.corpus.entry import corpus_files, load_entry
 from compactcheck.corpus.location import project_root
 from compactcheck.invariants import VIEWS, Invariant, UnknownInvariantError, View, select
 from compactcheck.invariants.formats import CHAT, Format, check_format
-from compactcheck.models import ModelSlot
+from compactcheck.models import ModelError, ModelSlot, check_name
 from compactcheck.models.ledger import run_ledger
 from compactcheck.targets.ahead import answered_ahead
 from compactcheck.targets.calls import Calls
@@ -70,7 +70,7 @@ class ModelTerms:
 
     def slot(self, recorded: str | None, path: Path) -> ModelSlot | None:
         """The slot an entry at ``path`` is replayed with; None for one recorded without."""
-        name = self.name or recorded
+        name = self.name or (_recorded_model(recorded, path) if recorded is not None else None)
         if name is None:
             return None
         slot = ModelSlot(
@@ -205,10 +205,10 @@ def replay_entries(
 
 
 def recorded_rounds(
-    corpus_dir: Path, target: str, view: View, format: Format, model: str
+    corpus_dir: Path, target: str, view: View, format: Format, models: tuple[str, ...]
 ) -> list[dict[str, Any]]:
-    """The corpus entries of one target, view and format, those recorded with ``model`` first
-    (their answers are in the model cache), to run ahead of anything generated."""
+    """The corpus entries of one target, view and format, those recorded with one of ``models``
+    first (their answers are in the model cache), to run ahead of anything generated."""
     fitting: list[dict[str, Any]] = []
     for path in corpus_files(corpus_dir) if corpus_dir.is_dir() else []:
         try:
@@ -220,7 +220,7 @@ def recorded_rounds(
             # An entry that cannot be read (or names no format we know) is not run ahead of
             # the search: `compactcheck replay` says what is wrong with it.
             continue
-    return sorted(fitting, key=lambda data: data.get("model") != model)
+    return sorted(fitting, key=lambda data: data.get("model", "") not in models)
 
 
 def _format_of(data: dict[str, Any]) -> Format:
@@ -247,6 +247,31 @@ def _recorded(
     model = models.slot(data.get("model"), path)
     name = target or _located(data["target"], path)
     return _Recorded(path, data, laws[0], name, view, format, model, target or data["target"])
+
+
+def _recorded_model(recorded: str, path: Path) -> str:
+    """The ``--model`` an entry was recorded with, as this replay can load it; a one-line
+    CompactcheckError when it cannot be: its file is gone, or the entry holds the model's own
+    name rather than a --model (as older entries of a ``py:`` model do)."""
+    try:
+        check_name(recorded)
+    except ModelError:
+        raise CompactcheckError(
+            f"recorded with the model {recorded!r}, which the entry names by the model's own name, "
+            "not by the --model that loads it; replay it with that --model (e.g. --model "
+            f"py:FILE.py:NAME for a model of your own named {recorded!r})"
+        ) from None
+    if not recorded.startswith("py:"):
+        return recorded
+    located = _located(recorded, path)
+    module_part = located.removeprefix("py:").rpartition(":")[0]
+    if is_file_spec(module_part) and not Path(module_part).is_file():
+        raise CompactcheckError(
+            f"recorded with the model {recorded}, but {module_part} is not there (looked in "
+            "the working directory and the corpus's project); put the file back, or replay "
+            "with --model NAME to name the model"
+        )
+    return located
 
 
 def _located(name: str, path: Path) -> str:

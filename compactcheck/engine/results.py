@@ -106,6 +106,7 @@ def slot_calls(model: MeteredModel) -> ModelCalls:
         model=model.name,
         made=meter.made,
         replayed=meter.replayed,
+        recorded=model.recorded,
         cap=ledger.max_calls,
         tokens=meter.tokens,
         tokens_estimated=meter.estimated,

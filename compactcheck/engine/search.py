@@ -228,10 +228,12 @@ class Search:
         was shrunk is kept as it is rather than shrunk again. The first shard of a run does it.
         """
         started = time.monotonic()
-        model = self.target.model.name if self.target.model is not None else ""
+        slot = self.target.model
+        # Entries name the model by the spec that loads it (older ones by its own name).
+        models = (slot.spec, slot.name) if slot is not None else ()
         home = self.config.home_corpus_dir
         failures = self.judge.failures
-        for entry in recorded_rounds(home, self.target.name, self.view, self.judge.format, model):
+        for entry in recorded_rounds(home, self.target.name, self.view, self.judge.format, models):
             interrupts.check()
             if self.config.time_is_up():
                 self.cut_short = True

@@ -40,7 +40,7 @@ class Witnesses:
             because=finding.violations[0].because,
             output=outcome.output,
             shrunk=shrunk,
-            model=self.target.model.name if self.target.model is not None else None,
+            model=self.target.model.spec if self.target.model is not None else None,
         )
 
     def record(self, law: Invariant, outcome: RoundOutcome, finding: Finding, shrunk: bool) -> Path:

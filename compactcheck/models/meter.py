@@ -61,8 +61,13 @@ class MeteredModel:
         ledger: Ledger | None = None,
         offline: bool = False,
         record: bool = True,
+        spec: str | None = None,
     ) -> None:
         self.model = model
+        # The --model name that loads it (py:my_model.py:model), which a corpus entry keeps so
+        # that replay can load it again; its own ``name`` ("notes") keys its recorded answers.
+        self.spec = spec or model.name
+        self.recorded = record
         self.cache = cache if record else None
         self.meter = meter or Meter()
         self.ledger = ledger or Ledger()

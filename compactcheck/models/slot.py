@@ -136,4 +136,5 @@ class ModelSlot:
             offline=self.offline,
             # The fakes are free and deterministic: recording them would only fill the folder.
             record=not isinstance(model, FAKE_TYPES),
+            spec=self.name,
         )

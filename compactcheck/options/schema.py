@@ -188,11 +188,11 @@ OPTIONS: tuple[Option, ...] = (
         "model",
         model_name,
         None,
-        "the model the built-in summarisers (langchain:summarization-middleware, "
-        "langmem:summarize_messages, pydantic-ai:summarizing) write with: "
+        "the model the built-in targets that summarise write with (`compactcheck targets` "
+        "says which: 'summarises with --model'): "
         f"{MODEL_NAMES_HELP} (default: their own echo)",
         metavar="NAME",
-        plugin_help="the model the built-in summarisers write with, as run --model: "
+        plugin_help="the model the built-in targets that summarise write with, as run --model: "
         + MODEL_NAMES_HELP,
     ),
     *(
@@ -211,8 +211,8 @@ OPTIONS: tuple[Option, ...] = (
                 "model_cache",
                 Path,
                 "DIR",
-                "where model answers are recorded and replayed from (default: "
-                ".compactcheck/models beside the corpus)",
+                "where model answers are recorded and replayed from (a local fake's are not "
+                "recorded; default: .compactcheck/models beside the corpus)",
                 None,
             ),
             (

@@ -159,8 +159,15 @@ class ModelCalls(_ReportModel):
     """What a summariser's model slot (--model) did: calls made, replayed and refused."""
 
     model: str = Field(description="what answered, e.g. paraphrase or openai:gpt-4o-mini")
-    made: int = Field(default=0, description="requests sent to the model (and recorded)")
+    made: int = Field(
+        default=0, description="requests sent to the model (and recorded, unless recorded is false)"
+    )
     replayed: int = Field(default=0, description="requests answered from the model cache")
+    recorded: bool = Field(
+        default=True,
+        description="false for a local fake (echo, paraphrase, ...): its answers are not "
+        "recorded, since it gives the same answer again, offline and for free",
+    )
     cap: int | None = Field(
         default=None, description="the declared cap of calls of the whole run, if any"
     )
@@ -217,6 +224,7 @@ class ModelCalls(_ReportModel):
             f"model {self.model}: {self._spend(refused=True)}"
             + (", offline" if self.offline else "")
             + ("; flakiness judged on recorded answers" if self.reruns == "recorded" else "")
+            + ("" if self.recorded else "; a local fake: its answers are not recorded")
         )
 
     def statement(self) -> str:

@@ -88,6 +88,7 @@ def merge_model_calls(reports: Iterable[TargetReport]) -> ModelCalls | None:
         token_cap=_total([slot.token_cap for slot in ledgers]),
         refused=sum(slot.refused for slot in slots),
         offline=all(slot.offline for slot in slots),
+        recorded=all(slot.recorded for slot in slots),
         reason=refused[0].reason if refused else "",
         reruns="recorded" if "recorded" in reruns else "live" if "live" in reruns else "",
         ledger=ledgers[0].ledger if len(ledgers) == 1 else "",

@@ -103,6 +103,26 @@ _CATALOGUE: dict[str, tuple[str, str, str]] = {
     ),
 }
 
+# The targets whose component summarises with a model, and so is handed the run's --model (the
+# adapter's third argument; the others keep no model). Declared here, beside the catalogue, so
+# that `compactcheck targets` and the help say which without importing any framework.
+SUMMARISING: frozenset[str] = frozenset(
+    {
+        "langchain:summarization-middleware",
+        "langmem:summarize_messages",
+        "pydantic-ai:summarizing",
+        "haystack:summarization",
+        "google-adk:events-compaction",
+        "google-adk:token-threshold",
+        "deepagents:summarization",
+        "agno:compaction",
+        "crewai:summarize-messages",
+        "agent-framework:summarization",
+        "agent-framework:persisted-summarization",
+        "inspect-ai:compaction-summary",
+    }
+)
+
 # Agent frameworks' own compactors: LangChain context editing, deepagents, agno and crewAI (crewAI
 # in an environment of its own, .venv-crewai: see the README).
 _CATALOGUE.update(
@@ -346,7 +366,7 @@ def _factory(target: str, module: str, extra: str) -> AdapterFactory:
 
         kind = loaded.ADAPTERS[target]
         # Opened here, so that a missing package or key is one line before any fuzzing.
-        if model is not None and getattr(kind, "summarises", False):
+        if model is not None and target in SUMMARISING:
             adapter = kind(target, budget, model.open())
         else:
             adapter = kind(target, budget)
@@ -358,8 +378,12 @@ def _factory(target: str, module: str, extra: str) -> AdapterFactory:
 ADAPTERS: dict[str, AdapterFactory] = {
     target: _factory(target, module, extra) for target, (module, extra, _) in _CATALOGUE.items()
 }
+# What `compactcheck targets` says of the model of a summarising target.
+TAKES_MODEL = "; summarises with --model when given"
+
 DESCRIPTIONS: dict[str, tuple[View, str]] = {
-    target: ("messages", description) for target, (_, _, description) in _CATALOGUE.items()
+    target: ("messages", description + (TAKES_MODEL if target in SUMMARISING else ""))
+    for target, (_, _, description) in _CATALOGUE.items()
 }
 EXTRAS: dict[str, str] = {target: extra for target, (_, extra, _) in _CATALOGUE.items()}
 """The optional-dependency group each target needs."""
@@ -369,6 +393,8 @@ __all__ = [
     "CONFORMANCE_KIT_COMPACTORS",
     "DESCRIPTIONS",
     "EXTRAS",
+    "SUMMARISING",
+    "TAKES_MODEL",
     "AdapterFactory",
     "MissingExtraError",
 ]

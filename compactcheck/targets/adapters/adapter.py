@@ -64,9 +64,6 @@ class Adapter(ABC, Generic[History]):
     format: ClassVar[Format]
     """The wire format it is handed and answers in."""
 
-    summarises: ClassVar[bool] = False
-    """Whether the component summarises with a model (and so takes the run's ``--model``)."""
-
     def __init__(
         self, name: str, budget: Budget | None = None, model: MeteredModel | None = None
     ) -> None:

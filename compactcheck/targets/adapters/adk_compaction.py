@@ -183,7 +183,6 @@ async def next_request_contents(
 class _Adk(RequestAdapter):
     package = "google-adk"
     format = "gemini"
-    summarises = True
 
     def _summarizer(self) -> LlmEventSummarizer:
         llm = EchoLlm() if self.model is None else ModelLlm(slot=self.model)

@@ -176,8 +176,6 @@ class ToolResult(SelectiveToolCall):
 class Summarization(_Strategy):
     """``SummarizationStrategy`` over an echo client: older groups become one summary."""
 
-    summarises = True
-
     def parameters(self, messages: Messages) -> Parameters:
         """Target and threshold for this history."""
         draw = ParameterDraw(messages, self.name, self.knobs)

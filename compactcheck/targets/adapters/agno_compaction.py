@@ -111,7 +111,6 @@ class AgnoCompaction(MessagesAdapter):
     """``Compaction.should_compact``, ``compact`` and ``apply_record`` on the history."""
 
     package = "agno"
-    summarises = True
 
     def parameters(self, messages: Messages) -> Parameters:
         """Threshold and kept tail for this history."""

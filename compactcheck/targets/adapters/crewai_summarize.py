@@ -104,7 +104,6 @@ class SummarizeMessages(MessagesAdapter):
     """``handle_context_length`` on the history with a drawn context window."""
 
     package = "crewai"
-    summarises = True
 
     def parameters(self, messages: Messages) -> Parameters:
         """The context window for this history."""

@@ -57,7 +57,6 @@ class DeepAgentsSummarization(MessagesAdapter):
     """Patch dangling calls, then summarise as deepagents does before a model call."""
 
     package = "deepagents"
-    summarises = True
 
     def parameters(self, messages: Messages) -> Parameters:
         """Trigger, retention and summary trim for this history."""

@@ -247,8 +247,6 @@ class SlidingWindow(_Haystack):
 class Summarization(_Haystack):
     """``SummarizationCompactor`` with the extractive local summariser, or the run's model."""
 
-    summarises = True
-
     def _settings(self, draw: ParameterDraw) -> None:
         draw.choice("min_keep_steps", (1, 0, 2))
         draw.choice("approximate_summary_tokens", (1024, 256))

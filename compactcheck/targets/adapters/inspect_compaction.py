@@ -185,8 +185,6 @@ class Edit(_Handler):
 class Summary(_Handler):
     """``CompactionSummary``: the conversation becomes one summary after the prefix."""
 
-    summarises = True
-
     def parameters(self, messages: Messages) -> Parameters:
         """No drawn setting: the default prompt."""
         draw = ParameterDraw(messages, self.name, self.knobs)

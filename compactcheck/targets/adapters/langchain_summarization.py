@@ -45,7 +45,6 @@ class Summarization(MessagesAdapter):
     """``SummarizationMiddleware.before_model`` with an echo summariser, or the run's model."""
 
     package = "langchain"
-    summarises = True
 
     def parameters(self, messages: Messages) -> Parameters:
         """Trigger and retention for this history."""

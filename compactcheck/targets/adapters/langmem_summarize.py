@@ -44,7 +44,6 @@ class SummarizeMessages(MessagesAdapter):
     """``summarize_messages`` with an echo model and settings drawn from the history."""
 
     package = "langmem"
-    summarises = True
 
     def _counter(self) -> Counter:
         if self.budget is None:

@@ -106,8 +106,6 @@ class SlidingWindow(_Harness):
 class Summarizing(_Harness):
     """``SummarizingCompaction`` with an echo model: old messages become one summary."""
 
-    summarises = True
-
     def parameters(self, messages: Messages) -> Parameters:
         """Retention and the incremental flag for this history."""
         drawn = super().parameters(messages)

@@ -178,7 +178,7 @@ def test_the_entries_run_ahead_skip_one_that_names_an_unknown_format(tmp_path: P
     other = write_entry(corpus, _entry(invariant="goal_preserved"))
     write_entry(corpus, _entry(invariant="order_preserved", input={"format": "telex"}))
     write_entry(corpus, _entry(target="someone-else"))
-    rounds = recorded_rounds(corpus, "t", "messages", CHAT, "echo")
+    rounds = recorded_rounds(corpus, "t", "messages", CHAT, ("echo",))
     # The entry recorded with the run's model comes first; the unreadable one is left out.
     assert [r["invariant"] for r in rounds] == ["tool_pairing", "goal_preserved"]
     assert {kept.name, other.name} <= {p.name for p in corpus.iterdir()}

@@ -366,3 +366,17 @@ def test_shards_of_one_run_share_their_cap_and_other_runs_add_theirs() -> None:
     two_runs = merge_target_reports([shard("a", 3), shard("b", 4)]).model_calls
     assert two_runs is not None
     assert (two_runs.made, two_runs.cap, two_runs.token_cap, two_runs.ledger) == (7, 10, 200, "")
+
+
+def test_shards_of_a_local_fake_merge_as_not_recorded() -> None:
+    def shard(recorded: bool) -> TargetReport:
+        calls = ModelCalls(model="paraphrase", made=4, recorded=recorded)
+        return TargetReport(target="t", view="messages", results=[], model_calls=calls)
+
+    fake = merge_target_reports([shard(False), shard(False)]).model_calls
+    assert fake is not None
+    assert not fake.recorded
+    assert "a local fake: its answers are not recorded" in fake.counts()
+    real = merge_target_reports([shard(True), shard(True)]).model_calls
+    assert real is not None
+    assert real.recorded
