@@ -82,13 +82,7 @@ class LogChecker:
         self._check_claim(event, change)
         self._check_chunk_citations(event)
         self._check_pairing(event, change)
-        # Commit.
-        self.events.append(event)
-        self.surface.apply(change)
-        self.enclosure.apply(event)
-        self.brackets.apply(event)
-        self.claim = self._claim_of(event)
-        self.pending_prune = event if event.type == "compaction/prune" else None
+        self._commit(event, change)
 
     def adopt(self, event: SessionEvent) -> None:
         """Commit an event of a log known to keep every rule (our generator's), unchecked.
@@ -99,6 +93,10 @@ class LogChecker:
         """
         change = self.surface.check(event, self.event_at)
         self._check_pairing(event, change)
+        self._commit(event, change)
+
+    def _commit(self, event: SessionEvent, change: SurfaceChange) -> None:
+        """Commit an event judged (or known) to keep every rule: the state each rule keeps."""
         self.events.append(event)
         self.surface.apply(change)
         self.enclosure.apply(event)
