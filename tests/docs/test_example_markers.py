@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tests.docs.markdown_pages import blocks
-from tests.docs.test_examples import problems, run_page
+from tests.docs.test_examples import missing_modules, problems, run_page
 
 FENCE = "```"
 
@@ -106,3 +106,10 @@ def test_a_yaml_block_must_parse_where_pyyaml_is_installed() -> None:
     assert [line.split(" does not parse")[0] for line in problems("p.md", blocks(text))] == [
         "p.md:1: ```yaml block"
     ]
+
+
+def test_a_page_names_the_modules_its_examples_need_and_only_missing_ones_count() -> None:
+    text = _page("# Page", "<!-- needs: json no_such_module_here -->", "Text.")
+    assert missing_modules(text) == ["no_such_module_here"]
+    assert missing_modules(_page("# Page", "<!-- needs: json -->")) == []
+    assert missing_modules(_page("# Page")) == []

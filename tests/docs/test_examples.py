@@ -9,12 +9,16 @@ A ```python, ```sh, ```bash or ```console block carries one marker on the line a
 
 The blocks of a page run in order, in one fresh folder holding a copy of examples/, with this
 environment's ``compactcheck``, ``python`` and ``pytest`` first on PATH. JSON, TOML and YAML
-blocks must parse (YAML when PyYAML is installed).
+blocks must parse (YAML when PyYAML is installed). A page whose examples need an optional extra
+says so in a line ``<!-- needs: MODULE [MODULE ...] -->``: where one of those modules is not
+installed (``./dev lowest`` installs no framework extra), its examples are skipped, naming it;
+its markers are still checked.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import json
 import os
 import re
@@ -103,6 +107,15 @@ def problems(page: str, found: list[Block]) -> list[str]:
     return said
 
 
+_NEEDS = re.compile(r"^<!-- needs: (?P<modules>[\w. ]+) -->$", re.M)
+
+
+def missing_modules(text: str) -> list[str]:
+    """The modules a page's examples need (its ``needs:`` lines) that are not installed here."""
+    needed = [name for match in _NEEDS.finditer(text) for name in match["modules"].split()]
+    return [name for name in needed if importlib.util.find_spec(name.split(".")[0]) is None]
+
+
 def _console(text: str) -> str:
     """A console block's commands: its ``$ `` lines, without the prompt."""
     return "\n".join(line[2:] for line in text.splitlines() if line.startswith("$ "))
@@ -165,6 +178,9 @@ def test_the_examples_of_a_page_run_as_marked(path: Path, tmp_path: Path) -> Non
     text = path.read_text(encoding="utf-8")
     said = problems(page, blocks(text))
     assert not said, "\n".join(said)
+    missing = missing_modules(text)
+    if missing:
+        pytest.skip(f"{page}: its examples need {', '.join(missing)}, not installed here")
     shutil.copytree(ROOT / "examples", tmp_path / "examples")
     failed = run_page(page, text, tmp_path)
     assert not failed, "\n\n".join(failed)
