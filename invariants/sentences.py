@@ -259,7 +259,9 @@ def _reading(text: str) -> _Reading:
 # round, by the laws and by the fidelity measure. Bounded by entries; long texts are not kept.
 _READ: dict[str, _Reading] = {}
 _READ_KEPT = 8192
-_LONGEST_KEPT = 20_000
+# The longest text any reading of it is kept for (here and by the laws that read texts again):
+# a pasted log is read each time, so that a guard in a long-lived agent holds a bounded memory.
+LONGEST_KEPT = 20_000
 
 
 def _read_text(text: str) -> _Reading:
@@ -267,7 +269,7 @@ def _read_text(text: str) -> _Reading:
     if known is not None:
         return known
     found = _reading(text)
-    if len(text) <= _LONGEST_KEPT:
+    if len(text) <= LONGEST_KEPT:
         if len(_READ) >= _READ_KEPT:
             _READ.clear()
         _READ[text] = found

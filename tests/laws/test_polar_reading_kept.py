@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from compactcheck.invariants.laws.messages import content
+from compactcheck.invariants.sentences import LONGEST_KEPT
 
 _PIECES = st.sampled_from(
     ["Never", "push", "to main", "don't", "NO", "no longer", "Nothing", "cannot", "won\u2019t",
@@ -14,7 +15,7 @@ _PIECES = st.sampled_from(
 _TEXTS = st.lists(_PIECES, max_size=12).map(" ".join)
 # Past the longest text kept, a text is rewritten afresh at each reading.
 _LONG = st.tuples(_TEXTS, st.integers(1, 3)).map(
-    lambda drawn: drawn[0] + " never" * (content._LONGEST_KEPT // 6 + drawn[1])
+    lambda drawn: drawn[0] + " never" * (LONGEST_KEPT // 6 + drawn[1])
 )
 
 

@@ -25,6 +25,7 @@ from compactcheck.invariants.messages import (
     content_text,
 )
 from compactcheck.invariants.rulings import FactRuling, retired_on, rulings
+from compactcheck.invariants.sentences import LONGEST_KEPT
 from compactcheck.invariants.tokens import discriminating, position
 from compactcheck.invariants.verdict import Finding, Violation, value_diff, witness
 
@@ -153,18 +154,14 @@ def _polar(text: str) -> str:
 
 def _polar_lowered(text: str) -> tuple[str, str]:
     """``_polar`` of ``text``, and that lower-cased."""
-    if len(text) > _LONGEST_KEPT:
+    if len(text) > LONGEST_KEPT:
         polar = _polar(text)
         return polar, polar.lower()
     return _kept_polar_lowered(text)
 
 
 # A history's messages are read again at every round (the kept tail, the last round's output):
-# each distinct text is rewritten once while kept. Long texts (a pasted log) are not kept, so
-# that a guard in a long-lived agent holds a bounded memory.
-_LONGEST_KEPT = 20_000
-
-
+# each distinct text is rewritten once while kept; longer ones than LONGEST_KEPT are not kept.
 @lru_cache(maxsize=4096)
 def _kept_polar_lowered(text: str) -> tuple[str, str]:
     polar = _polar(text)
