@@ -47,3 +47,45 @@ def test_sentences_read_the_same_with_either_pattern(text: str) -> None:
     plain = [piece.strip(" \t*-#>") for piece in _PLAIN.split(text)]
     fast = [piece.strip(" \t*-#>") for piece in reading._SENTENCE.split(text)]
     assert [piece for piece in plain if piece] == [piece for piece in fast if piece]
+
+
+# The clause ends as they read plainly, in the order they are tried.
+_PLAIN_CLAUSE = re.compile(
+    r"\s*[;:]\s+|\s+[\u2013\u2014]\s+|\s+-\s+"
+    r"|,?\s+(?=(?:but|whereas|while|although|though|however)\b)"
+    r"|,\s+(?=(?:and|then)\s|[A-Za-z]+n[\u2019']t\b)"
+    r"|\s+(?=(?:instead\s+of|rather\s+than|in\s+place\s+of|replac(?:es|ing|ed)|"
+    r"superseding|supersedes|formerly|previously)\b)",
+    re.IGNORECASE,
+)
+_CLAUSE_PIECES = st.sampled_from(
+    [
+        *"but whereas while although though however and then instead of rather than in place "
+        "replaces replacing replaced superseding supersedes formerly previously Use BUT Then "
+        "don't won\u2019t Xn't x".split(),
+        ";",
+        ":",
+        ",",
+        " ",
+        "  ",
+        "\t",
+        "\n",
+        "-",
+        "\u2013",
+        "\u2014",
+        "(",
+        "3.12",
+    ]
+)
+_CLAUSES = st.lists(_CLAUSE_PIECES, max_size=16).map("".join)
+
+
+@settings(max_examples=3000)
+@given(_CLAUSES)
+@example("Use 3.12; not 3.11")
+@example("keep it , but not that")
+@example("Don't touch the API, don't ever push to main, and keep refunds under $500")
+@example("Use 3.12 instead of 3.11")
+@example("a \u2014 b - c :d: e")
+def test_clause_ends_match_the_plain_pattern(text: str) -> None:
+    assert reading._CLAUSE.split(text) == _PLAIN_CLAUSE.split(text)
