@@ -60,7 +60,7 @@ _PLAIN_CLAUSE = re.compile(
 )
 _CLAUSE_PIECES = st.sampled_from(
     [
-        *"but whereas while although though however and then instead of rather than in place "
+        *"but whereas while although though however and then instead of rather than in place "  # noqa: SIM905
         "replaces replacing replaced superseding supersedes formerly previously Use BUT Then "
         "don't won\u2019t Xn't x".split(),
         ";",

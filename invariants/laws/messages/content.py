@@ -145,10 +145,16 @@ _NEGATING = re.compile(
     re.IGNORECASE,
 )
 _NEGATING_TOKENS = frozenset({"never", "not", "no", "nothing", "none", "without"})
+# What every negating word holds ("no" in not, nothing, none, cannot; "never"; "without"; the
+# "n't" of a contraction), sought first: most texts hold none, and this search, which skips to
+# an "n" or a "w", costs a tenth of the rewriting's.
+_MAY_NEGATE = re.compile(r"[nw](?:(?<=n)o|(?<=n)ever|(?<=w)ithout|(?<=n)['\u2019]t)", re.IGNORECASE)
 
 
 def _polar(text: str) -> str:
     """``text`` with every negating word written "not" (line breaks unchanged)."""
+    if _MAY_NEGATE.search(text) is None:
+        return text
     return _NEGATING.sub("not", text)
 
 
