@@ -255,20 +255,30 @@ def sentences(text: str, message: int = 0) -> Iterator[Sentence]:
 
 @dataclass(frozen=True)
 class _Reading:
-    """The sentences of one text (read as message 0), and which of them hold each lemma."""
+    """The sentences of one text (read as message 0), every lemma they hold, and which of them
+    hold each lemma a lookup asked for."""
 
     sentences: tuple[Sentence, ...]
-    # Never changed once made: shared by every index of a text (``.get`` only, never ``[]``).
-    by_lemma: dict[str, list[int]]
+    lemmas: frozenset[str]
+    # Filled as lookups ask, with what a reading of every lemma at once would hold (the
+    # sentences in order): most of a text's lemmas are never asked for. At most one entry per
+    # lemma of ``lemmas``.
+    by_lemma: dict[str, tuple[int, ...]] = field(default_factory=dict, compare=False)
+
+    def holding(self, lemma: str) -> tuple[int, ...]:
+        """The numbers of the sentences that hold ``lemma``, in order."""
+        if lemma not in self.lemmas:
+            return ()
+        found = self.by_lemma.get(lemma)
+        if found is None:
+            found = tuple(n for n, read in enumerate(self.sentences) if lemma in read.lemmas)
+            self.by_lemma[lemma] = found
+        return found
 
 
 def _reading(text: str) -> _Reading:
     found = tuple(sentences(text))
-    by_lemma: dict[str, list[int]] = defaultdict(list)
-    for number, sentence in enumerate(found):
-        for held in sentence.lemmas:
-            by_lemma[held].append(number)
-    return _Reading(found, by_lemma)
+    return _Reading(found, frozenset().union(*(sentence.lemmas for sentence in found)))
 
 
 # The readings of texts read lately, by text: a history's kept messages are read again at every
@@ -343,8 +353,9 @@ class SentenceIndex:
         counts: dict[int, int] = defaultdict(int)
         for key in keys:
             for start, read in zip(self._starts, self._readings, strict=True):
-                for number in read.by_lemma.get(key, ()):
-                    counts[start + number] += 1
+                if key in read.lemmas:
+                    for number in read.holding(key):
+                        counts[start + number] += 1
         return counts
 
     def __contains__(self, fact: str) -> bool:
