@@ -43,9 +43,7 @@ _CALLS = st.lists(
     st.builds(
         ToolCall,
         id=st.sampled_from(["call_1", "call_2", "call_3"]),
-        function=st.builds(
-            FunctionCall, name=st.sampled_from(["grep", "edit"]), arguments=_TEXT
-        ),
+        function=st.builds(FunctionCall, name=st.sampled_from(["grep", "edit"]), arguments=_TEXT),
     ),
     min_size=1,
     max_size=3,
