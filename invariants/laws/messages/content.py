@@ -173,8 +173,9 @@ def _polar_line(line: str) -> str:
 
 
 # A new text (a summary) is mostly lines of texts read before: each line is rewritten once
-# while kept; longer ones than LONGEST_KEPT are not kept.
-@lru_cache(maxsize=16384)
+# while kept; longer ones than LONGEST_KEPT are not kept. As many lines as texts are kept, so
+# that the memory they may hold is the kept texts' at most.
+@lru_cache(maxsize=4096)
 def _kept_polar_line(line: str) -> str:
     if _MAY_NEGATE.search(line) is None:
         return line
