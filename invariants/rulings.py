@@ -19,6 +19,7 @@ from typing import Literal
 
 from compactcheck.invariants.sentences import (
     HEDGES,
+    LONGEST_KEPT,
     NEGATIONS,
     RESTRICTIONS,
     STRONG,
@@ -404,6 +405,26 @@ def _line(line: str) -> tuple[str, tuple[str, ...]]:
     return ("other" if line.strip() else "blank"), ()
 
 
+def _says_one(claim: str, facts: tuple[str, ...]) -> bool:
+    """Whether ``claim``, read alone, says one of ``facts`` (kept, reworded or weakened)."""
+    if len(claim) > LONGEST_KEPT:
+        return _said_by(claim, facts)
+    return _kept_said_by(claim, facts)
+
+
+def _said_by(claim: str, facts: tuple[str, ...]) -> bool:
+    own = SentenceIndex([claim])
+    return any(rule(fact, own).ruling in _SAID for fact in facts)
+
+
+# A history states the same claims at every round (its system prompt's constraints, its goal
+# line, a summary's restatement of them) against the same facts: each pair is ruled once while
+# kept; a claim longer than LONGEST_KEPT is ruled each time.
+@lru_cache(maxsize=4096)
+def _kept_said_by(claim: str, facts: tuple[str, ...]) -> bool:
+    return _said_by(claim, facts)
+
+
 def invented(after: Sequence[str], before: Sequence[str], facts: Sequence[str]) -> list[FactRuling]:
     """The constraints and goals the output states that neither the facts nor the input held.
 
@@ -411,12 +432,12 @@ def invented(after: Sequence[str], before: Sequence[str], facts: Sequence[str]) 
     """
     found: list[FactRuling] = []
     held: SentenceIndex | None = None
+    known = tuple(facts)
     for message, text in enumerate(after):
         for claim in _stated(text):
-            own = SentenceIndex([claim])
             # A claim that says a fact (or a superseded one, ruled stale) is not new; one that
             # changes a fact is reported on that fact, and is a constraint nobody gave too.
-            if any(rule(fact, own).ruling in _SAID for fact in facts):
+            if _says_one(claim, known):
                 continue
             if any(claim in text for text in before):
                 continue

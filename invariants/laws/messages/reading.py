@@ -28,8 +28,41 @@ MessageKey = tuple[str, str, str | None, tuple[tuple[str, str, str], ...], str |
 _SEPARATOR = "\x00"
 
 
+# The four message classes as parsed. A message of exactly one of them is told by its type:
+# ``isinstance`` of a pydantic model that is not of the class asked about goes through the model
+# metaclass's check, several times slower; a message of another class (a subclass) is asked.
+_PARSED: frozenset[type[ChatMessage]] = frozenset(
+    (SystemMessage, UserMessage, AssistantMessage, ToolMessage)
+)
+
+# The keys of the messages keyed last, by identity (a message is frozen, and kept here so that
+# its id is not reused while it is): a kept message is keyed again at each round that holds it.
+# Bounded as ``_TEXTS`` is, by entries and by the characters the keys hold.
+_KEYS: dict[int, tuple[ChatMessage, MessageKey]] = {}
+_KEYS_KEPT = 8192
+_KEY_CHARS_KEPT = 8 * 1024 * 1024
+_key_chars = 0
+
+
 def message_key(message: ChatMessage) -> MessageKey:
     """What two messages must share to be the same message, verbatim."""
+    global _key_chars
+    known = _KEYS.get(id(message))
+    if known is not None and known[0] is message:
+        return known[1]
+    key = _key_of(message)
+    size = len(key[1]) + sum(len(arguments) for _, _, arguments in key[3])
+    if len(_KEYS) >= _KEYS_KEPT or _key_chars + size > _KEY_CHARS_KEPT:
+        # Emptied rather than trimmed, as ``_TEXTS`` is.
+        _KEYS.clear()
+        _key_chars = 0
+    if size <= _KEY_CHARS_KEPT:
+        _KEYS[id(message)] = (message, key)
+        _key_chars += size
+    return key
+
+
+def _key_of(message: ChatMessage) -> MessageKey:
     calls: tuple[tuple[str, str, str], ...] = ()
     call_id: str | None = None
     if isinstance(message, AssistantMessage) and message.tool_calls:
@@ -44,8 +77,12 @@ def message_key(message: ChatMessage) -> MessageKey:
 
 def call_ids(message: ChatMessage) -> tuple[str, ...]:
     """The ids of the tool calls an assistant message makes."""
-    if isinstance(message, AssistantMessage) and message.tool_calls:
-        return tuple(call.id for call in message.tool_calls)
+    kind = type(message)
+    assistant = kind is AssistantMessage or (
+        kind not in _PARSED and isinstance(message, AssistantMessage)
+    )
+    if assistant and message.tool_calls:  # type: ignore[union-attr]
+        return tuple(call.id for call in message.tool_calls)  # type: ignore[union-attr]
     return ()
 
 
@@ -75,12 +112,19 @@ def searchable_text(message: ChatMessage) -> str:
     """Everything of a message an identifier can hide in: text, call ids, names, arguments."""
     global _kept_chars
     content = message.content
-    if type(content) is str and (
-        isinstance(message, UserMessage | SystemMessage)
-        or (isinstance(message, AssistantMessage) and not message.tool_calls)
-    ):
-        # Its text alone (most messages): nothing to join, so nothing worth keeping.
-        return content
+    if type(content) is str:
+        kind = type(message)
+        if kind in _PARSED:
+            plain = kind is not ToolMessage and (
+                kind is not AssistantMessage or not message.tool_calls  # type: ignore[union-attr]
+            )
+        else:
+            plain = isinstance(message, UserMessage | SystemMessage) or (
+                isinstance(message, AssistantMessage) and not message.tool_calls
+            )
+        if plain:
+            # Its text alone (most messages): nothing to join, so nothing worth keeping.
+            return content
     known = _TEXTS.get(id(message))
     if known is not None and known[0] is message:
         return known[1]
