@@ -95,6 +95,41 @@ class LogChecker:
         self._check_pairing(event, change)
         self._commit(event, change)
 
+    def adopt_all(self, events: Iterable[SessionEvent]) -> None:
+        """``adopt`` each of ``events`` in order (a log our generator wrote), in one loop.
+
+        The state committed is ``adopt``'s; the rules' tests are skipped whole, so a change is
+        read (``SurfaceTracker.change_of``) rather than checked, and the open-call count moves
+        by what an event adds less what it shadows (in a valid log the count is the sum over
+        the surface, which is what ``_check_pairing`` recounts).
+        """
+        surface, enclosure, brackets = self.surface, self.enclosure, self.brackets
+        change_of, event_at = surface.change_of, self.event_at
+        logged = self.events
+        open_total = self.open_total
+        for event in events:
+            change = change_of(event)
+            kind = change.kind
+            if kind != "none":
+                open_total += node_delta(event.type, event.data)
+                for node in change.shadowed:
+                    shadowed = event_at(node)
+                    assert shadowed is not None
+                    open_total -= node_delta(shadowed.type, shadowed.data)
+            logged.append(event)
+            surface.apply(change)
+            enclosure.apply(event)
+            brackets.apply(event)
+            self.claim = (
+                self._claim_of(event)
+                if event.type in ("compaction/summary", "compaction/prune")
+                else None
+            )
+        self.open_total = open_total
+        self.pending_prune = (
+            logged[-1] if logged and logged[-1].type == "compaction/prune" else None
+        )
+
     def _commit(self, event: SessionEvent, change: SurfaceChange) -> None:
         """Commit an event judged (or known) to keep every rule: the state each rule keeps."""
         self.events.append(event)
