@@ -8,8 +8,13 @@ from typing import Any
 from pydantic import ValidationError
 
 from compactcheck.invariants.errors import first_problem
-from compactcheck.invariants.session.bracket import BracketTracker, OpenBracket, is_checkpoint
-from compactcheck.invariants.session.enclosure import Enclosure
+from compactcheck.invariants.session.bracket import (
+    BRACKETING_TYPES,
+    BracketTracker,
+    OpenBracket,
+    is_checkpoint,
+)
+from compactcheck.invariants.session.enclosure import ENCLOSING_TYPES, Enclosure
 from compactcheck.invariants.session.envelope import SessionEvent
 from compactcheck.invariants.session.errors import LogViolationError
 from compactcheck.invariants.session.messages import raw_event_message
@@ -109,20 +114,28 @@ class LogChecker:
         open_total = self.open_total
         for event in events:
             change = change_of(event)
-            kind = change.kind
-            if kind != "none":
-                open_total += node_delta(event.type, event.data)
+            kind = event.type
+            if change.kind != "none":
+                if kind == "tool/result":
+                    open_total -= 1
+                elif kind == "assistant/message":
+                    open_total += node_delta(kind, event.data)
                 for node in change.shadowed:
                     shadowed = event_at(node)
                     assert shadowed is not None
                     open_total -= node_delta(shadowed.type, shadowed.data)
             logged.append(event)
             surface.apply(change)
-            enclosure.apply(event)
-            brackets.apply(event)
+            # Most events (messages, calls) change no bracket and only the enclosure's last seq.
+            if kind in ENCLOSING_TYPES:
+                enclosure.apply(event)
+            else:
+                enclosure.last_seq = event.seq
+            if kind in BRACKETING_TYPES:
+                brackets.apply(event)
             self.claim = (
                 self._claim_of(event)
-                if event.type in ("compaction/summary", "compaction/prune")
+                if kind in ("compaction/summary", "compaction/prune")
                 else None
             )
         self.open_total = open_total
