@@ -42,6 +42,7 @@ from benchmarks.mutant_seeds import mutant_config
 from benchmarks.parallel import parallel
 from benchmarks.plugin_startup import plugin_startup
 from benchmarks.rulings import rulings_section
+from benchmarks.session_exchange import session_exchange_costs
 from benchmarks.snapshot_validation import (
     cited_snapshot,
     history,
@@ -594,6 +595,7 @@ def main() -> None:
     sections: dict[str, Callable[[], None]] = {
         "generation": lambda: generation(50 if quick else 300),
         "throughput": lambda: throughput(50 if quick else 300),
+        "session-exchange": lambda: session_exchange_costs(50 if quick else 200),
         "checker": lambda: checker([10_000] if quick else [10_000, 100_000, 1_000_000]),
         "laws": lambda: laws([100, 1_000] if quick else [100, 1_000, 10_000]),
         "protocol": lambda: protocol(30 if quick else 300),

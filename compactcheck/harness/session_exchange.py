@@ -15,10 +15,12 @@ from typing import Any, Final, Protocol
 from compactcheck.invariants.canonical import json_copy
 from compactcheck.invariants.session import SessionError, SessionEvent, node_price
 from compactcheck.invariants.session.exchange import (
+    AdoptedPrefix,
     MalformedExchangeError,
     SessionAfter,
     SessionBefore,
     SurfaceFolder,
+    adopt_prefix,
     parse_events,
 )
 from compactcheck.invariants.session.exchange import Mode as SessionMode
@@ -132,15 +134,6 @@ def session_exchange(
     outside the shape.
     """
     events = history.events
-    # One fold of the history serves the default window and the log before.
-    folder = SurfaceFolder()
-    folder.feed(events)
-    encoded = (
-        list(history_data)
-        if history_data is not None
-        else [event.to_json_data() for event in events]
-    )
-    additions = _additions(events, mode, context_window, folder)
     # The mark vouches for these very events (the history's own objects), or for nothing.
     written = generated.events if generated is not None else ()
     vouched = (
@@ -148,6 +141,20 @@ def session_exchange(
         if len(written) <= len(events) and all(map(operator.is_, written, events))
         else 0
     )
+    # One fold of the history serves the default window and the log before; the events our
+    # generator wrote are folded by the pass that adopts them for the log's check.
+    adopted: AdoptedPrefix | None = None
+    if vouched:
+        adopted, folder = adopt_prefix(events[:vouched])
+    else:
+        folder = SurfaceFolder()
+    folder.feed(events[vouched:])
+    encoded = (
+        list(history_data)
+        if history_data is not None
+        else [event.to_json_data() for event in events]
+    )
+    additions = _additions(events, mode, context_window, folder)
     # The history's events are already validated; only the harness's own additions are parsed.
     added = parse_events(additions, "prepared log")
     # The additions are copied in: the handed log below shares nothing with the log before.
@@ -158,6 +165,7 @@ def session_exchange(
         detached=True,
         folder=folder,
         vouched=vouched,
+        adopted=adopted,
     )
     payload: dict[str, Any] = {"log": [json_copy(item) for item in before.log_data], "mode": mode}
     try:

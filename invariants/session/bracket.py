@@ -18,6 +18,11 @@ class _Absent:
 ABSENT: Any = _Absent()
 
 COMPACTION_MARKERS = frozenset({"compaction/start", "compaction/summary", "compaction/end"})
+# The kinds ``BracketTracker.apply`` commits anything for (keep in step with it; a checkpoint is
+# a user/message): a caller that commits many events may skip it for the others.
+BRACKETING_TYPES = frozenset(
+    {"turn/start", "turn/end", "session/end-seed", "user/message", *COMPACTION_MARKERS}
+)
 
 
 @dataclass

@@ -8,8 +8,13 @@ from typing import Any
 from pydantic import ValidationError
 
 from compactcheck.invariants.errors import first_problem
-from compactcheck.invariants.session.bracket import BracketTracker, OpenBracket, is_checkpoint
-from compactcheck.invariants.session.enclosure import Enclosure
+from compactcheck.invariants.session.bracket import (
+    BRACKETING_TYPES,
+    BracketTracker,
+    OpenBracket,
+    is_checkpoint,
+)
+from compactcheck.invariants.session.enclosure import ENCLOSING_TYPES, Enclosure
 from compactcheck.invariants.session.envelope import SessionEvent
 from compactcheck.invariants.session.errors import LogViolationError
 from compactcheck.invariants.session.messages import raw_event_message
@@ -94,6 +99,49 @@ class LogChecker:
         change = self.surface.check(event, self.event_at)
         self._check_pairing(event, change)
         self._commit(event, change)
+
+    def adopt_all(self, events: Iterable[SessionEvent]) -> None:
+        """``adopt`` each of ``events`` in order (a log our generator wrote), in one loop.
+
+        The state committed is ``adopt``'s; the rules' tests are skipped whole, so a change is
+        read (``SurfaceTracker.change_of``) rather than checked, and the open-call count moves
+        by what an event adds less what it shadows (in a valid log the count is the sum over
+        the surface, which is what ``_check_pairing`` recounts).
+        """
+        surface, enclosure, brackets = self.surface, self.enclosure, self.brackets
+        change_of, event_at = surface.change_of, self.event_at
+        logged = self.events
+        open_total = self.open_total
+        for event in events:
+            change = change_of(event)
+            kind = event.type
+            if change.kind != "none":
+                if kind == "tool/result":
+                    open_total -= 1
+                elif kind == "assistant/message":
+                    open_total += node_delta(kind, event.data)
+                for node in change.shadowed:
+                    shadowed = event_at(node)
+                    assert shadowed is not None
+                    open_total -= node_delta(shadowed.type, shadowed.data)
+            logged.append(event)
+            surface.apply(change)
+            # Most events (messages, calls) change no bracket and only the enclosure's last seq.
+            if kind in ENCLOSING_TYPES:
+                enclosure.apply(event)
+            else:
+                enclosure.last_seq = event.seq
+            if kind in BRACKETING_TYPES:
+                brackets.apply(event)
+            self.claim = (
+                self._claim_of(event)
+                if kind in ("compaction/summary", "compaction/prune")
+                else None
+            )
+        self.open_total = open_total
+        self.pending_prune = (
+            logged[-1] if logged and logged[-1].type == "compaction/prune" else None
+        )
 
     def _commit(self, event: SessionEvent, change: SurfaceChange) -> None:
         """Commit an event judged (or known) to keep every rule: the state each rule keeps."""

@@ -8,6 +8,11 @@ from compactcheck.invariants.session.envelope import SessionEvent
 from compactcheck.invariants.session.errors import LogViolationError
 
 TURN_SCOPED_TYPES = frozenset({"todo/write", "request/header", "request/context"})
+# The kinds ``Enclosure.apply`` commits more than the last seq for (keep in step with it): a
+# caller that commits many events may set ``last_seq`` alone for the others.
+ENCLOSING_TYPES = frozenset(
+    {"turn/start", "turn/end", "step/start", "step/end", "tool/call", "tool/result"}
+)
 
 
 def _int(data: Any, key: str) -> int | None:

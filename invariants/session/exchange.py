@@ -157,16 +157,57 @@ def fold_view(events: Iterable[SessionEvent]) -> SurfaceView:
     return folder.view()
 
 
-def first_breach(events: Sequence[SessionEvent], vouched: int = 0) -> Breach | None:
+class AdoptedPrefix:
+    """A log checker that adopted our generator's events, handed on once to continue from.
+
+    ``adopt_prefix`` builds it in the same pass that folds the surface of those events; the
+    log's check (``first_breach``) takes it over instead of adopting them again. Taken at most
+    once: a checker continued with one answer's events is no start for another's.
+    """
+
+    __slots__ = ("_checker", "count")
+
+    def __init__(self, checker: LogChecker) -> None:
+        self._checker: LogChecker | None = checker
+        # How many leading events of the log it adopted.
+        self.count = len(checker.events)
+
+    def take(self) -> LogChecker | None:
+        """The checker, the first time; None after that."""
+        checker, self._checker = self._checker, None
+        return checker
+
+
+def adopt_prefix(events: Sequence[SessionEvent]) -> tuple[AdoptedPrefix, SurfaceFolder]:
+    """Our generator's events (valid by construction) adopted by a checker, and their fold.
+
+    One pass serves both: the checker's surface after adopting them is the surface a
+    ``SurfaceFolder`` folds them to (nothing breaks in a valid log), so the folder starts from
+    a copy of it.
+    """
+    checker = LogChecker()
+    checker.adopt_all(events)
+    folder = SurfaceFolder()
+    folder.tracker = checker.surface.copy()
+    folder.events = list(checker.events)
+    return AdoptedPrefix(checker), folder
+
+
+def first_breach(
+    events: Sequence[SessionEvent], vouched: int = 0, adopted: AdoptedPrefix | None = None
+) -> Breach | None:
     """The first rule of any family (E, S, SI, C, G, M, TP) a whole log breaks, or None.
 
     ``vouched`` leading events are our generator's, which keep every rule by construction: they
     are adopted unchecked (``LogChecker.adopt``) and the rest judged as after a full check.
+    ``adopted`` may pass a checker that already adopted exactly those events
+    (``adopt_prefix``), continued here when it was not taken before.
     """
-    checker = LogChecker()
+    checker = adopted.take() if adopted is not None and adopted.count == vouched else None
+    if checker is None:
+        checker = LogChecker()
+        checker.adopt_all(events[:vouched])
     try:
-        for event in events[:vouched]:
-            checker.adopt(event)
         for event in events[vouched:]:
             checker.feed(event)
         checker.finish(allow_open_bracket=False)
@@ -224,6 +265,8 @@ class SessionBefore:
     folded: SurfaceFolder | None = field(default=None, compare=False, repr=False)
     # How many leading events our generator wrote (vouched for: valid by construction).
     vouched: int = field(default=0, compare=False, repr=False)
+    # A checker that adopted those events, for the log after's check to continue from.
+    adopted: AdoptedPrefix | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def of(
@@ -235,6 +278,7 @@ class SessionBefore:
         detached: bool = False,
         folder: SurfaceFolder | None = None,
         vouched: int = 0,
+        adopted: AdoptedPrefix | None = None,
     ) -> SessionBefore:
         """Capture a log about to be handed to a backend.
 
@@ -242,7 +286,8 @@ class SessionBefore:
         ``detached`` says that ``log`` holds plain JSON dicts no one else will hand out or edit
         (fresh encodings), so they are kept as they are instead of copied; ``folder`` may pass
         a fold of a prefix of ``events`` (a fold it owns), continued here with the rest;
-        ``vouched`` says how many leading ``events`` our generator wrote (see ``first_breach``).
+        ``vouched`` says how many leading ``events`` our generator wrote (see ``first_breach``)
+        and ``adopted`` may pass a checker that adopted them (``adopt_prefix``).
         """
         data = tuple(
             (item if isinstance(item, dict) else dict(item)) if detached else json_copy(dict(item))
@@ -251,7 +296,7 @@ class SessionBefore:
         parsed = tuple(events) if events is not None else parse_events(data, "log")
         folded = folder if folder is not None else SurfaceFolder()
         folded.feed(parsed[len(folded.events) :])
-        return cls(mode, data, parsed, folded.view(), live_lock(parsed), folded, vouched)
+        return cls(mode, data, parsed, folded.view(), live_lock(parsed), folded, vouched, adopted)
 
     def event_at(self, seq: int) -> SessionEvent | None:
         """The event with this seq in the log before, if any."""
@@ -314,7 +359,11 @@ class SessionAfter:
             surface=surface,
             incremental=incremental,
             # Only a log handed back as it was keeps the generator's events where they were.
-            breach=first_breach(events, before.vouched if logged is before.events else 0),
+            breach=(
+                first_breach(events, before.vouched, before.adopted)
+                if logged is before.events
+                else first_breach(events)
+            ),
         )
 
     def event_at(self, seq: int) -> SessionEvent | None:

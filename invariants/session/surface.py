@@ -156,6 +156,24 @@ class SurfaceTracker:
             self._check_result_rewrite(event, shadowed, event_at)
         return SurfaceChange(seq, "replace", start_index, shadowed)
 
+    def change_of(self, event: SessionEvent) -> SurfaceChange:
+        """What an event of a log known to keep every rule does to the surface, unchecked.
+
+        The change ``check`` returns for such an event: every rule's test is skipped, only the
+        span a replace shadows is looked up.
+        """
+        seq = event.seq
+        op = event.surface_op
+        if op is None or event.type not in SURFACE_TYPES:
+            return SurfaceChange(seq, "none")
+        if op == "append":
+            return SurfaceChange(seq, "append")
+        start_index = self.index[op["start"]]
+        end_index = self.index[op["end"]]
+        return SurfaceChange(
+            seq, "replace", start_index, tuple(self.nodes[start_index : end_index + 1])
+        )
+
     def _check_sources(self, event: SessionEvent) -> Sequence[int] | None:
         sources = event.source_event_seqs
         seq = event.seq
