@@ -27,6 +27,11 @@ from compactcheck.invariants.canonical import json_copy
 from compactcheck.reference_engine.shared_semantics import SnapshotFrame, is_safe_boundary
 from compactcheck.strategies.snapshot_view import SnapshotRecorder
 
+# What ``AgentEvent.to_json_data`` and ``AgentEvent.trusted`` call, looked up once: a round
+# dumps, and may copy, every event of its history.
+_EVENT_DUMP = AgentEvent.__pydantic_serializer__.to_python
+_built = AgentEvent.built
+
 
 class BackendCompactor:
     """A snapshot compactor that asks a backend over the protocol's JSON shapes."""
@@ -80,7 +85,11 @@ class SnapshotDriver:
 
         ``shared``: later rounds read the same event objects, so the compactor gets copies.
         """
-        recorded = {"state": state.to_json_data(), "events": [e.to_json_data() for e in events]}
+        dump = _EVENT_DUMP
+        recorded = {
+            "state": state.to_json_data(),
+            "events": [dump(e, mode="json", by_alias=True, exclude_none=True) for e in events],
+        }
         if not is_safe_boundary(state.status, pending, 0):
             return RoundOutcome(index, "unsafe", facts, input=recorded), None
         # The recorded input above is a dump of its own, and the laws see an edit in place
@@ -91,7 +100,14 @@ class SnapshotDriver:
         # validation), so that its edits cannot reach a later round's input.
         if shared:
             events = tuple(
-                AgentEvent.trusted(e.event_id, e.sequence, e.type, json_copy(e.payload))
+                _built(
+                    {
+                        "event_id": e.event_id,
+                        "sequence": e.sequence,
+                        "type": e.type,
+                        "payload": json_copy(e.payload),
+                    }
+                )
                 for e in events
             )
         try:
