@@ -8,6 +8,11 @@ from pydantic import BaseModel, ConfigDict
 from pydantic.alias_generators import to_camel
 
 _set_attribute = object.__setattr__
+# The setters of the slots every pydantic model has, called directly: ``object.__setattr__`` by
+# name looks each one up along the class's MRO first, most of the cost of a ``built`` model.
+_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 
 
 class WireModel(BaseModel):
@@ -43,9 +48,9 @@ class WireModel(BaseModel):
         """
         built = cls.__new__(cls)
         _set_attribute(built, "__dict__", values)
-        _set_attribute(built, "__pydantic_fields_set__", set(values))
-        _set_attribute(built, "__pydantic_extra__", None)
-        _set_attribute(built, "__pydantic_private__", None)
+        _set_fields_set(built, set(values))
+        _set_extra(built, None)
+        _set_private(built, None)
         return built
 
     @classmethod

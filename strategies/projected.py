@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from compactcheck.strategies.scenario_model import GroundTruth, Ledger, Scenario, walk
 from compactcheck.strategies.scenarios import scenarios
-from compactcheck.strategies.turns import Turn, Visitor
+from compactcheck.strategies.turns import Action, Turn, Visitor
 
 View = TypeVar("View", covariant=True)
 History = TypeVar("History")
@@ -58,6 +58,10 @@ class _PrefixEnds(Visitor, Generic[History]):
         self.ends = frozenset(ends)
         self.taken: list[tuple[GroundTruth, History]] = []
 
+    def action(self, action: Action) -> None:
+        # Only the ends of turns matter here: no action is handed on to a hook.
+        pass
+
     def turn_end(self, index: int, turn: Turn, last: bool) -> None:
         if last or index + 1 not in self.ends:
             return
@@ -83,9 +87,14 @@ def project_prefixes(
     if len(ends) > 1 and not recorder.ends_turns_alike:
         raise ValueError(f"{recorder.__name__} ends a run's last turn its own way: project each")
     record = recorder(scenario)
-    cuts = _PrefixEnds(record, ends[:-1])
-    walk(scenario, record, cuts)
-    taken = [*cuts.taken, (record.ledger.truth(), record.history())]
+    if len(ends) == 1:
+        # One round: nothing to read before the end of the walk.
+        walk(scenario, record)
+        taken = [(record.ledger.truth(), record.history())]
+    else:
+        cuts = _PrefixEnds(record, ends[:-1])
+        walk(scenario, record, cuts)
+        taken = [*cuts.taken, (record.ledger.truth(), record.history())]
     views: list[tuple[Scenario, History]] = []
     for count, (truth, history) in zip(ends, taken, strict=True):
         prefix = scenario.prefix(count)

@@ -28,6 +28,8 @@ _SNAPSHOT_NAMESPACE: Final = uuid.UUID("0b7d3c1e-5a92-4f36-8d0e-51c2a7e49f10")
 _RESERVED_OUTPUT: Final = 1000
 # A rough price of one event in tokens: usage only has to sit on the right side of the trigger.
 _TOKENS_PER_EVENT: Final = 40
+# What ``AgentEvent.trusted`` calls, looked up once: a projection builds every event of a run.
+_built = AgentEvent.built
 
 
 @dataclass(frozen=True)
@@ -76,9 +78,14 @@ class SnapshotRecorder(Recorder[SnapshotHistory]):
         requires, so the event is built without validation; the tests of the view validate every
         event it writes (and a harness validates each again when it hands it over).
         """
-        sequence = self.last_sequence + 1
-        event = AgentEvent.trusted(f"ev-{sequence}", sequence, kind, payload)
-        self.events.append(event)
+        events = self.events
+        # Sequences run 1, 2, 3, ... as events are only ever appended here: the next is the
+        # count plus one.
+        sequence = len(events) + 1
+        event = _built(
+            {"event_id": f"ev-{sequence}", "sequence": sequence, "type": kind, "payload": payload}
+        )
+        events.append(event)
         return event
 
     def restart(self, stale_lock: bool) -> None:

@@ -6,6 +6,7 @@ from typing import Any
 
 from compactcheck.invariants.canonical import canonically_equal, sha256_hex
 from compactcheck.invariants.compaction import SnapshotAfter, SnapshotBefore
+from compactcheck.invariants.events import AgentEvent
 from compactcheck.invariants.facts import Facts
 from compactcheck.invariants.law import invariant
 from compactcheck.invariants.verdict import Finding, Violation, value_diff, witness
@@ -19,7 +20,10 @@ from compactcheck.invariants.verdict import Finding, Violation, value_diff, witn
 def evidence_in_range(before: SnapshotBefore, after: SnapshotAfter, facts: Facts) -> Finding:
     """No evidence from outside the folded range, and none invented."""
     del facts
-    by_id = {event.event_id: event for event in before.events}
+    # The log by event id, made only when a decision cites evidence (most rounds cite none).
+    by_id: dict[str, AgentEvent] = {}
+    if any(decision.evidence_event_ids for decision in after.snapshot.decisions):
+        by_id = {event.event_id: event for event in before.events}
     low, high = after.snapshot.source_event_range.from_, after.snapshot.source_event_range.to
     found: list[Violation] = []
     cited = 0
@@ -156,6 +160,14 @@ def tool_pairing(before: SnapshotBefore, after: SnapshotAfter, facts: Facts) -> 
     """The tail never starts between a tool call and its result."""
     del facts
     in_tail = {e.text("callId") for e in after.raw_tail if e.type == "tool_call"}
+    orphans = [
+        event
+        for event in after.raw_tail
+        if event.type == "tool_result" and event.text("callId") not in in_tail
+    ]
+    if not orphans:
+        exercised = bool(after.raw_tail) and any(e.type == "tool_call" for e in before.events)
+        return Finding("tool_pairing", exercised, ())
     calls = {e.text("callId"): e for e in before.events if e.type == "tool_call"}
     found = tuple(
         Violation(
@@ -169,8 +181,7 @@ def tool_pairing(before: SnapshotBefore, after: SnapshotAfter, facts: Facts) -> 
             ),
             witness(calls.get(event.text("callId")), event),
         )
-        for event in after.raw_tail
-        if event.type == "tool_result" and event.text("callId") not in in_tail
+        for event in orphans
     )
     exercised = bool(after.raw_tail) and bool(calls)
     return Finding("tool_pairing", exercised, found)

@@ -20,18 +20,31 @@ def _events_where(events: Sequence[AgentEvent], kind: str, key: str) -> dict[str
     return {event.text(key): event for event in events if event.type == kind}
 
 
+# The events behind a set law's values: the log, an event type and the payload key holding the
+# value (see ``_events_where``).
+_Behind = tuple[Sequence[AgentEvent], str, str]
+
+
 def _set_law(
     law: str,
     label: str,
     actual: Iterable[str],
     expected: Iterable[str],
-    behind: dict[str, AgentEvent],
+    events: _Behind,
     *,
     stale: Iterable[str] = (),
 ) -> tuple[Violation, ...]:
-    """Violations of a set equality: values missing, stale (replaced) or invented."""
+    """Violations of a set equality: values missing, stale (replaced) or invented.
+
+    ``events`` names the events behind the values (by type and payload key), looked up only
+    when a value is wrong: a law that holds need not scan the log.
+    """
     actual_list, expected_list = list(actual), list(expected)
-    actual_set, expected_set, stale_set = set(actual_list), set(expected_list), set(stale)
+    actual_set, expected_set = set(actual_list), set(expected_list)
+    if actual_set == expected_set:
+        return ()
+    stale_set = set(stale)
+    behind = _events_where(*events)
     found: list[Violation] = []
     for value in expected_list:
         if value not in actual_set:
@@ -104,13 +117,12 @@ def goal_preserved(before: SnapshotBefore, after: SnapshotAfter, facts: Facts) -
 )
 def constraints_preserved(before: SnapshotBefore, after: SnapshotAfter, facts: Facts) -> Finding:
     """Current constraints kept; superseded ones dropped; nothing invented."""
-    behind = _events_where(before.events, "constraint_added", "text")
     found = _set_law(
         "constraints_preserved",
         "constraint",
         after.snapshot.constraints,
         facts.constraints,
-        behind,
+        (before.events, "constraint_added", "text"),
         stale=facts.superseded_constraints,
     )
     exercised = bool(facts.constraints or facts.superseded_constraints)
@@ -207,8 +219,10 @@ def pending_steps_preserved(before: SnapshotBefore, after: SnapshotAfter, facts:
 @invariant("snapshot", "changed_files_preserved", "every changed file of the run is listed")
 def changed_files_preserved(before: SnapshotBefore, after: SnapshotAfter, facts: Facts) -> Finding:
     """No changed file forgotten."""
-    behind = _events_where(before.events, "file_changed", "path")
     listed = set(after.snapshot.changed_files)
+    if all(path in listed for path in facts.changed_files):
+        return Finding("changed_files_preserved", bool(facts.changed_files), ())
+    behind = _events_where(before.events, "file_changed", "path")
     found = tuple(
         Violation(
             "changed_files_preserved",
@@ -226,13 +240,12 @@ def changed_files_preserved(before: SnapshotBefore, after: SnapshotAfter, facts:
 @invariant("snapshot", "active_skills_preserved", "active skills equal the run's, as a set")
 def active_skills_preserved(before: SnapshotBefore, after: SnapshotAfter, facts: Facts) -> Finding:
     """Active skills kept, none invented."""
-    behind = _events_where(before.events, "skill_activated", "name")
     found = _set_law(
         "active_skills_preserved",
         "active skill",
         after.snapshot.active_skills,
         facts.active_skills,
-        behind,
+        (before.events, "skill_activated", "name"),
     )
     return Finding("active_skills_preserved", bool(facts.active_skills), found)
 
@@ -242,13 +255,12 @@ def failed_attempts_preserved(
     before: SnapshotBefore, after: SnapshotAfter, facts: Facts
 ) -> Finding:
     """Failed attempts kept, so they are not tried again."""
-    behind = _events_where(before.events, "attempt_failed", "text")
     found = _set_law(
         "failed_attempts_preserved",
         "failed attempt",
         after.snapshot.failed_attempts,
         facts.failed_attempts,
-        behind,
+        (before.events, "attempt_failed", "text"),
     )
     return Finding("failed_attempts_preserved", bool(facts.failed_attempts), found)
 
@@ -285,13 +297,12 @@ def unresolved_questions_preserved(
     before: SnapshotBefore, after: SnapshotAfter, facts: Facts
 ) -> Finding:
     """A pending question stays open; an answered one is not reopened."""
-    behind = _events_where(before.events, "question_asked", "question")
     expected = [facts.pending_question] if facts.pending_question else []
     found = _set_law(
         "unresolved_questions_preserved",
         "question",
         after.snapshot.unresolved_questions,
         expected,
-        behind,
+        (before.events, "question_asked", "question"),
     )
     return Finding("unresolved_questions_preserved", bool(expected), found)
