@@ -20,7 +20,7 @@ from compactcheck.engine.target_run import TargetRun
 from compactcheck.invariants import View
 from compactcheck.scale.merge import merge_corpora
 from compactcheck.targets.calls import Calls
-from compactcheck.targets.registry import resolve
+from compactcheck.targets.registry import resolve, templates_for
 
 
 @dataclass(frozen=True)
@@ -66,6 +66,8 @@ def plan(
     unless the run's recording names entries so that they cannot collide.
     """
     parts = 1 if len(units) >= workers else math.ceil(workers / max(1, len(units)))
+    # Each worker forks its isolated workers from one template per py: target.
+    calls = templates_for([name for name, _ in units], calls)
     jobs: list[Job] = []
     for name, view in units:
         for piece in shard.split(parts):
