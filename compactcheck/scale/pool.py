@@ -33,6 +33,9 @@ _STOP_AGAIN = 1.0
 
 # Imported first by the fork server: it runs the parent's main script there, once.
 _MAIN = forkserver_main.__name__
+# Imported last by the fork server: what each worker would do on its first job (and must not be
+# imported anywhere else: it freezes the heap of whoever imports it).
+_PRELOAD = "compactcheck.scale.preload"
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -109,7 +112,9 @@ def _context() -> multiprocessing.context.BaseContext:
     # Not forked from the parent, which may hold subprocess pipes and a console thread: a
     # fork server imports compactcheck once, then forks each worker from that clean process.
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload([_MAIN, "compactcheck.scale.pool", "compactcheck.engine.plan"])
+    context.set_forkserver_preload(
+        [_MAIN, "compactcheck.scale.pool", "compactcheck.engine.plan", _PRELOAD]
+    )
     return context
 
 
