@@ -199,7 +199,7 @@ def templates_for(names: Sequence[str], calls: Calls) -> Calls:
     for name in names:
         if name.startswith("py:"):
             template_for(name.removeprefix("py:"), calls.memory_limit_mb, _worker_env())
-    return replace(calls, templates=addresses())
+    return replace(calls, templates=addresses(calls.memory_limit_mb))
 
 
 def _template_fork(

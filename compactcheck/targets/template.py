@@ -397,8 +397,8 @@ class Template:
         shutil.rmtree(self._folder, ignore_errors=True)
 
 
-# The templates this process started, by spec, while they are wanted (see ``want``).
-_templates: dict[str, Template] = {}
+# The templates this process started, by spec and memory limit, while wanted (see ``want``).
+_templates: dict[tuple[str, int], Template] = {}
 _wanted = False
 
 
@@ -409,22 +409,29 @@ def want() -> None:
 
 
 def template_for(spec: str, memory_limit_mb: int, env: Mapping[str, str]) -> Template | None:
-    """The template of ``spec`` this process started, started now if wanted; None otherwise."""
-    template = _templates.get(spec)
+    """The template of ``spec`` under that memory limit this process started, started now if
+    wanted; None otherwise."""
+    key = (spec, memory_limit_mb)
+    template = _templates.get(key)
     if template is not None or not _wanted:
         return template
     unavailable = fork_unavailable()
     if unavailable:
         debug(f"py:{spec}: no template process: {unavailable}")
         return None
-    template = _templates[spec] = Template(spec, memory_limit_mb, env)
+    template = _templates[key] = Template(spec, memory_limit_mb, env)
     debug(f"py:{spec}: template process {template.pid} started")
     return template
 
 
-def addresses() -> tuple[tuple[str, str], ...]:
-    """(spec, socket address) of each template this process runs, for its run workers."""
-    return tuple((spec, template.address) for spec, template in _templates.items())
+def addresses(memory_limit_mb: int) -> tuple[tuple[str, str], ...]:
+    """(spec, socket address) of each template under that memory limit this process runs, for
+    its run workers."""
+    return tuple(
+        (spec, template.address)
+        for (spec, limit), template in _templates.items()
+        if limit == memory_limit_mb
+    )
 
 
 def close_all() -> None:

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from compactcheck.targets import template
+from compactcheck.targets.calls import DEFAULT_MEMORY_LIMIT_MB
 from compactcheck.targets.registry import TargetError, resolve
 from compactcheck.targets.subprocess_backend import CommandBackend
 from tests.compactcheck.commandline import load
@@ -84,6 +85,10 @@ def _parent_of(pid: int) -> int:
     return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
 
 
+def _template_pid(spec: str) -> int:
+    return template._templates[spec, DEFAULT_MEMORY_LIMIT_MB].pid
+
+
 @pytest.fixture
 def templates() -> Any:
     """Templates wanted (as in a run with workers) and ended after the test."""
@@ -102,11 +107,11 @@ def test_a_worker_is_forked_from_the_template_and_answers_as_a_fresh_one(
         forked = resolve(f"py:{spec}")
         try:
             assert isinstance(forked.backend, CommandBackend)
-            [(name, _)] = template.addresses()
+            [(name, _)] = template.addresses(DEFAULT_MEMORY_LIMIT_MB)
             assert name == spec
             # Its parent is the template, not this process.
             assert forked.backend.pid is not None
-            assert _parent_of(forked.backend.pid) == template._templates[spec].pid
+            assert _parent_of(forked.backend.pid) == _template_pid(spec)
             assert forked.implementation == fresh.implementation
             for _ in range(3):
                 one = forked.backend.compact("messages", HISTORY)
@@ -123,7 +128,7 @@ def test_a_worker_is_forked_from_the_template_and_answers_as_a_fresh_one(
 def test_no_template_is_started_unless_a_run_with_workers_wants_one() -> None:
     target = resolve(f"py:{HOSTILE}:prints")
     try:
-        assert template.addresses() == ()
+        assert template.addresses(DEFAULT_MEMORY_LIMIT_MB) == ()
     finally:
         target.close()
 
@@ -135,7 +140,7 @@ def test_a_compactor_that_cannot_load_is_reported_as_a_fresh_worker_reports_it()
     try:
         with pytest.raises(TargetError) as forked:
             resolve(f"py:{HOSTILE}:no_such_compactor")
-        assert len(template.addresses()) == 1
+        assert len(template.addresses(DEFAULT_MEMORY_LIMIT_MB)) == 1
     finally:
         template.close_all()
     assert "no_such_compactor" in str(fresh.value)
@@ -154,10 +159,7 @@ def test_a_forked_worker_that_dies_is_reported_and_forked_again(templates: Any) 
         assert "worker process was killed by SIGKILL" in (answers[2].reason or "")
         # Restarted: a new fork from the same template.
         assert target.backend.pid not in (None, first)
-        assert (
-            _parent_of(target.backend.pid or 0)
-            == template._templates[f"{HOSTILE}:kills_itself"].pid
-        )
+        assert _parent_of(target.backend.pid or 0) == _template_pid(f"{HOSTILE}:kills_itself")
     finally:
         target.close()
 
@@ -225,7 +227,7 @@ def test_without_fork_no_template_is_started(
     monkeypatch.setenv(template.DEBUG_VARIABLE, "1")
     target = resolve(f"py:{HOSTILE}:prints")
     try:
-        assert template.addresses() == ()
+        assert template.addresses(DEFAULT_MEMORY_LIMIT_MB) == ()
         assert target.backend is not None
         assert target.backend.compact("messages", HISTORY).kind == "result"
     finally:
@@ -330,3 +332,46 @@ def test_templates_are_named_to_run_workers_by_spec(templates: Any) -> None:
     assert Path(address).exists()
     assert templates_for([f"py:{HOSTILE}:prints"], Calls(in_process=True)).templates == ()
     assert json.dumps(calls.templates)
+
+
+def test_under_pytest_the_target_opened_at_collection_and_fuzzed_shares_one_template(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "plain.py").write_text("def compact(messages):\n    return list(messages)\n")
+    (tmp_path / "test_plain.py").write_text(
+        "import pytest\n\n\n"
+        '@pytest.mark.compactcheck("py:plain.py:compact", view="messages")\n'
+        "def test_plain(compactcheck_law):\n"
+        "    compactcheck_law.check()\n"
+    )
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:randomly",
+            "-q",
+            "-s",
+            "-n",
+            "0",
+            "--compactcheck-max-examples",
+            "5",
+            "--compactcheck-seed",
+            "1",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+        env={**os.environ, template.DEBUG_VARIABLE: "1"},
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    output = done.stdout + done.stderr
+    # One import of the compactor: the worker opened at collection and the one fuzzed are forks.
+    assert output.count("template process") == 1
+    assert output.count("forked from the template") == 2
+    assert "started fresh" not in output
