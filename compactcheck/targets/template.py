@@ -218,14 +218,20 @@ class ForkedWorker:
     """A worker forked by a template, seen as ``subprocess.Popen`` sees its child."""
 
     def __init__(
-        self, pid: int, connection: socket.socket, lifeline: int, streams: tuple[int, int, int]
+        self,
+        pid: int,
+        connection: socket.socket,
+        lifeline: int,
+        streams: tuple[int, int, int],
+        received: bytes = b"",
     ) -> None:
         self.pid = pid
         self.args = f"forked worker {pid}"
         self.returncode: int | None = None
         self._connection = connection
         self._lifeline: int | None = lifeline
-        self._buffer = b""
+        # What the template sent after the pid (its exit status, when it ended at once).
+        self._buffer = received
         stdin, stdout, stderr = streams
         self.stdin: IO[bytes] | None = open(stdin, "wb", buffering=0)  # noqa: SIM115
         self.stdout: IO[bytes] | None = open(stdout, "rb", buffering=0)  # noqa: SIM115
@@ -248,6 +254,13 @@ class ForkedWorker:
         return self.returncode
 
     def _read(self, timeout: float | None) -> None:
+        if b"\n" not in self._buffer:
+            self._receive(timeout)
+        if b"\n" in self._buffer:
+            line = self._buffer.split(b"\n", 1)[0]
+            self._ended(int(json.loads(line)["status"]))
+
+    def _receive(self, timeout: float | None) -> None:
         self._connection.settimeout(timeout)
         try:
             chunk = self._connection.recv(1024)
@@ -257,9 +270,6 @@ class ForkedWorker:
             chunk = b""
         if chunk:
             self._buffer += chunk
-            if b"\n" in self._buffer:
-                line = self._buffer.split(b"\n", 1)[0]
-                self._ended(int(json.loads(line)["status"]))
             return
         # The template ended before the worker: its status is lost; it is over once gone.
         try:
@@ -310,12 +320,13 @@ class TemplateFork:
             header = json.dumps({"view": self.view, "name": self.name}).encode()
             socket.send_fds(connection, [header], theirs)
             reply = b""
-            while not reply.endswith(b"\n"):
+            while b"\n" not in reply:
                 chunk = connection.recv(1024)
                 if not chunk:
                     raise _FreshStartError("the template process ended")
                 reply += chunk
-            answer = json.loads(reply)
+            line, received = reply.split(b"\n", 1)
+            answer = json.loads(line)
         except TimeoutError:
             _close(connection, mine)
             raise _FreshStartError(
@@ -326,7 +337,11 @@ class TemplateFork:
             raise _FreshStartError(
                 f"the template is unreachable ({error.strerror or error})"
             ) from None
-        except _FreshStartError:
+        except ValueError:
+            _close(connection, mine)
+            raise _FreshStartError("the template's answer is not JSON") from None
+        except BaseException:
+            # Its own reason to start fresh, or an interrupt: either way the pipes are not used.
             _close(connection, mine)
             raise
         finally:
@@ -336,7 +351,8 @@ class TemplateFork:
             _close(connection, mine)
             raise _FreshStartError(str(answer.get("fresh", "the template refused")))
         debug(f"py:{self.spec}: worker process {answer['pid']} forked from the template")
-        return ForkedWorker(int(answer["pid"]), connection, life_w, (stdin_w, stdout_r, stderr_r))
+        streams = (stdin_w, stdout_r, stderr_r)
+        return ForkedWorker(int(answer["pid"]), connection, life_w, streams, received)
 
 
 class _FreshStartError(Exception):

@@ -9,6 +9,7 @@ from pathlib import Path
 from compactcheck.base.shards import Shard
 from compactcheck.engine.config import RunConfig
 from compactcheck.engine.plan import plan
+from compactcheck.invariants import View
 from compactcheck.scale.pool import submit, worker_pool
 from compactcheck.targets.calls import Calls
 
@@ -42,7 +43,7 @@ def test_the_cut_and_its_seeds_are_the_same_on_every_run(tmp_path: Path) -> None
     config = RunConfig(seed=1, max_examples=200, corpus_dir=tmp_path / "corpus")
 
     def seeds() -> list[int]:
-        units = [("reference-messages", "messages")]
+        units: list[tuple[str, View]] = [("reference-messages", "messages")]
         work = plan(units, config, shard=Shard(), workers=8, calls=Calls(timeout=5))
         return [job.config.seed for job in work.jobs]
 

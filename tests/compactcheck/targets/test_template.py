@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -375,3 +376,42 @@ def test_under_pytest_the_target_opened_at_collection_and_fuzzed_shares_one_temp
     assert output.count("template process") == 1
     assert output.count("forked from the template") == 2
     assert "started fresh" not in output
+
+
+def test_a_worker_that_ended_at_once_is_seen_ended_from_the_first_answer() -> None:
+    # The template may send the pid and the exit status in one piece.
+    mine, theirs = socket.socketpair()
+    fds = [fd for pipe in (os.pipe(), os.pipe(), os.pipe()) for fd in pipe]
+    life_read, life_write = os.pipe()
+    worker = template.ForkedWorker(
+        os.getpid(), mine, life_write, (fds[1], fds[2], fds[4]), b'{"status": -9}\n'
+    )
+    try:
+        assert worker.poll() == -9
+        assert worker.wait(0) == -9
+        # Its lifeline was let go with it.
+        assert os.read(life_read, 1) == b""
+    finally:
+        theirs.close()
+        for fd in (fds[0], fds[3], fds[5], life_read):
+            os.close(fd)
+
+
+def test_a_template_that_is_gone_leaves_the_worker_to_start_fresh(
+    templates: Any, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv(template.DEBUG_VARIABLE, "1")
+    spec = f"{HOSTILE}:prints"
+    first = resolve(f"py:{spec}")
+    first.close()
+    gone = template._templates[spec, DEFAULT_MEMORY_LIMIT_MB]
+    os.kill(gone.pid, signal.SIGKILL)
+    gone._process.wait()
+    target = resolve(f"py:{spec}")
+    try:
+        assert target.backend is not None
+        assert target.backend.compact("messages", HISTORY).kind == "result"
+        assert _parent_of(target.backend.pid or 0) == os.getpid()  # type: ignore[attr-defined]
+    finally:
+        target.close()
+    assert "worker process started fresh: the template" in capsys.readouterr().err
