@@ -60,7 +60,9 @@ class Measured:
         return self.histories / self.seconds
 
 
-def _measured(command: list[str], folder: Path) -> Measured:
+def _measured(
+    command: list[str], folder: Path, environment: dict[str, str] | None = None
+) -> Measured:
     sizes = folder / "sizes.log"
     started = time.perf_counter()
     done = subprocess.run(
@@ -69,7 +71,7 @@ def _measured(command: list[str], folder: Path) -> Measured:
         capture_output=True,
         text=True,
         check=False,
-        env={**os.environ, "COMPACT_SIZES": str(sizes)},
+        env={**os.environ, **(environment or {}), "COMPACT_SIZES": str(sizes)},
     )
     seconds = time.perf_counter() - started
     report = folder / "report.json"
@@ -108,12 +110,22 @@ def cli(examples: int, workers: int) -> Measured:
         return _measured(command, Path(folder))
 
 
-def plugin(examples: int, workers: int) -> Measured:
-    """`pytest` with the plugin on the slow compactor: ``-n workers`` and as many shards."""
+# Loads only the plugins the run needs, not every plugin installed (see plugin()).
+_ONLY_NEEDED = ["-p", "xdist.plugin", "-p", "compactcheck.pytest_plugin"]
+
+
+def plugin(examples: int, workers: int, *, autoload: bool = True) -> Measured:
+    """`pytest` with the plugin on the slow compactor: ``-n workers`` and as many shards.
+
+    Without ``autoload``, pytest loads only xdist and compactcheck
+    (``PYTEST_DISABLE_PLUGIN_AUTOLOAD=1``), as docs/how-to/worker-count.md advises: each xdist
+    worker is a whole pytest process, and every plugin installed is imported by each.
+    """
     with tempfile.TemporaryDirectory() as folder:
         (Path(folder) / "test_slow.py").write_text(TESTS)
         command = [
             *_PYTEST,
+            *([] if autoload else _ONLY_NEEDED),
             "-p",
             "no:cacheprovider",
             "-p",
@@ -131,7 +143,8 @@ def plugin(examples: int, workers: int) -> Measured:
             "report.json",
             "test_slow.py",
         ]
-        return _measured(command, Path(folder))
+        environment = {} if autoload else {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+        return _measured(command, Path(folder), environment)
 
 
 def _row(how: str, one: Measured, many: Measured, judged: bool) -> str:
@@ -160,10 +173,20 @@ def parallel(examples: int, workers: int = GOAL_WORKERS) -> None:
     print(_row(f"run --workers {workers}", cli(examples, 1), cli(examples, workers), judged))
     print(_row(f"pytest -n {workers}", plugin(examples, 1), plugin(examples, workers), judged))
     print(
+        _row(
+            f"pytest -n {workers} (-p)",
+            plugin(examples, 1, autoload=False),
+            plugin(examples, workers, autoload=False),
+            judged,
+        )
+    )
+    print(
         f"(rate: histories the report counts over the command's wall time, start-up included; "
         f"size: median messages per history handed to the compactor; pytest -n {workers} runs "
-        f"--compactcheck-shards {workers}, against plain pytest with one shard; verdicts: law by "
-        f"law, the shards drawing their own histories; this host has {os.cpu_count()} cores)"
+        f"--compactcheck-shards {workers}, against plain pytest with one shard; (-p): only the "
+        f"xdist and compactcheck plugins loaded (PYTEST_DISABLE_PLUGIN_AUTOLOAD=1); verdicts: "
+        f"law by law, the shards drawing their own histories; this host has {os.cpu_count()} "
+        f"cores)"
     )
 
 

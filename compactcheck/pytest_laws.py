@@ -40,6 +40,7 @@ from compactcheck.pytest_options import values as option_values
 from compactcheck.report.model import TargetReport
 from compactcheck.scale.database import profile_database, redis_url
 from compactcheck.scale.merge import merge_target_groups, point_into
+from compactcheck.targets import template
 from compactcheck.targets.calls import Calls
 from compactcheck.targets.registry import Target, resolve
 
@@ -258,6 +259,9 @@ def _law_cases(metafunc: pytest.Metafunc) -> list[LawCase]:
     shards = _shards(config)
     session = config.stash[SESSION]
     cases: list[LawCase] = []
+    # A py: target is opened here to learn its views, and again to be fuzzed: both times its
+    # isolated worker is forked from one template, which imports the compactor once.
+    template.want()
     for name, spec, marked in targets:
         values = option_values(config, marked)
         view: View | None = values["view"]
@@ -364,6 +368,7 @@ def finish(session: pytest.Session, exitstatus: int) -> None:
     fuzzed = config.stash[SESSION]
     for run in fuzzed.runs.values():
         run.target.close()
+    template.close_all()
     workeroutput = getattr(config, "workeroutput", None)
     if workeroutput is not None:
         workeroutput[WORKER_KEY] = json.dumps(_shipped(fuzzed))

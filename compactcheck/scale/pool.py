@@ -24,6 +24,7 @@ from typing import ParamSpec, TypeVar
 
 from compactcheck.base import interrupts
 from compactcheck.scale import forkserver_main
+from compactcheck.targets import template
 
 # How long an interrupted worker may take to unwind its job before it is killed, and how often
 # it is told again meanwhile.
@@ -32,6 +33,9 @@ _STOP_AGAIN = 1.0
 
 # Imported first by the fork server: it runs the parent's main script there, once.
 _MAIN = forkserver_main.__name__
+# Imported last by the fork server: what each worker would do on its first job (and must not be
+# imported anywhere else: it freezes the heap of whoever imports it).
+_PRELOAD = "compactcheck.scale.preload"
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -108,7 +112,9 @@ def _context() -> multiprocessing.context.BaseContext:
     # Not forked from the parent, which may hold subprocess pipes and a console thread: a
     # fork server imports compactcheck once, then forks each worker from that clean process.
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload([_MAIN, "compactcheck.scale.pool", "compactcheck.engine.plan"])
+    context.set_forkserver_preload(
+        [_MAIN, "compactcheck.scale.pool", "compactcheck.engine.plan", _PRELOAD]
+    )
     return context
 
 
@@ -127,7 +133,10 @@ def warm_up() -> multiprocessing.context.BaseContext:
     this process does next; the context its workers are forked in.
 
     The server imports in the background: the first worker forked waits for it, not this call.
+    From now until the pool closes, a py: target resolved here starts the template its workers
+    fork their isolated workers from (``targets.template``).
     """
+    template.want()
     context = _context()
     script = _main_script()
     # Read by the server as it starts (forkserver_main), and no process started after it.
@@ -151,11 +160,14 @@ def worker_pool(workers: int) -> Iterator[ProcessPoolExecutor]:
     """
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=warm_up(), initializer=_start_worker)
     try:
-        yield pool
-    except BaseException:
-        _stop(pool)
-        raise
-    pool.shutdown(wait=True)
+        try:
+            yield pool
+        except BaseException:
+            _stop(pool)
+            raise
+        pool.shutdown(wait=True)
+    finally:
+        template.close_all()
 
 
 def _stop(pool: ProcessPoolExecutor) -> None:

@@ -16,8 +16,9 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import IO, Protocol
 
 from compactcheck.base import interrupts
 from compactcheck.base.errors import CompactcheckError
@@ -149,6 +150,29 @@ _SIGNAL_MEANINGS = {
 }
 
 
+class Child(Protocol):
+    """A started harness as ``subprocess.Popen`` shows it (or a worker forked from a template,
+    ``targets.template``)."""
+
+    pid: int
+    returncode: int | None
+    stdin: IO[bytes] | None
+    stdout: IO[bytes] | None
+    stderr: IO[bytes] | None
+
+    def poll(self) -> int | None:
+        """The exit status, None while it runs."""
+        ...
+
+    def wait(self, timeout: float | None = None) -> int:
+        """The exit status, waited for up to ``timeout`` seconds (``TimeoutExpired``)."""
+        ...
+
+
+# Starts the harness some other way than a fresh process (a fork); None: start it fresh.
+Fork = Callable[[], Child | None]
+
+
 class HarnessProcess:
     """One running harness process, its non-blocking pipes and its stdout buffer."""
 
@@ -159,12 +183,37 @@ class HarnessProcess:
         env: Mapping[str, str] | None,
         ring: StderrRing,
         max_answer_bytes: int,
+        fork: Fork | None = None,
     ) -> None:
-        command = argv[0]
         # Where this process's stderr starts in the ring, so errors quote its words alone.
         self.stderr_mark = ring.fed
+        forked = fork() if fork is not None else None
+        self.popen: Child = forked if forked is not None else self._fresh(argv, cwd, env)
+        assert self.popen.stdin is not None
+        assert self.popen.stdout is not None
+        assert self.popen.stderr is not None
+        self._stdin = self.popen.stdin.fileno()
+        self._stdout = self.popen.stdout.fileno()
+        os.set_blocking(self._stdin, False)
+        os.set_blocking(self._stdout, False)
+        _widen(self._stdin)
+        _widen(self._stdout)
+        self._drainer = threading.Thread(
+            target=_drain, args=(self.popen.stderr.fileno(), ring), daemon=True
+        )
+        self._drainer.start()
+        self._max = max_answer_bytes
+        self._buffer = bytearray()
+        self._discarding = False
+        self.killed = False
+
+    @staticmethod
+    def _fresh(
+        argv: list[str], cwd: str | Path | None, env: Mapping[str, str] | None
+    ) -> subprocess.Popen[bytes]:
+        command = argv[0]
         try:
-            self.popen = subprocess.Popen(
+            return subprocess.Popen(
                 argv,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
@@ -190,23 +239,6 @@ class HarnessProcess:
             raise HarnessStartError(
                 f"cannot start harness {command!r}: {error.strerror or error}"
             ) from None
-        assert self.popen.stdin is not None
-        assert self.popen.stdout is not None
-        assert self.popen.stderr is not None
-        self._stdin = self.popen.stdin.fileno()
-        self._stdout = self.popen.stdout.fileno()
-        os.set_blocking(self._stdin, False)
-        os.set_blocking(self._stdout, False)
-        _widen(self._stdin)
-        _widen(self._stdout)
-        self._drainer = threading.Thread(
-            target=_drain, args=(self.popen.stderr.fileno(), ring), daemon=True
-        )
-        self._drainer.start()
-        self._max = max_answer_bytes
-        self._buffer = bytearray()
-        self._discarding = False
-        self.killed = False
 
     @property
     def pid(self) -> int:

@@ -7,6 +7,9 @@ run restarts it and reports what happened as a finding of that call.
 
     python -m compactcheck.targets.isolated [--view VIEW] [--memory-limit MB] [--name NAME] SPEC
 
+With ``--template FD`` it loads the compactor once and forks a worker per request made on the
+listening socket FD instead (see ``targets.template``).
+
 The protocol keeps private copies of the standard input and output: the compactor's own
 ``print`` (and any native code writing to file descriptor 1) goes to stderr, and its standard
 input reads nothing. A compactor that edits its input in place is told apart by comparing the
@@ -45,6 +48,7 @@ from compactcheck.base.loading import (
     load_attribute,
     signature_problem,
 )
+from compactcheck.targets import template
 
 PROTOCOL_VERSION = 1
 # The exit status of a worker whose compactor could not be loaded (its stderr says why).
@@ -222,6 +226,31 @@ def _serve(compactor: _Compactor, protocol_in: BinaryIO, protocol_out: BinaryIO)
     return 0
 
 
+def _loaded(spec: str) -> tuple[Any, str]:
+    """The compactor ``spec`` names, or None and the one line that says why it cannot run."""
+    try:
+        attribute = load_attribute(spec)
+    except LoadError as error:
+        return None, str(error)
+    except BaseException as error:
+        return None, f"py:{spec}: loading it raised {described(error)}"
+    if not is_adapter_object(attribute) and not callable(attribute):
+        return None, (
+            f"py:{spec}: expected a callable or an adapter object with compact() and "
+            f"implementation, found {type(attribute).__name__}"
+        )
+    problem = "" if is_adapter_object(attribute) else signature_problem(attribute)
+    if problem:
+        return None, f"py:{spec}: {problem}"
+    return attribute, ""
+
+
+def _import_path() -> None:
+    extra = os.environ.get(PATH_VARIABLE)
+    if extra:
+        sys.path[:0] = [entry for entry in json.loads(extra) if entry not in sys.path]
+
+
 def main(argv: list[str] | None = None) -> int:
     """Load the compactor, then answer requests until stop or the end of input."""
     parser = argparse.ArgumentParser(prog="python -m compactcheck.targets.isolated")
@@ -229,34 +258,39 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--view", choices=VIEW_NAMES)
     parser.add_argument("--name", default="")
     parser.add_argument("--memory-limit", type=int, default=0, help="MB of address space")
+    parser.add_argument(
+        "--template", type=int, default=-1, help="serve forks on this listening socket (fd)"
+    )
     arguments = parser.parse_args(argv)
+    if arguments.template >= 0:
+
+        def prepare() -> tuple[Any, str, str]:
+            _import_path()
+            memory_note = _limit_memory(arguments.memory_limit)
+            return (*_loaded(arguments.spec), memory_note)
+
+        # Returns only in a worker forked from the template, with that worker's view and name.
+        worker = template.serve(arguments.template, arguments.spec, prepare)
+        return _run(worker.attribute, worker.view, worker.name, worker.memory_note)
     protocol_in, protocol_out = _private_streams()
     faulthandler.enable(file=sys.stderr)
     _watch_parent()
-    extra = os.environ.get(PATH_VARIABLE)
-    if extra:
-        sys.path[:0] = [entry for entry in json.loads(extra) if entry not in sys.path]
+    _import_path()
     memory_note = _limit_memory(arguments.memory_limit)
-    try:
-        attribute = load_attribute(arguments.spec)
-    except LoadError as error:
-        print(error, file=sys.stderr)
-        return LOAD_FAILED
-    except BaseException as error:
-        print(f"py:{arguments.spec}: loading it raised {described(error)}", file=sys.stderr)
-        return LOAD_FAILED
-    if not is_adapter_object(attribute) and not callable(attribute):
-        print(
-            f"py:{arguments.spec}: expected a callable or an adapter object with compact() and "
-            f"implementation, found {type(attribute).__name__}",
-            file=sys.stderr,
-        )
-        return LOAD_FAILED
-    problem = "" if is_adapter_object(attribute) else signature_problem(attribute)
+    attribute, problem = _loaded(arguments.spec)
     if problem:
-        print(f"py:{arguments.spec}: {problem}", file=sys.stderr)
+        print(problem, file=sys.stderr)
         return LOAD_FAILED
-    compactor = _Compactor(attribute, arguments.view, arguments.name or arguments.spec, memory_note)
+    name = arguments.name or arguments.spec
+    compactor = _Compactor(attribute, arguments.view, name, memory_note)
+    return _serve(compactor, protocol_in, protocol_out)
+
+
+def _run(attribute: Any, view: str | None, name: str, memory_note: str) -> int:
+    """In a worker forked from a template: what ``main`` does once the compactor is loaded."""
+    protocol_in, protocol_out = _private_streams()
+    faulthandler.enable(file=sys.stderr)
+    compactor = _Compactor(attribute, view, name, memory_note)
     return _serve(compactor, protocol_in, protocol_out)
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
 from compactcheck.base.awaiting import is_async
@@ -47,6 +47,7 @@ from compactcheck.targets.isolated import LOAD_FAILED, PATH_VARIABLE
 from compactcheck.targets.node_harness import DESCRIPTIONS as NODE_DESCRIPTIONS
 from compactcheck.targets.node_harness import is_node_target, node_backend
 from compactcheck.targets.subprocess_backend import CommandBackend
+from compactcheck.targets.template import TemplateFork, addresses, template_for
 
 
 class TargetError(CompactcheckError):
@@ -169,15 +170,51 @@ def isolated_backend(spec: str, view: View | None, calls: Calls) -> CommandBacke
     if view is not None:
         argv += ["--view", view]
     argv += ["--memory-limit", str(calls.memory_limit_mb)]
-    env = {**os.environ, PATH_VARIABLE: json.dumps([entry for entry in sys.path if entry])}
+    env = _worker_env()
     try:
         return CommandBackend(
-            argv, timeout=calls.timeout, env=env, role="worker process", opaque_results=True
+            argv,
+            timeout=calls.timeout,
+            env=env,
+            role="worker process",
+            opaque_results=True,
+            fork=_template_fork(spec, view, calls, env),
         )
     except HarnessStartError as error:
         if error.exit_code == LOAD_FAILED and error.last_words:
             raise TargetError(error.last_words) from None
         raise TargetError(f"py:{spec}: the worker process could not start: {error}") from None
+
+
+def _worker_env() -> dict[str, str]:
+    """The environment of an isolated worker: this one, with the import path to use."""
+    return {**os.environ, PATH_VARIABLE: json.dumps([entry for entry in sys.path if entry])}
+
+
+def templates_for(names: Sequence[str], calls: Calls) -> Calls:
+    """``calls`` naming a template for each isolated ``py:`` target of ``names`` (started now
+    when this process has none yet and a run with workers wants them; see targets.template)."""
+    if calls.in_process:
+        return calls
+    for name in names:
+        if name.startswith("py:"):
+            template_for(name.removeprefix("py:"), calls.memory_limit_mb, _worker_env())
+    return replace(calls, templates=addresses(calls.memory_limit_mb))
+
+
+def _template_fork(
+    spec: str, view: View | None, calls: Calls, env: dict[str, str]
+) -> TemplateFork | None:
+    """How the worker of ``spec`` is forked from a template: the one the run's owner started
+    (named in ``calls``), or one this process starts when a run with workers wants one."""
+    address = dict(calls.templates).get(spec)
+    if address is None:
+        template = template_for(spec, calls.memory_limit_mb, env)
+        if template is None:
+            return None
+        address = template.address
+    # As long as a fresh start may take to answer its handshake (CommandBackend's default).
+    return TemplateFork(address, spec, view, spec, max(calls.timeout, 10.0))
 
 
 def python_target(

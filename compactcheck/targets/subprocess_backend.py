@@ -30,6 +30,7 @@ from compactcheck.targets.calls import DEFAULT_TIMEOUT
 from compactcheck.targets.harness_process import (
     DeadlineError,
     ExitedError,
+    Fork,
     HarnessProcess,
     HarnessStartError,
     OversizeError,
@@ -82,12 +83,15 @@ class CommandBackend:
         role: str = "harness",
         window: int = DEFAULT_WINDOW,
         opaque_results: bool = False,
+        fork: Fork | None = None,
     ) -> None:
         if isinstance(argv, str) or not argv:
             raise HarnessStartError(
                 f"expected the harness command as a non-empty argument list; found {argv!r}"
             )
         self._argv = list(argv)
+        # How a start (and each restart) may fork the harness instead of running ``argv``.
+        self._fork = fork
         # What the process is called in findings: "harness" for a cmd: target, "worker process"
         # for a py: target run in isolation.
         self._role = role
@@ -413,7 +417,7 @@ class CommandBackend:
     def _start(self) -> Implementation:
         """Spawn the harness and complete the handshake; HarnessStartError otherwise."""
         process = HarnessProcess(
-            self._argv, self._cwd, self._env, self._ring, self._max_answer_bytes
+            self._argv, self._cwd, self._env, self._ring, self._max_answer_bytes, self._fork
         )
         try:
             implementation = self._handshake(process)
