@@ -46,3 +46,11 @@ def test_the_stages_run_mypy_and_pytest_as_dev_test_does() -> None:
     stage = dev[dev.index("\n  test)") : dev.index(";;", dev.index("\n  test)"))]
     assert f'"$VENV/bin/mypy" {" ".join(dev_test_time.MYPY_WORKERS)}\n' in stage
     assert f'"$VENV/bin/python" {" ".join(dev_test_time.PYTEST)} "$@"\n' in stage
+
+
+def test_a_stage_runs_with_bytecode_written_as_dev_test_runs_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    script = "import sys; print(sys.flags.dont_write_bytecode)"
+    assert _timed("script", [sys.executable, "-c", script]).tail == "0"

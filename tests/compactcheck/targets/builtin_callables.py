@@ -12,16 +12,17 @@ place when the compactor edits its input, as the built-in one is seen to).
 from __future__ import annotations
 
 import dataclasses
+import importlib
 from collections.abc import Callable
 from typing import Any
 
 from compactcheck.invariants import CompactorInput
 from compactcheck.invariants.formats import CHAT, check_format
-from compactcheck.reference_engine.messages import reference_for
-from compactcheck.reference_engine.session import reference_session_compactor
+from compactcheck.reference_engine.mutants.mutant import Mutant
 from compactcheck.reference_engine.shared_semantics import SnapshotFrame
-from compactcheck.reference_engine.snapshot import SnapshotPipeline
-from compactcheck.targets.registry import all_mutants
+
+# The compactors are imported where an attribute is built, each from its own module: a worker
+# process loading one of them (a few hundred per test session) imports that one alone.
 
 
 def target_name(attribute: str) -> str:
@@ -58,16 +59,43 @@ def same_frame(frame: SnapshotFrame) -> bool:
     return all(getattr(frame, name) == getattr(default, name) for name in fields)
 
 
+# Where the built-in mutants are defined, the cheapest to import first (the registry imports them
+# all, and every other target besides).
+_MUTANT_MODULES = (
+    ("compactcheck.reference_engine.mutants.messages", "MESSAGE_MUTANTS"),
+    ("compactcheck.reference_engine.mutants.formats", "FORMAT_MUTANTS"),
+    ("compactcheck.reference_engine.mutants.session", "SESSION_MUTANTS"),
+    ("compactcheck.reference_engine.mutants.snapshot", "SNAPSHOT_MUTANTS"),
+)
+
+
+def _mutant(name: str) -> Mutant:
+    """The built-in mutant named ``name``, importing no more of the mutant modules than needed;
+    KeyError if there is none."""
+    for module, attribute in _MUTANT_MODULES:
+        mutants: tuple[Mutant, ...] = getattr(importlib.import_module(module), attribute)
+        for mutant in mutants:
+            if mutant.name == name:
+                return mutant
+    raise KeyError(name)
+
+
 def builtin_callable(attribute: str) -> Callable[[Any], Any]:
     """The built-in target's compactor as a plain callable of its view."""
     name, _, format = attribute.replace("~", ":").partition("@")
     if name == "reference-messages":
+        from compactcheck.reference_engine.messages import reference_for
+
         return reference_for(check_format(format or CHAT), None)
     if name == "reference-session":
+        from compactcheck.reference_engine.session import reference_session_compactor
+
         return reference_session_compactor()
     if name == "reference":
+        from compactcheck.reference_engine.snapshot import SnapshotPipeline
+
         return _snapshot_callable(SnapshotPipeline())
-    mutant = all_mutants()[name.removeprefix("mutant:")]
+    mutant = _mutant(name.removeprefix("mutant:"))
     built = mutant.build()
     if mutant.view == "snapshot":
         return _snapshot_callable(built)
