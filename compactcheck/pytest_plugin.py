@@ -173,13 +173,18 @@ def _open_early(item: pytest.Item) -> None:
 
     Hypothesis times each case against its deadline (200 ms by default); started by the first
     case, the worker's start (half a second or more) would make that case exceed it, and
-    Hypothesis report a DeadlineExceeded or Flaky failure of a compactor that is fast.
+    Hypothesis report a DeadlineExceeded or Flaky failure of a compactor that is fast. The
+    same holds for the laws' lemma dictionary, loaded here too.
     """
     law = getattr(getattr(item, "callspec", None), "params", {}).get("compactcheck_law")
     if law is None:
         return
     from compactcheck.base.errors import CompactcheckError
+    from compactcheck.invariants import sentences
 
+    # The judging's own one-off start (reading the lemma dictionary, about 0.15 s) is not the
+    # compactor's either, and would land in the first case that judges prose.
+    sentences.load_lexicon()
     try:
         law.run()
     except CompactcheckError:

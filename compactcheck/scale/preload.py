@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import gc
 
-import simplemma
+from compactcheck.invariants import sentences
 
 
 def _settle() -> None:
-    # The dictionary is loaded on the first word of a language, and kept by the module.
-    simplemma.lemmatize("compactions", lang="en")
+    sentences.load_lexicon()
     gc.collect()
     gc.freeze()
 

@@ -52,3 +52,60 @@ def test_the_worker_starts_outside_the_deadline_of_the_first_case(tmp_path: Path
     assert "Flaky" not in output, output
     assert done.returncode == 0, output
     assert "1 passed" in done.stdout, output
+
+
+# Notes where simplemma reads its first word: in a test's body, or before it (the dictionary is
+# loaded on that first word, about a sixth of a second of CPU, more on a loaded host).
+CONFTEST = """
+import simplemma
+
+_lemmatize = simplemma.lemmatize
+first = []
+in_body = []
+
+
+def _noted(*arguments, **keywords):
+    if not first:
+        first.append("body" if in_body else "before")
+    return _lemmatize(*arguments, **keywords)
+
+
+simplemma.lemmatize = _noted
+"""
+
+PROSE_LAW = """
+import conftest
+import pytest
+from hypothesis import given, settings, strategies as st
+
+
+@pytest.mark.compactcheck("py:same.py:compact", view="messages")
+@settings(max_examples=5, database=None)
+@given(data=st.data())
+def test_law(compactcheck_law, data):
+    conftest.in_body.append(True)
+    compactcheck_law.check_case(data.draw(compactcheck_law.cases()))
+    assert conftest.first == ["before"], conftest.first
+"""
+
+
+def test_the_laws_read_their_lemma_dictionary_outside_the_deadline(tmp_path: Path) -> None:
+    # A law that reads prose loads the dictionary on its first judgement: under Hypothesis's
+    # deadline that load would be timed as the first case's, and fail a fast compactor.
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "same.py").write_text("def compact(messages):\n    return messages\n")
+    (tmp_path / "conftest.py").write_text(CONFTEST)
+    (tmp_path / "test_laws.py").write_text(PROSE_LAW)
+    options = ["-p", "no:randomly", "-p", "no:cacheprovider", "-k", "constraints_preserved"]
+    options += ["--compactcheck-invariants", "constraints_preserved"]
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "test_laws.py", *options],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output
+    assert "1 passed" in done.stdout, output
