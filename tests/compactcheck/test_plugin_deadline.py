@@ -33,20 +33,25 @@ def test_law(compactcheck_law, data):
 """
 
 
-def test_the_worker_starts_outside_the_deadline_of_the_first_case(tmp_path: Path) -> None:
-    (tmp_path / "pyproject.toml").write_text("")
-    (tmp_path / "slow_start.py").write_text(COMPACTOR)
-    (tmp_path / "test_laws.py").write_text(MODULE)
-    options = ["-p", "no:randomly", "-p", "no:cacheprovider", "-k", "tool_pairing"]
-    options += ["--compactcheck-invariants", "tool_pairing"]
-    done = subprocess.run(
+def _one_law(folder: Path, law: str) -> subprocess.CompletedProcess[str]:
+    """pytest run in ``folder`` on its test_laws.py, for ``law`` alone."""
+    options = ["-p", "no:randomly", "-p", "no:cacheprovider", "-k", law]
+    options += ["--compactcheck-invariants", law]
+    return subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "test_laws.py", *options],
-        cwd=tmp_path,
+        cwd=folder,
         capture_output=True,
         text=True,
         timeout=300,
         check=False,
     )
+
+
+def test_the_worker_starts_outside_the_deadline_of_the_first_case(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "slow_start.py").write_text(COMPACTOR)
+    (tmp_path / "test_laws.py").write_text(MODULE)
+    done = _one_law(tmp_path, "tool_pairing")
     output = done.stdout + done.stderr
     assert "DeadlineExceeded" not in output, output
     assert "Flaky" not in output, output
@@ -96,16 +101,7 @@ def test_the_laws_read_their_lemma_dictionary_outside_the_deadline(tmp_path: Pat
     (tmp_path / "same.py").write_text("def compact(messages):\n    return messages\n")
     (tmp_path / "conftest.py").write_text(CONFTEST)
     (tmp_path / "test_laws.py").write_text(PROSE_LAW)
-    options = ["-p", "no:randomly", "-p", "no:cacheprovider", "-k", "constraints_preserved"]
-    options += ["--compactcheck-invariants", "constraints_preserved"]
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "test_laws.py", *options],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    done = _one_law(tmp_path, "constraints_preserved")
     output = done.stdout + done.stderr
     assert done.returncode == 0, output
     assert "1 passed" in done.stdout, output

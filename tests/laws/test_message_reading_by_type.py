@@ -21,7 +21,6 @@ from compactcheck.invariants.messages import (
     ToolCall,
     ToolMessage,
     UserMessage,
-    content_text,
 )
 
 
@@ -70,13 +69,8 @@ def _plain_call_ids(message: ChatMessage) -> tuple[str, ...]:
 
 
 def _plain_searchable_text(message: ChatMessage) -> str:
-    parts = [content_text(message.content)]
-    if isinstance(message, AssistantMessage) and message.tool_calls:
-        for call in message.tool_calls:
-            parts += [call.id, call.function.name, call.function.arguments]
-    if isinstance(message, ToolMessage):
-        parts.append(message.tool_call_id)
-    return "\x00".join(parts)
+    # Every part joined, with no shortcut for a plain message and nothing kept.
+    return "\x00".join(reading.searchable_parts(message))
 
 
 @settings(max_examples=500)
