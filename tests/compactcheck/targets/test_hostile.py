@@ -19,6 +19,7 @@ from compactcheck.report.model import InvariantResult, TargetReport
 from compactcheck.report.render import FORMATS
 from compactcheck.targets.harness_process import StderrRing
 from tests.compactcheck.commandline import cli, load
+from tests.compactcheck.targets.processes import isolated_processes
 
 HOSTILE = Path(__file__).parent / "hostile" / "compactors.py"
 
@@ -168,19 +169,6 @@ def test_in_process_a_hang_is_abandoned_and_the_process_still_exits(tmp_path: Pa
     assert set(verdicts.values()) <= {"unknown", "skipped"}
 
 
-def _workers_running(spec: str) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                command = (entry / "cmdline").read_bytes().split(b"\0")
-            except OSError:
-                continue
-            if b"compactcheck.targets.isolated" in command and spec.encode() in command:
-                found.append(int(entry.name))
-    return found
-
-
 @pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="needs /proc")
 def test_a_spinning_worker_does_not_outlive_a_killed_run(tmp_path: Path) -> None:
     module = tmp_path / "spinner.py"
@@ -194,18 +182,18 @@ def test_a_spinning_worker_does_not_outlive_a_killed_run(tmp_path: Path) -> None
     )
     try:
         deadline = time.monotonic() + 60
-        while not _workers_running(spec) and time.monotonic() < deadline:
+        while not isolated_processes(spec) and time.monotonic() < deadline:
             time.sleep(0.2)
-        assert _workers_running(spec), "the worker never started"
+        assert isolated_processes(spec), "the worker never started"
         # Let the compactor reach its endless loop, then kill compactcheck outright.
         time.sleep(3)
     finally:
         run.kill()
         run.wait()
     deadline = time.monotonic() + 10
-    while _workers_running(spec) and time.monotonic() < deadline:
+    while isolated_processes(spec) and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert not _workers_running(spec)
+    assert not isolated_processes(spec)
 
 
 def test_the_crash_location_is_the_crashing_threads_whichever_thread_faulthandler_lists_first() -> (

@@ -22,6 +22,7 @@ from compactcheck.targets.calls import DEFAULT_MEMORY_LIMIT_MB
 from compactcheck.targets.registry import TargetError, resolve
 from compactcheck.targets.subprocess_backend import CommandBackend
 from tests.compactcheck.commandline import load
+from tests.compactcheck.targets.processes import isolated_processes
 
 HOSTILE = Path(__file__).parent / "hostile" / "compactors.py"
 
@@ -236,19 +237,6 @@ def test_without_fork_no_template_is_started(
     assert "no template process: this platform has no fork" in capsys.readouterr().err
 
 
-def _isolated_processes(spec: str) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                command = (entry / "cmdline").read_bytes().split(b"\0")
-            except OSError:
-                continue
-            if b"compactcheck.targets.isolated" in command and spec.encode() in command:
-                found.append(int(entry.name))
-    return found
-
-
 @pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="needs /proc")
 @pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGTERM])
 def test_neither_template_nor_forked_workers_outlive_the_run(
@@ -280,9 +268,9 @@ def test_neither_template_nor_forked_workers_outlive_the_run(
     try:
         deadline = time.monotonic() + 120
         # The template and the two workers forked from it (the parent's own one has ended).
-        while len(_isolated_processes(spec)) < 3 and time.monotonic() < deadline:
+        while len(isolated_processes(spec)) < 3 and time.monotonic() < deadline:
             time.sleep(0.2)
-        assert len(_isolated_processes(spec)) >= 3, "the forked workers never started"
+        assert len(isolated_processes(spec)) >= 3, "the forked workers never started"
         # Let the compactors reach their endless loops.
         time.sleep(3)
         run.send_signal(how)
@@ -291,9 +279,9 @@ def test_neither_template_nor_forked_workers_outlive_the_run(
         run.kill()
         run.wait()
     deadline = time.monotonic() + 20
-    while _isolated_processes(spec) and time.monotonic() < deadline:
+    while isolated_processes(spec) and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert not _isolated_processes(spec)
+    assert not isolated_processes(spec)
 
 
 def test_the_template_ends_with_its_owner(tmp_path: Path) -> None:
