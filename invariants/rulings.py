@@ -19,12 +19,12 @@ from typing import Literal
 
 from compactcheck.invariants.sentences import (
     HEDGES,
-    LONGEST_KEPT,
     NEGATIONS,
     RESTRICTIONS,
     STRONG,
     Sentence,
     SentenceIndex,
+    kept_while_short,
     lemma,
     sentences,
     shape,
@@ -405,24 +405,14 @@ def _line(line: str) -> tuple[str, tuple[str, ...]]:
     return ("other" if line.strip() else "blank"), ()
 
 
-def _says_one(claim: str, facts: tuple[str, ...]) -> bool:
-    """Whether ``claim``, read alone, says one of ``facts`` (kept, reworded or weakened)."""
-    if len(claim) > LONGEST_KEPT:
-        return _said_by(claim, facts)
-    return _kept_said_by(claim, facts)
-
-
-def _said_by(claim: str, facts: tuple[str, ...]) -> bool:
-    own = SentenceIndex([claim])
-    return any(rule(fact, own).ruling in _SAID for fact in facts)
-
-
 # A history states the same claims at every round (its system prompt's constraints, its goal
 # line, a summary's restatement of them) against the same facts: each pair is ruled once while
-# kept; a claim longer than LONGEST_KEPT is ruled each time.
-@lru_cache(maxsize=4096)
-def _kept_said_by(claim: str, facts: tuple[str, ...]) -> bool:
-    return _said_by(claim, facts)
+# kept.
+@kept_while_short
+def _says_one(claim: str, facts: tuple[str, ...]) -> bool:
+    """Whether ``claim``, read alone, says one of ``facts`` (kept, reworded or weakened)."""
+    own = SentenceIndex([claim])
+    return any(rule(fact, own).ruling in _SAID for fact in facts)
 
 
 def invented(after: Sequence[str], before: Sequence[str], facts: Sequence[str]) -> list[FactRuling]:

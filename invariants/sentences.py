@@ -18,9 +18,10 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import lru_cache, wraps
+from typing import Concatenate, ParamSpec, Protocol, TypeVar
 
 import simplemma
 
@@ -297,6 +298,45 @@ _READ_KEPT = 8192
 # The longest text any reading of it is kept for (here and by the laws that read texts again):
 # a pasted log is read each time, so that a guard in a long-lived agent holds a bounded memory.
 LONGEST_KEPT = 20_000
+
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R", covariant=True)
+
+
+class KeptWhileShort(Protocol[_P, _R]):
+    """A reading of texts whose answers are kept while the text is short (``kept_while_short``)."""
+
+    def __call__(self, text: str, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        """The answer for ``text``, from what was kept when it is short enough to keep."""
+        ...
+
+    def cache_clear(self) -> None:
+        """Forget every kept answer."""
+        ...
+
+    def kept(self) -> int:
+        """How many answers are kept."""
+        ...
+
+
+def kept_while_short(
+    read: Callable[Concatenate[str, _P], _R],
+) -> KeptWhileShort[_P, _R]:
+    """``read`` (of a text, and hashable arguments), its answers kept for the 4,096 texts read
+    last that are at most ``LONGEST_KEPT`` long: a history's texts are read again at every round,
+    and a longer one (a pasted log) is read each time, so that the memory kept stays bounded."""
+    kept = lru_cache(maxsize=4096)(read)
+
+    @wraps(read)
+    def reading(text: str, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        if len(text) > LONGEST_KEPT:
+            return read(text, *args, **kwargs)
+        return kept(text, *args, **kwargs)  # type: ignore[arg-type]
+
+    setattr(reading, "cache_clear", kept.cache_clear)  # noqa: B010 - the wrapper's own handle
+    setattr(reading, "kept", lambda: kept.cache_info().currsize)  # noqa: B010
+    return reading  # type: ignore[return-value]
 
 
 def _read_text(text: str) -> _Reading:

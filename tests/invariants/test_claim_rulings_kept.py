@@ -45,11 +45,11 @@ def test_a_kept_claim_ruling_equals_a_fresh_one(claim: str, facts: tuple[str, ..
 
 def test_a_claim_longer_than_the_kept_limit_is_not_kept() -> None:
     claim = "Constraint: never push to main. " + "x" * LONGEST_KEPT
-    rulings._kept_said_by.cache_clear()
+    rulings._says_one.cache_clear()
     assert rulings._says_one(claim, ("Never push to main",)) == _fresh(
         claim, ("Never push to main",)
     )
-    assert rulings._kept_said_by.cache_info().currsize == 0
+    assert rulings._says_one.kept() == 0
 
 
 @settings(max_examples=100, deadline=None)
@@ -64,5 +64,5 @@ def test_invented_claims_are_found_as_before(
     # The same question twice, then with nothing kept: the same invented claims each time.
     first = rulings.invented(said, before, facts)
     again = rulings.invented(said, before, facts)
-    rulings._kept_said_by.cache_clear()
+    rulings._says_one.cache_clear()
     assert first == again == rulings.invented(said, before, facts)

@@ -6,7 +6,6 @@ import re
 from bisect import bisect_right
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from functools import lru_cache
 from itertools import accumulate
 
 from compactcheck.invariants.facts import Facts
@@ -25,7 +24,7 @@ from compactcheck.invariants.messages import (
     content_text,
 )
 from compactcheck.invariants.rulings import FactRuling, retired_on, rulings
-from compactcheck.invariants.sentences import LONGEST_KEPT
+from compactcheck.invariants.sentences import kept_while_short
 from compactcheck.invariants.tokens import discriminating, position
 from compactcheck.invariants.verdict import Finding, Violation, value_diff, witness
 
@@ -166,34 +165,21 @@ def _polar(text: str) -> str:
     return "\n".join([_polar_line(line) for line in lines])
 
 
-def _polar_line(line: str) -> str:
-    if len(line) > LONGEST_KEPT:
-        return _NEGATING.sub("not", line)
-    return _kept_polar_line(line)
-
-
 # A new text (a summary) is mostly lines of texts read before: each line is rewritten once
-# while kept; longer ones than LONGEST_KEPT are not kept. As many lines as texts are kept, so
-# that the memory they may hold is the kept texts' at most.
-@lru_cache(maxsize=4096)
-def _kept_polar_line(line: str) -> str:
+# while kept. As many lines as texts are kept, so that the memory they may hold is the kept
+# texts' at most.
+@kept_while_short
+def _polar_line(line: str) -> str:
     if _MAY_NEGATE.search(line) is None:
         return line
     return _NEGATING.sub("not", line)
 
 
+# A history's messages are read again at every round (the kept tail, the last round's output):
+# each distinct text is rewritten once while kept.
+@kept_while_short
 def _polar_lowered(text: str) -> tuple[str, str]:
     """``_polar`` of ``text``, and that lower-cased."""
-    if len(text) > LONGEST_KEPT:
-        polar = _polar(text)
-        return polar, polar.lower()
-    return _kept_polar_lowered(text)
-
-
-# A history's messages are read again at every round (the kept tail, the last round's output):
-# each distinct text is rewritten once while kept; longer ones than LONGEST_KEPT are not kept.
-@lru_cache(maxsize=4096)
-def _kept_polar_lowered(text: str) -> tuple[str, str]:
     polar = _polar(text)
     return polar, polar.lower()
 
