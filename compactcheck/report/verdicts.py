@@ -118,8 +118,13 @@ def answered_verdict(
         )
     because = f"held on {compactions} compactions; {exercised} exercised it"
     if errored:
-        because += f"; {errored} call(s) errored and were not judged (see {CALL_ANSWERED})"
+        because += errored_clause(errored)
     return "pass", because
+
+
+def errored_clause(errored: int) -> str:
+    """How a pass's because ends when some calls errored: it judged the answered calls alone."""
+    return f"; {errored} call(s) errored and were not judged (see {CALL_ANSWERED})"
 
 
 def vacuity_line(compactions: int, unchanged: int, declined: int, examples: int) -> str:

@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from compactcheck.report.compare import Regression, Summary
-from compactcheck.report.model import Report, Verdict
+from compactcheck.report.model import InvariantResult, Report, TargetReport, Verdict
 from compactcheck.report.render._digest import (
     calls_line,
     counts_line,
@@ -28,6 +28,7 @@ from compactcheck.report.render._digest import (
     where,
 )
 from compactcheck.report.untrusted import block, json_block, safe_line
+from compactcheck.report.verdicts import errored_clause
 
 VERDICT_STYLES: dict[Verdict, str] = {
     "pass": "green",
@@ -130,10 +131,8 @@ def _narrow_tables(report: Report, console: Console, numbers: dict[int, int]) ->
         table.add_column("verdict", no_wrap=True)
         table.add_column("ex/n", justify="right", no_wrap=True)
         table.add_column("note", ratio=1)
-        for result in target.results:
-            note = result.because or ""
-            if id(result) in numbers:
-                note = f"see violation {numbers[id(result)]}"
+        notes, shared = _notes(target, numbers)
+        for result, note in zip(target.results, notes, strict=True):
             table.add_row(
                 _safe(result.invariant),
                 _verdict(result.verdict),
@@ -141,6 +140,7 @@ def _narrow_tables(report: Report, console: Console, numbers: dict[int, int]) ->
                 _safe(note),
             )
         console.print(table)
+        _print_shared(shared, console)
     console.print(
         Text(
             "(ex/n: compactions that exercised the law / histories run; for call_answered, the "
@@ -159,11 +159,11 @@ def _wide_table(report: Report, console: Console, numbers: dict[int, int]) -> No
     table.add_column("examples", justify="right", no_wrap=True)
     table.add_column("exercised", justify="right", no_wrap=True)
     table.add_column("note", ratio=3)
+    shared: list[str] = []
     for target in report.targets:
-        for index, result in enumerate(target.results):
-            note = result.because or ""
-            if id(result) in numbers:
-                note = f"see violation {numbers[id(result)]}"
+        notes, own = _notes(target, numbers, start=len(shared))
+        shared += own
+        for index, (result, note) in enumerate(zip(target.results, notes, strict=True)):
             # The target is named once, on the first row of its group.
             name = f"{target.target} [{where(target)}]" if index == 0 else ""
             table.add_row(
@@ -175,6 +175,68 @@ def _wide_table(report: Report, console: Console, numbers: dict[int, int]) -> No
                 _safe(note),
             )
     console.print(table)
+    _print_shared(shared, console)
+
+
+# A note said by at least this many of a target's laws is printed once, under the table.
+_SHARED_AT = 3
+
+
+def _notes(
+    target: TargetReport, numbers: dict[int, int], start: int = 0
+) -> tuple[list[str], list[str]]:
+    """Each law's note for the table, and the notes said once under it for several laws.
+
+    A violation's note points to its panel. Passes beside calls that errored end with the same
+    clause, and a target that never compacted gives each law the same long reason: the table
+    says these once (numbered from ``start + 1``) rather than on every row.
+    """
+    notes: list[str] = []
+    for result in target.results:
+        if id(result) in numbers:
+            notes.append(f"see violation {numbers[id(result)]}")
+        else:
+            notes.append(result.because or "")
+    shared: list[str] = []
+    clause = _errored_pass_clause(target.results, numbers)
+    if clause:
+        shared.append(f"the passes above judged the answered calls only: {clause[2:]}")
+        label = f"(see note {start + len(shared)})"
+        notes = [
+            f"{note.removesuffix(clause)} {label}"
+            if result.verdict == "pass" and note.endswith(clause)
+            else note
+            for result, note in zip(target.results, notes, strict=True)
+        ]
+    counted: dict[str, int] = {}
+    for result, note in zip(target.results, notes, strict=True):
+        if id(result) not in numbers and note:
+            counted[note] = counted.get(note, 0) + 1
+    for note, count in counted.items():
+        if count >= _SHARED_AT:
+            shared.append(note)
+            label = f"see note {start + len(shared)}"
+            notes = [label if n == note else n for n in notes]
+    return notes, shared
+
+
+def _errored_pass_clause(results: Sequence[InvariantResult], numbers: dict[int, int]) -> str:
+    """The clause that passes beside errored calls share, when at least two passes say it."""
+    ends = {
+        errored_clause(r.errored)
+        for r in results
+        if r.verdict == "pass" and id(r) not in numbers and r.errored
+    }
+    if len(ends) != 1:
+        return ""
+    (clause,) = ends
+    saying = [r for r in results if r.verdict == "pass" and (r.because or "").endswith(clause)]
+    return clause if len(saying) >= 2 else ""
+
+
+def _print_shared(shared: Sequence[str], console: Console) -> None:
+    for number, note in enumerate(shared, start=1):
+        console.print(_safe(f"note {number}: {note}", "dim"))
 
 
 def _after_table(report: Report, console: Console) -> None:
