@@ -35,6 +35,10 @@ from compactcheck.report.verdicts import CALL_ANSWERED, every_call_failed
 from compactcheck.targets.ahead import answered_ahead
 from compactcheck.targets.registry import Target
 
+# A hunt whose new candidate histories keep timing out waits out the call's timeout on each; it
+# stops after this many, at the smallest failure found so far, rather than for minutes.
+HUNT_TIMEOUTS = 5
+
 
 @dataclass(frozen=True)
 class Detection:
@@ -51,6 +55,11 @@ class _BrokenLawError(Exception):
 
 class _StopExploringError(Exception):
     """Raised inside exploring to end the Hypothesis run: time is up, or every law is broken."""
+
+
+def _case_key(case: Case) -> bytes:
+    """A case's identity across passes and hunts: the same draws give an equal case."""
+    return hashlib.blake2b(repr(case).encode(), digest_size=16).digest()
 
 
 def _pass_seed(base: int, index: int) -> int:
@@ -114,6 +123,11 @@ class Search:
         # Set when the time box cut exploring or shrinking short.
         self.cut_short = False
         self._events: list[Event] = []
+        # The cases on which a call timed out, with their outcomes. A hunt draws exploring's
+        # histories again on its way to the failure; where it meets one of these it takes the
+        # outcome it had (the target is taken to hang on the same input again) rather than wait
+        # out the timeout once more for each law it shrinks.
+        self._hung: dict[bytes, list[RoundOutcome]] = {}
 
     @property
     def interrupted(self) -> bool:
@@ -140,6 +154,13 @@ class Search:
     def run_case(self, case: Case) -> list[RoundOutcome]:
         """Every round of one case, its facts read as the run asks (``RunConfig.reading``)."""
         return self._read(self.driver.run(case))
+
+    def _run_remembering_hangs(self, case: Case) -> list[RoundOutcome]:
+        """Every round of one case; a case whose call timed out is kept for the hunts."""
+        outcomes = self.run_case(case)
+        if any(outcome.timed_out for outcome in outcomes):
+            self._hung[_case_key(case)] = outcomes
+        return outcomes
 
     def _read(self, outcomes: list[RoundOutcome]) -> list[RoundOutcome]:
         if self.config.reading != "tokens":
@@ -200,7 +221,7 @@ class Search:
             if config.stop_when_all_broken and laws and judge.all_broken():
                 raise _StopExploringError
             tally.examples += 1
-            outcomes = self.run_case(case)
+            outcomes = self._run_remembering_hangs(case)
             steer(case, outcomes)
             self._judged(outcomes, pass_index, started)
 
@@ -276,17 +297,27 @@ class Search:
         def other(broke: Invariant, outcome: RoundOutcome, judged: Finding) -> None:
             self._found(broke, outcome, judged, pass_index=found_in, started=time.monotonic())
 
+        # Candidates whose call timed out; each waited out the whole timeout.
+        timeouts = 0
+
         # Settings outside seed: @seed alone would switch the example database off.
         @_settings(self.config, phases)
         @seed(_pass_seed(self.config.seed, found_in))
         @given(self._cases())
         def hunt(case: Case) -> None:
             interrupts.check()
+            nonlocal timeouts
             if self.config.time_is_up():
                 # Passing from here on ends shrinking at the smallest failure found so far.
                 self.cut_short = True
                 return
-            outcomes = self.run_case(case)
+            if timeouts >= HUNT_TIMEOUTS:
+                # The same way out for a target that hangs on the candidates.
+                return
+            outcomes = self._hung.get(_case_key(case)) if self._hung else None
+            if outcomes is None:
+                outcomes = self._run_remembering_hangs(case)
+                timeouts += any(outcome.timed_out for outcome in outcomes)
             # The same scores as exploring gave: Hypothesis's generator reads them even without
             # its target phase, and a hunt that scored nothing would draw other histories than
             # the pass it restarts from, and could miss the failure that pass found.
@@ -305,17 +336,29 @@ class Search:
         except _BrokenLawError:
             pass
         except HypothesisException as error:
-            if not self.cut_short:
+            # A hunt cut short passes its replay of the smallest failure: not worth a note.
+            if not self.cut_short and timeouts < HUNT_TIMEOUTS:
                 self._note(f"shrinking {law.id} stopped: {error}")
+        stalled = timeouts >= HUNT_TIMEOUTS
+        cut = self.cut_short or stalled
         if found:
             # Hypothesis replays the minimal example last; a cut-short hunt ends at its smallest.
-            failure = min(found, key=lambda f: f.size) if self.cut_short else found[-1]
+            failure = min(found, key=lambda f: f.size) if cut else found[-1]
             self.judge.failures[law.id] = failure
-            path = self.witnesses.record(
-                law, failure.outcome, failure.finding, shrunk=not self.cut_short
-            )
+            path = self.witnesses.record(law, failure.outcome, failure.finding, shrunk=not cut)
             self._events.append(
-                Shrunk(self.target.name, self.view, law.id, failure.size, path, not self.cut_short)
+                Shrunk(self.target.name, self.view, law.id, failure.size, path, not cut)
+            )
+            if stalled:
+                self._note(
+                    f"shrinking {law.id} stopped after {timeouts} candidate histories timed out "
+                    "(each waits out the call's timeout); its witness is the smallest failure "
+                    "found, not fully shrunk (--no-shrink skips shrinking)"
+                )
+        elif stalled:
+            self._note(
+                f"shrinking {law.id} stopped after {timeouts} candidate histories timed out, "
+                "before it met the failure again; its witness is as found, not shrunk"
             )
         elif not self.cut_short and not self.interrupted:
             # The failure exploring found stays the witness, and the corpus keeps it unshrunk.
