@@ -24,6 +24,7 @@ from typing import Any
 from hypothesis import given, seed
 
 from benchmarks.audit_log import pairs_per_second
+from benchmarks.case_strategy import case_strategy
 from benchmarks.dev_test_time import suite_time
 from benchmarks.generation import VIEWS as GENERATED
 from benchmarks.generation import generation_only, rate
@@ -595,6 +596,7 @@ def main() -> None:
     sections: dict[str, Callable[[], None]] = {
         "generation": lambda: generation(50 if quick else 300),
         "throughput": lambda: throughput(50 if quick else 300),
+        "case-strategy": lambda: case_strategy(50 if quick else 300),
         "session-exchange": lambda: session_exchange_costs(50 if quick else 200),
         "checker": lambda: checker([10_000] if quick else [10_000, 100_000, 1_000_000]),
         "laws": lambda: laws([100, 1_000] if quick else [100, 1_000, 10_000]),

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
-from typing import Final, TypeVar
+from typing import Any, Final, TypeVar
 
 from hypothesis import strategies as st
 
@@ -131,6 +131,11 @@ def _size_class(digits: Digits) -> int:
     return min(MAX_SIZE_CLASS, digits.value.bit_length())
 
 
+# Kept by drawn value: a run's calls repeat (Hypothesis draws small and copied values often; in
+# 300 cases about five calls in six were made before), and a call is immutable, its id and final
+# delay set on a copy (_Ids). Its outputs are a few kilobytes at most (the digits left for the
+# size class are few), so the cache stays small.
+@lru_cache(maxsize=2048)
 def _call(value: int) -> ToolCallSpec:
     """A call before its identity is known; ``delay`` holds its raw timing digits for _Ids."""
     digits = Digits(value)
@@ -161,7 +166,7 @@ def _call(value: int) -> ToolCallSpec:
     command = digits.pick(words.COMMANDS)
     passed = digits.chance(1, 2)
     summary = digits.pick(words.VALIDATION_SUMMARIES)
-    record = ValidationRecord(command=command, passed=passed, summary=summary)
+    record = _validation(command, passed, summary)
     log = command_log(command, _size_class(digits), variant)
     output = error if is_error else (f"{log}\n" if log else "") + f"{command}: {summary}"
     return ToolCallSpec(
@@ -232,6 +237,7 @@ def _routine_reads(turn_index: int, count: int, level: int) -> tuple[ToolBatch, 
     return tuple(reads)
 
 
+@lru_cache(maxsize=16)
 def _plain_action(value: int) -> Action:
     digits = Digits(value)
     kind = digits.take(3)
@@ -271,11 +277,39 @@ class _Ids:
         calls = []
         for call in batch.calls:
             self.calls += 1
-            timing = Digits(call.delay)
-            late = timing.chance(1, 2) and later > 0
-            delay = 1 + timing.take(16) % later if late else 0
+            # Raw timing digits of 0 (every routine read has them) read as "at once".
+            delay = _delay(call.delay, later) if call.delay else 0
             calls.append(call.identified(f"call_{self.calls}", delay))
         return ToolBatch(f"batch_{self.batches}", tuple(calls))
+
+    def reads(self, turn_index: int, count: int, level: int) -> tuple[ToolBatch, ...]:
+        """The routine reads of a turn (``_routine_reads``) with ids, each answered at once."""
+        reads = _identified_reads(turn_index, count, level, self.calls, self.batches)
+        self.calls += count
+        self.batches += count
+        return reads
+
+
+# Kept by the ids they start from: a turn's reads are most of a case's calls, and the same turn
+# (the first one always) often starts from the same ids in another case.
+@lru_cache(maxsize=1024)
+def _identified_reads(
+    turn_index: int, count: int, level: int, calls: int, batches: int
+) -> tuple[ToolBatch, ...]:
+    """Routine reads numbered on from ``calls`` calls and ``batches`` batches handed out."""
+    return tuple(
+        ToolBatch(
+            f"batch_{batches + number}", (read.calls[0].identified(f"call_{calls + number}", 0),)
+        )
+        for number, read in enumerate(_routine_reads(turn_index, count, level), start=1)
+    )
+
+
+def _delay(raw: int, later: int) -> int:
+    """A call's delay from its raw timing digits, at most ``later`` actions (0: at once)."""
+    timing = Digits(raw)
+    late = timing.chance(1, 2) and later > 0
+    return 1 + timing.take(16) % later if late else 0
 
 
 # Strategies built once: a strategy made inside the loop is looked up in Hypothesis's cache on
@@ -304,6 +338,51 @@ def _lengths(fewest: int, most: int) -> st.SearchStrategy[int]:
     # generator copies values between draws of one label, so a bare integer would hand a
     # list's small length to the scenario's header and a turn's traits (one turn, no reads).
     return st.sampled_from(tuple(range(fewest, most + 1)))
+
+
+# The plan's models, validated once each and then shared: a model is frozen, and the few values
+# a run draws for them (a step's index, status and evidence; the criteria's count, rotation and
+# satisfied bits; a validation's command, verdict and summary) make a few hundred in all.
+@lru_cache(maxsize=1024)
+def _criteria(count: int, rotation: int, satisfied: int) -> tuple[AcceptanceCriterion, ...]:
+    """The first ``count`` acceptance criteria from ``rotation``, ``satisfied`` one bit each."""
+    return tuple(
+        AcceptanceCriterion(
+            id=f"ac{index + 1}",
+            description=words.CRITERIA[(rotation + index) % len(words.CRITERIA)],
+            satisfied=bool(satisfied >> index & 1),
+            evidence=(words.EVIDENCE[index],) if satisfied >> index & 1 else (),
+        )
+        for index in range(count)
+    )
+
+
+@lru_cache(maxsize=1024)
+def _step(index: int, status: StepStatus, evidence: tuple[str, ...]) -> PlanStep:
+    """Plan step ``index`` (0-based) with its final status and evidence."""
+    title = words.STEP_TITLES[index % len(words.STEP_TITLES)]
+    return PlanStep(id=f"s{index + 1}", title=title, status=status, evidence=evidence)
+
+
+@lru_cache(maxsize=256)
+def _validation(command: str, passed: bool, summary: str) -> ValidationRecord:
+    """The record of one validation run."""
+    return ValidationRecord(command=command, passed=passed, summary=summary)
+
+
+def _placed(actions: list[Action], inserts: list[tuple[int, int, Action]]) -> list[Action]:
+    """A turn's actions with the step events placed: each before the action at its position
+    (after the last at ``len(actions)``), in order of (position, step order)."""
+    ordered = sorted(inserts, key=lambda item: (item[0], item[1]))
+    placed: list[Action] = []
+    cursor = 0
+    for position in range(len(actions) + 1):
+        while cursor < len(ordered) and ordered[cursor][0] == position:
+            placed.append(ordered[cursor][2])
+            cursor += 1
+        if position < len(actions):
+            placed.append(actions[position])
+    return placed
 
 
 @dataclass(frozen=True)
@@ -336,15 +415,7 @@ def _scenario(draw: st.DrawFn, shape: _Shape) -> Scenario:
     rotation = header.take(len(words.CONSTRAINTS))
     goal = header.pick(words.GOALS)
     satisfied = header.take(8)
-    criteria = tuple(
-        AcceptanceCriterion(
-            id=f"ac{index + 1}",
-            description=words.CRITERIA[(rotation + index) % len(words.CRITERIA)],
-            satisfied=bool(satisfied >> index & 1),
-            evidence=(words.EVIDENCE[index],) if satisfied >> index & 1 else (),
-        )
-        for index in range(criteria_count)
-    )
+    criteria = _criteria(criteria_count, rotation, satisfied)
     constraint_count = 0
 
     def new_constraint(supersedes: str | None) -> Constraint:
@@ -356,8 +427,11 @@ def _scenario(draw: st.DrawFn, shape: _Shape) -> Scenario:
     initial = tuple(new_constraint(None) for _ in range(initial_count))
     current = [constraint.id for constraint in initial]
     action_lists: list[list[Action]] = []
-    routines: list[tuple[ToolBatch, ...]] = []
-    turns: list[Turn] = []
+    # Each turn's routine reads, as (count, level).
+    routines: list[tuple[int, int]] = []
+    # Each turn's fields but its actions: the turn is made once they are placed, at the end.
+    drafts: list[dict[str, Any]] = []
+    asked: str | None = None
     questions = 0
     for index in range(turn_count):
         traits = Digits(draw(_TRAITS))
@@ -371,7 +445,7 @@ def _scenario(draw: st.DrawFn, shape: _Shape) -> Scenario:
         # a witness keeps few events.
         level = bulk.pick(ROUTINE_LEVELS)
         routine_count = bulk.pick(ROUTINE_COUNTS) if busy else 0
-        routines.append(_routine_reads(index, routine_count, level))
+        routines.append((routine_count, level))
         notes = instruction(bulk.pick(INSTRUCTION_CLASSES), index)
         if notes and busy:
             user_text = f"{user_text}\n\n{notes}"
@@ -395,16 +469,17 @@ def _scenario(draw: st.DrawFn, shape: _Shape) -> Scenario:
         action_lists.append(actions)
         question = words.QUESTIONS[(rotation + questions) % len(words.QUESTIONS)] if asks else None
         questions += asks
-        answered = index > 0 and turns[-1].question is not None
-        turns.append(
-            Turn(
-                user_text=user_text,
-                constraint_changes=tuple(changes),
-                question=question,
-                answer=answer_text if answered else None,
-                compacted_before=index > 0 and compacted,
-                restarted_before=index > 0 and restarted,
-            )
+        answered = index > 0 and asked is not None
+        asked = question
+        drafts.append(
+            {
+                "user_text": user_text,
+                "constraint_changes": tuple(changes),
+                "question": question,
+                "answer": answer_text if answered else None,
+                "compacted_before": index > 0 and compacted,
+                "restarted_before": index > 0 and restarted,
+            }
         )
     # Place the step events: a start for every step that left "pending", a completion after it.
     insertions: list[list[tuple[int, int, Action]]] = [[] for _ in range(turn_count)]
@@ -431,27 +506,21 @@ def _scenario(draw: st.DrawFn, shape: _Shape) -> Scenario:
                 insertions[end_turn].append(
                     (end_at, 2 * index + 1, CompleteStep(step_id, evidence))
                 )
-        title = words.STEP_TITLES[index % len(words.STEP_TITLES)]
-        steps.append(PlanStep(id=step_id, title=title, status=status, evidence=evidence))
+        steps.append(_step(index, status, evidence))
     ids = _Ids()
+    turns: list[Turn] = []
     for index, actions in enumerate(action_lists):
-        inserts = sorted(insertions[index], key=lambda item: (item[0], item[1]))
         # The agent looks around first: routine reads open the turn, before its real work.
-        merged: list[Action] = list(routines[index])
-        cursor = 0
-        for position in range(len(actions) + 1):
-            while cursor < len(inserts) and inserts[cursor][0] == position:
-                merged.append(inserts[cursor][2])
-                cursor += 1
-            if position < len(actions):
-                merged.append(actions[position])
-        final = [
-            ids.batch(action, len(merged) - 1 - position if shape.late_results else 0)
+        reads = ids.reads(index, *routines[index])
+        placed = _placed(actions, insertions[index]) if insertions[index] else actions
+        last = len(reads) + len(placed) - 1
+        final = reads + tuple(
+            ids.batch(action, last - position if shape.late_results else 0)
             if isinstance(action, ToolBatch)
             else action
-            for position, action in enumerate(merged)
-        ]
-        turns[index] = replace(turns[index], actions=tuple(final))
+            for position, action in enumerate(placed, start=len(reads))
+        )
+        turns.append(Turn(actions=final, **drafts[index]))
     pending_batch = ids.batch(draw(_BATCH), 0) if has_pending_batch else None
     restarted = any(turn.restarted_before for turn in turns)
     return Scenario(
