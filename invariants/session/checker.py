@@ -113,12 +113,13 @@ class LogChecker:
         nodes, positions = surface.nodes, surface.index
         logged = self.events
         open_total = self.open_total
+        last: SessionEvent | None = None
         for event in events:
+            last = event
             kind = event.type
             op = event.surface_op
             if op is None or kind not in SURFACE_TYPES:
-                # No surface change: ``change_of`` would say "none", ``apply`` move the seq on.
-                surface.next_seq = event.seq + 1
+                pass  # no surface change ("none")
             elif op == "append":
                 # Most surface events: ``apply`` of ``change_of``'s append, in line.
                 if kind == "tool/result":
@@ -127,7 +128,6 @@ class LogChecker:
                     open_total += event_delta(event)
                 positions[event.seq] = len(nodes)
                 nodes.append(event.seq)
-                surface.next_seq = event.seq + 1
             else:
                 change = change_of(event)
                 if kind == "tool/result":
@@ -140,22 +140,19 @@ class LogChecker:
                     open_total -= event_delta(shadowed)
                 surface.apply(change)
             logged.append(event)
-            # Most events (messages, calls) change no bracket and only the enclosure's last seq.
+            # Most events (messages, calls) change no bracket and no enclosure but its last seq,
+            # which, like the surface's next seq and the claim, only the last event sets.
             if kind in ENCLOSING_TYPES:
                 enclosure.apply(event)
-            else:
-                enclosure.last_seq = event.seq
             if kind in BRACKETING_TYPES:
                 brackets.apply(event)
-            self.claim = (
-                self._claim_of(event)
-                if kind in ("compaction/summary", "compaction/prune")
-                else None
-            )
+        if last is None:
+            return
+        surface.next_seq = last.seq + 1
+        enclosure.last_seq = last.seq
+        self.claim = self._claim_of(last)
         self.open_total = open_total
-        self.pending_prune = (
-            logged[-1] if logged and logged[-1].type == "compaction/prune" else None
-        )
+        self.pending_prune = last if last.type == "compaction/prune" else None
 
     def _commit(self, event: SessionEvent, change: SurfaceChange) -> None:
         """Commit an event judged (or known) to keep every rule: the state each rule keeps."""
