@@ -96,9 +96,22 @@ def canonically_equal(left: Any, right: Any) -> bool:
     values encode alike wherever their types match node by node. Only where Python equates two
     values of different types (``true`` beside ``1``, ``1.0`` beside ``1``, a subclass beside
     its base) are those two encoded and compared.
+
+    Equal values that orjson writes alike (keys sorted) are canonically equal: its writing
+    tells every type Python equates apart (``true``, ``1``, ``1.0``), so only a difference it
+    sees, or a value it refuses, needs the walk; in C it is several times faster than the walk.
     """
+    if left is right:
+        return True
     if left != right:
         return False
+    try:
+        if orjson.dumps(left, option=orjson.OPT_SORT_KEYS) == orjson.dumps(
+            right, option=orjson.OPT_SORT_KEYS
+        ):
+            return True
+    except TypeError:
+        pass
     try:
         return _same_types(left, right)
     except RecursionError:
@@ -116,20 +129,24 @@ def _same_types(left: Any, right: Any) -> bool:
             # What a call would answer for equal leaves of one type, judged in line (a call per
             # leaf was most of the time).
             inner = type(value)
-            if inner is type(other) and inner is not dict and inner is not list:
+            if inner is type(other) and inner in _SHARED:
                 continue
             if not _same_types(value, other):
                 return False
         return True
-    if kind is list:
+    if kind is list or kind is tuple:
         for value, other in zip(left, right, strict=True):
             inner = type(value)
-            if inner is type(other) and inner is not dict and inner is not list:
+            if inner is type(other) and inner in _SHARED:
                 continue
             if not _same_types(value, other):
                 return False
         return True
-    # Equal scalars of one type (str, int, float, bool, None) encode alike; -0.0 encodes as 0.
+    if isinstance(left, dict | list | tuple):
+        # A container subclass: its items may still differ in type (``true`` beside ``1``).
+        return canonical_json(left) == canonical_json(right)
+    # Equal scalars of one type (str, int, float, bool, None, or one subclass) encode alike;
+    # -0.0 encodes as 0.
     return True
 
 

@@ -100,9 +100,15 @@ class _Text:
 
     def __init__(self, text: str) -> None:
         self.text = text
+        # Each fact's answer, read once: the must-keep facts are often the changed files and
+        # pending steps again, and a scan of a long surface costs more than the lookup.
+        self._held: dict[str, bool] = {}
 
     def holds(self, fact: str) -> bool:
-        return fact in self.text
+        held = self._held.get(fact)
+        if held is None:
+            held = self._held[fact] = fact in self.text
+        return held
 
 
 def _survival(items: Iterable[str], held_in: _Holder, held_out: _Holder) -> Survival:

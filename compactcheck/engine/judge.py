@@ -12,6 +12,7 @@ from compactcheck.engine.tally import Failure, Tally
 from compactcheck.harness import RoundOutcome
 from compactcheck.invariants import Budget, Finding, Invariant, View
 from compactcheck.invariants.formats import CHAT, Format
+from compactcheck.invariants.sentences import load_lexicon
 from compactcheck.report.levels import accepted_waivers
 from compactcheck.targets.registry import Target, resolve
 
@@ -66,6 +67,10 @@ class Judge:
         )
         self.tally = Tally()
         self.failures: dict[str, Failure] = {}
+        if view == "messages":
+            # The messages laws read prose from their first judgement on: the lemma dictionary
+            # (a sixth of a second of CPU) is loaded with the judge, not inside the first case.
+            load_lexicon()
 
     def judge(self, outcomes: Sequence[RoundOutcome], found: Found) -> None:
         """Count every round of a case and judge every law on it; ``found`` hears first failures."""

@@ -15,10 +15,10 @@ from compactcheck.invariants.session.bracket import (
     is_checkpoint,
 )
 from compactcheck.invariants.session.enclosure import ENCLOSING_TYPES, Enclosure
-from compactcheck.invariants.session.envelope import SessionEvent
+from compactcheck.invariants.session.envelope import SURFACE_TYPES, SessionEvent
 from compactcheck.invariants.session.errors import LogViolationError
 from compactcheck.invariants.session.messages import raw_event_message
-from compactcheck.invariants.session.pairing import node_delta
+from compactcheck.invariants.session.pairing import event_delta
 from compactcheck.invariants.session.pricing import estimate_message
 from compactcheck.invariants.session.surface import SurfaceChange, SurfaceTracker, parse_surface_op
 
@@ -110,38 +110,49 @@ class LogChecker:
         """
         surface, enclosure, brackets = self.surface, self.enclosure, self.brackets
         change_of, event_at = surface.change_of, self.event_at
+        nodes, positions = surface.nodes, surface.index
         logged = self.events
         open_total = self.open_total
+        last: SessionEvent | None = None
         for event in events:
-            change = change_of(event)
+            last = event
             kind = event.type
-            if change.kind != "none":
+            op = event.surface_op
+            if op is None or kind not in SURFACE_TYPES:
+                pass  # no surface change ("none")
+            elif op == "append":
+                # Most surface events: ``apply`` of ``change_of``'s append, in line.
                 if kind == "tool/result":
                     open_total -= 1
                 elif kind == "assistant/message":
-                    open_total += node_delta(kind, event.data)
+                    open_total += event_delta(event)
+                positions[event.seq] = len(nodes)
+                nodes.append(event.seq)
+            else:
+                change = change_of(event)
+                if kind == "tool/result":
+                    open_total -= 1
+                elif kind == "assistant/message":
+                    open_total += event_delta(event)
                 for node in change.shadowed:
                     shadowed = event_at(node)
                     assert shadowed is not None
-                    open_total -= node_delta(shadowed.type, shadowed.data)
+                    open_total -= event_delta(shadowed)
+                surface.apply(change)
             logged.append(event)
-            surface.apply(change)
-            # Most events (messages, calls) change no bracket and only the enclosure's last seq.
+            # Most events (messages, calls) change no bracket and no enclosure but its last seq,
+            # which, like the surface's next seq and the claim, only the last event sets.
             if kind in ENCLOSING_TYPES:
                 enclosure.apply(event)
-            else:
-                enclosure.last_seq = event.seq
             if kind in BRACKETING_TYPES:
                 brackets.apply(event)
-            self.claim = (
-                self._claim_of(event)
-                if kind in ("compaction/summary", "compaction/prune")
-                else None
-            )
+        if last is None:
+            return
+        surface.next_seq = last.seq + 1
+        enclosure.last_seq = last.seq
+        self.claim = self._claim_of(last)
         self.open_total = open_total
-        self.pending_prune = (
-            logged[-1] if logged and logged[-1].type == "compaction/prune" else None
-        )
+        self.pending_prune = last if last.type == "compaction/prune" else None
 
     def _commit(self, event: SessionEvent, change: SurfaceChange) -> None:
         """Commit an event judged (or known) to keep every rule: the state each rule keeps."""
@@ -260,7 +271,7 @@ class LogChecker:
             node_event = self.event_at(node)
             assert node_event is not None
             prices += node_price(node_event)
-            span_delta += node_delta(node_event.type, node_event.data)
+            span_delta += event_delta(node_event)
         if summary.get("shadowedTokenCount") != prices:
             raise LogViolationError(
                 "G-e",
@@ -304,7 +315,7 @@ class LogChecker:
         for node in self.surface.nodes[:index]:
             node_event = self.event_at(node)
             assert node_event is not None
-            total += node_delta(node_event.type, node_event.data)
+            total += event_delta(node_event)
         return total
 
     def _check_claim(self, event: SessionEvent, change: SurfaceChange) -> None:
@@ -352,7 +363,7 @@ class LogChecker:
     def _check_pairing(self, event: SessionEvent, change: SurfaceChange) -> None:
         if change.kind == "none":
             return
-        delta = node_delta(event.type, event.data)
+        delta = event_delta(event)
         if change.kind == "append":
             if self.open_total + delta < 0:
                 raise LogViolationError(
@@ -367,7 +378,7 @@ class LogChecker:
         for node in change.shadowed:
             node_event = self.event_at(node)
             assert node_event is not None
-            removed += node_delta(node_event.type, node_event.data)
+            removed += event_delta(node_event)
         if removed == delta:
             return
         # The open count after the span shifts: re-verify the whole future surface once.
@@ -378,7 +389,7 @@ class LogChecker:
         for node in nodes:
             node_event = event if node == event.seq else self.event_at(node)
             assert node_event is not None
-            running += node_delta(node_event.type, node_event.data)
+            running += event_delta(node_event)
             if running < 0:
                 raise LogViolationError(
                     "TP3",

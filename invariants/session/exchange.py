@@ -19,7 +19,7 @@ from compactcheck.invariants.session.checker import LogChecker
 from compactcheck.invariants.session.envelope import SessionEvent, json_copy
 from compactcheck.invariants.session.errors import LogViolationError, SessionError
 from compactcheck.invariants.session.messages import raw_event_message
-from compactcheck.invariants.session.pairing import node_delta
+from compactcheck.invariants.session.pairing import event_delta
 from compactcheck.invariants.session.surface import SurfaceTracker
 
 Mode = Literal["manual", "pressure", "overflow"]
@@ -83,7 +83,7 @@ class SurfaceView:
 
 
 def _delta(event: SessionEvent) -> int:
-    return node_delta(event.type, event.data)
+    return event_delta(event)
 
 
 class SurfaceFolder:
@@ -328,7 +328,9 @@ class SessionAfter:
         appended: Sequence[Any],
     ) -> SessionAfter:
         """Read a backend's answer against the log it was handed."""
-        added = parse_events([json_copy(item) for item in appended], "appended")
+        # Parsing copies each event's values (its validators take a lossless copy), so the
+        # events share nothing with the answer and need no copy of it first.
+        added = parse_events(appended, "appended")
         # Compared before copying: a log handed back as it was (the usual answer) is the
         # before's own detached copy; an edited one is copied and parsed again.
         unchanged = list(handed_after) == list(before.log_data)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from compactcheck.invariants.session.envelope import SessionEvent
 from compactcheck.invariants.session.errors import PairingError
 from compactcheck.invariants.session.surface import EventLookup
 
@@ -16,12 +17,31 @@ def node_delta(event_type: str, data: object) -> int:
         message = data.get("message")
         content = message.get("content") if isinstance(message, dict) else None
         if isinstance(content, list):
-            return sum(
-                1
-                for block in content
-                if isinstance(block, dict) and block.get("type") == "tool-call"
-            )
+            calls = 0
+            for block in content:
+                if isinstance(block, dict) and block.get("type") == "tool-call":
+                    calls += 1
+            return calls
     return 0
+
+
+# Deltas of events read lately, by the event object (kept in the entry, so that its id is not
+# reused while the entry lives): within a case the same surface nodes are counted by the log's
+# check, the folds, and the laws, several times each. Events are frozen; cleared when full.
+_DELTAS: dict[int, tuple[SessionEvent, int]] = {}
+_DELTAS_KEPT = 8192
+
+
+def event_delta(event: SessionEvent) -> int:
+    """``node_delta`` of an event, read once per event object."""
+    kept = _DELTAS.get(id(event))
+    if kept is not None and kept[0] is event:
+        return kept[1]
+    delta = node_delta(event.type, event.data)
+    if len(_DELTAS) >= _DELTAS_KEPT:
+        _DELTAS.clear()
+    _DELTAS[id(event)] = (event, delta)
+    return delta
 
 
 class PairingFold:
@@ -48,7 +68,7 @@ class PairingFold:
                 raise PairingError(
                     "TP2", f"surface seq {seq} has no matching session event (corrupt surface)"
                 )
-            open_count += node_delta(event.type, event.data)
+            open_count += event_delta(event)
             if open_count < 0:
                 raise PairingError(
                     "TP3",

@@ -14,7 +14,7 @@ from compactcheck.invariants.session.exchange import (
     SessionBefore,
     SurfaceView,
 )
-from compactcheck.invariants.session.pairing import node_delta
+from compactcheck.invariants.session.pairing import event_delta
 
 
 def witness(*events: SessionEvent | None) -> tuple[JsonValue, ...]:
@@ -35,7 +35,7 @@ def event_data(event: SessionEvent | None) -> dict[str, Any]:
 
 def delta(event: SessionEvent | None) -> int:
     """How many tool calls a node opens (positive) or closes (negative)."""
-    return 0 if event is None else node_delta(event.type, event.data)
+    return 0 if event is None else event_delta(event)
 
 
 def is_rewrite(event: SessionEvent) -> bool:
