@@ -1,6 +1,7 @@
 """A run with workers starts its fork server and its compactors' templates before the command
 line imports the engine (``cli.head_start``), so that their imports overlap its own; a command
-line read wrongly, or a run that stops early, costs nothing else and leaves nothing behind."""
+line read wrongly, or a run that stops early, costs nothing else and leaves nothing behind; and
+the command line does not collect its heap on its way out."""
 
 from __future__ import annotations
 
@@ -144,3 +145,26 @@ def test_a_run_that_stops_at_its_arguments_after_a_head_start_leaves_nothing_beh
     while isolated_processes(spec) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert not isolated_processes(spec)
+
+
+def test_the_command_line_leaves_its_heap_uncollected_as_it_exits(tmp_path: Path) -> None:
+    # Garbage in a cycle is left to the process's end, where collecting it would only cost.
+    done = _python(
+        """
+        import sys
+        from compactcheck.cli import main
+
+        class Cycle:
+            def __del__(self):
+                print("CYCLE-FINALISED")
+
+        code = main(["targets"])
+        cycle = Cycle()
+        cycle.itself = cycle
+        del cycle
+        sys.exit(code)
+        """,
+        tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "CYCLE-FINALISED" not in done.stdout
