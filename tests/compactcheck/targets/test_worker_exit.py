@@ -1,6 +1,7 @@
 """A worker process, fresh or forked from a template, leaves as soon as it is told to stop: its
 compactor's exit handlers run and what it printed is flushed, but the interpreter does not tear
-down the heap (a forked worker would first copy every page it shares with its template)."""
+down the heap (a forked worker would first copy every page it shares with its template). And
+a forked worker's collector leaves alone what it shares with the template: that heap is frozen."""
 
 from __future__ import annotations
 
@@ -79,3 +80,34 @@ def test_a_stopped_worker_runs_its_exit_handlers_and_skips_the_teardown(
     assert notes.read_text().split("\n")[:-1] == ["exit handler"]
     # What it printed without a newline was flushed as it left.
     assert "compacting now" in target.stderr_tail()
+
+
+FROZEN = """
+import gc
+import sys
+
+
+def compact(messages):
+    print("frozen", gc.get_freeze_count(), file=sys.stderr)
+    return messages[-1:]
+"""
+
+
+def test_a_forked_worker_starts_with_the_templates_heap_frozen(tmp_path: Path) -> None:
+    if template.fork_unavailable():
+        pytest.skip("this platform cannot fork workers")
+    module = tmp_path / "frozen.py"
+    module.write_text(FROZEN)
+    template.want()
+    try:
+        target = resolve(f"py:{module}:compact")
+        try:
+            answer = target.backend.compact("messages", HISTORY)  # type: ignore[union-attr]
+            assert answer.kind == "result"
+        finally:
+            target.close()
+    finally:
+        template.close_all()
+    [line] = [line for line in target.stderr_tail().splitlines() if line.startswith("frozen")]
+    # The compactor and everything its import brought are frozen in the template.
+    assert int(line.split()[1]) > 1000
