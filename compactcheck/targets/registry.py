@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -43,7 +41,7 @@ from compactcheck.targets.adapters import ADAPTERS, DESCRIPTIONS
 from compactcheck.targets.calls import Calls, Isolation
 from compactcheck.targets.harness_process import HarnessStartError
 from compactcheck.targets.inprocess import AwaitedAdapter, CallableBackend
-from compactcheck.targets.isolated import LOAD_FAILED, PATH_VARIABLE
+from compactcheck.targets.isolated import LOAD_FAILED, worker_env
 from compactcheck.targets.node_harness import DESCRIPTIONS as NODE_DESCRIPTIONS
 from compactcheck.targets.node_harness import is_node_target, node_backend
 from compactcheck.targets.subprocess_backend import CommandBackend
@@ -170,7 +168,7 @@ def isolated_backend(spec: str, view: View | None, calls: Calls) -> CommandBacke
     if view is not None:
         argv += ["--view", view]
     argv += ["--memory-limit", str(calls.memory_limit_mb)]
-    env = _worker_env()
+    env = worker_env()
     try:
         return CommandBackend(
             argv,
@@ -186,11 +184,6 @@ def isolated_backend(spec: str, view: View | None, calls: Calls) -> CommandBacke
         raise TargetError(f"py:{spec}: the worker process could not start: {error}") from None
 
 
-def _worker_env() -> dict[str, str]:
-    """The environment of an isolated worker: this one, with the import path to use."""
-    return {**os.environ, PATH_VARIABLE: json.dumps([entry for entry in sys.path if entry])}
-
-
 def templates_for(names: Sequence[str], calls: Calls) -> Calls:
     """``calls`` naming a template for each isolated ``py:`` target of ``names`` (started now
     when this process has none yet and a run with workers wants them; see targets.template)."""
@@ -198,7 +191,7 @@ def templates_for(names: Sequence[str], calls: Calls) -> Calls:
         return calls
     for name in names:
         if name.startswith("py:"):
-            template_for(name.removeprefix("py:"), calls.memory_limit_mb, _worker_env())
+            template_for(name.removeprefix("py:"), calls.memory_limit_mb, worker_env())
     return replace(calls, templates=addresses(calls.memory_limit_mb))
 
 
