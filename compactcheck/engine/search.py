@@ -9,7 +9,6 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
-from pathlib import Path
 from typing import Any, cast
 
 from hypothesis import HealthCheck, Phase, example, given, seed, settings
@@ -17,12 +16,11 @@ from hypothesis.errors import HypothesisException
 from hypothesis.strategies import SearchStrategy
 
 from compactcheck.base import interrupts
-from compactcheck.corpus.entry import RerunVerdict, note_reproduced
 from compactcheck.corpus.replay import recorded_rounds
 from compactcheck.engine.config import RunConfig
 from compactcheck.engine.events import Event, ExampleJudged, Note, Shrunk, ViolationFound
 from compactcheck.engine.heap import searching
-from compactcheck.engine.judge import Judge, broken, finding
+from compactcheck.engine.judge import Judge, broken
 from compactcheck.engine.recording import Recorder
 from compactcheck.engine.steering import history_size, steer
 from compactcheck.engine.tally import Failure
@@ -31,7 +29,7 @@ from compactcheck.harness import Case, Driver, RoundOutcome, cases
 from compactcheck.invariants import Finding, Invariant, View
 from compactcheck.observed.transcripts import transcript_cases, whole
 from compactcheck.report.model import Reproduced
-from compactcheck.report.verdicts import CALL_ANSWERED, every_call_failed
+from compactcheck.report.verdicts import CALL_ANSWERED
 from compactcheck.targets.ahead import answered_ahead
 from compactcheck.targets.registry import Target
 
@@ -366,55 +364,3 @@ class Search:
                 f"shrinking {law.id} did not meet the failure again (a flaky target, or one "
                 "whose answers depend on earlier calls); its witness is as found, not shrunk"
             )
-
-    def reproduce_all(self) -> None:
-        """Re-run every broken law's witness, law by law, unless the run was cut short by a signal.
-
-        Not the call law's when not one call answered: nothing was judged, there is no witness.
-        """
-        if self.interrupted:
-            return
-        tally = self.judge.tally
-        for law in self.judge.judging:
-            if law.id not in self.judge.failures:
-                continue
-            if law.id == CALL_ANSWERED and every_call_failed(tally.answered, tally.statuses):
-                continue
-            self.reproductions[law.id] = self.reproduce(law)
-
-    def reproduce(self, law: Invariant) -> Reproduced:
-        """Re-run the shrunk round a few times: does it break the law every time?
-
-        "errored": no re-run answered, so a violation of a law could not be confirmed (the
-        call law's own finding is then the failure).
-        """
-        failure = self.judge.failures[law.id]
-        entry = {
-            "round": failure.outcome.round,
-            "input": failure.outcome.input,
-            "facts": failure.outcome.facts.model_dump(mode="json") if failure.outcome.facts else {},
-        }
-        broke = unanswered = 0
-        # The three re-runs are independent: their requests go to a harness pipelined. A
-        # model is asked again, not replayed, where the run may still send.
-        rerun = partial(self.driver.replay, entry)
-        model = self.target.model
-        with (
-            model.afresh() if model is not None else contextlib.nullcontext(),
-            answered_ahead(self.target.backend, [rerun] * 3),
-        ):
-            outcomes = [rerun() for _ in range(3)]
-        for outcome in outcomes:
-            judged = finding(outcome, law)
-            if judged is None:
-                unanswered += 1
-            elif not judged.holds:
-                broke += 1
-        verdict: RerunVerdict = (
-            "deterministic" if broke == 3 else "errored" if unanswered == 3 else "flaky"
-        )
-        # The entry keeps it: a replay must know a flaky finding, which may pass by luck.
-        path: Path | None = self.witnesses.corpus.get(law.id)
-        if path is not None and path.is_file():
-            note_reproduced(path, verdict)
-        return verdict

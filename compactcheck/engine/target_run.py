@@ -10,6 +10,7 @@ from compactcheck.engine.config import RunConfig
 from compactcheck.engine.events import Event, Note, TargetFinished, TargetStarted
 from compactcheck.engine.judge import Judge, broken
 from compactcheck.engine.recording import ByLaw, Recorder, Recording
+from compactcheck.engine.rerun import reproduce_all
 from compactcheck.engine.results import target_report
 from compactcheck.engine.search import Detection, Search
 from compactcheck.engine.tally import Failure, Tally
@@ -122,7 +123,7 @@ class TargetRun:
             search.stopped_by = interrupt
             yield from search.drain()
         # Before the report reads the model's counts: a witness's re-runs may ask it again.
-        search.reproduce_all()
+        reproduce_all(search)
         self.finished = TargetFinished(
             target_report(judge, search, started),
             shard=self.shard,

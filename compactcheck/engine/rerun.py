@@ -1,0 +1,70 @@
+"""Re-running each broken law's witness: does it break the law every time, or only by luck?"""
+
+from __future__ import annotations
+
+import contextlib
+from functools import partial
+from pathlib import Path
+
+from compactcheck.corpus.entry import RerunVerdict, note_reproduced
+from compactcheck.engine.judge import finding
+from compactcheck.engine.search import Search
+from compactcheck.invariants import Invariant
+from compactcheck.report.model import Reproduced
+from compactcheck.report.verdicts import CALL_ANSWERED, every_call_failed
+from compactcheck.targets.ahead import answered_ahead
+
+
+def reproduce_all(search: Search) -> None:
+    """Re-run every broken law's witness, law by law, unless the run was cut short by a signal.
+
+    Not the call law's when not one call answered: nothing was judged, there is no witness.
+    """
+    if search.interrupted:
+        return
+    judge = search.judge
+    tally = judge.tally
+    for law in judge.judging:
+        if law.id not in judge.failures:
+            continue
+        if law.id == CALL_ANSWERED and every_call_failed(tally.answered, tally.statuses):
+            continue
+        search.reproductions[law.id] = reproduce(search, law)
+
+
+def reproduce(search: Search, law: Invariant) -> Reproduced:
+    """Re-run the shrunk round a few times: does it break the law every time?
+
+    "errored": no re-run answered, so a violation of a law could not be confirmed (the
+    call law's own finding is then the failure).
+    """
+    failure = search.judge.failures[law.id]
+    entry = {
+        "round": failure.outcome.round,
+        "input": failure.outcome.input,
+        "facts": failure.outcome.facts.model_dump(mode="json") if failure.outcome.facts else {},
+    }
+    broke = unanswered = 0
+    # The three re-runs are independent: their requests go to a harness pipelined. A
+    # model is asked again, not replayed, where the run may still send.
+    rerun = partial(search.driver.replay, entry)
+    model = search.target.model
+    with (
+        model.afresh() if model is not None else contextlib.nullcontext(),
+        answered_ahead(search.target.backend, [rerun] * 3),
+    ):
+        outcomes = [rerun() for _ in range(3)]
+    for outcome in outcomes:
+        judged = finding(outcome, law)
+        if judged is None:
+            unanswered += 1
+        elif not judged.holds:
+            broke += 1
+    verdict: RerunVerdict = (
+        "deterministic" if broke == 3 else "errored" if unanswered == 3 else "flaky"
+    )
+    # The entry keeps it: a replay must know a flaky finding, which may pass by luck.
+    path: Path | None = search.witnesses.corpus.get(law.id)
+    if path is not None and path.is_file():
+        note_reproduced(path, verdict)
+    return verdict
