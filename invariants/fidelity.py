@@ -23,6 +23,7 @@ from compactcheck.invariants.laws.messages.order import pruning
 from compactcheck.invariants.laws.messages.reading import FactLookup
 from compactcheck.invariants.laws.messages.size import message_size
 from compactcheck.invariants.messages import ChatMessage
+from compactcheck.invariants.rulings import FAITHFUL, FactRuling
 from compactcheck.invariants.session.exchange import SessionAfter, SessionBefore
 
 # The fact kinds every round is measured on, in the order reports show them.
@@ -157,10 +158,38 @@ def messages_fidelity(
     reasserted = Survival(len(read.asserted), len(read.stale))
     measured = _measured(round, facts, held_in, held_out, reasserted, sizes)
     cut = pruning(before, after)
-    ruled: Mapping[str, int] = {}
-    if facts.reading == "tokens":
-        ruled = dict(Tally(made.ruling for made in fact_rulings(before, after, facts)))
-    return replace(measured, pruned=Survival(cut.pruned, cut.present), rulings=ruled)
+    measured = replace(measured, pruned=Survival(cut.pruned, cut.present))
+    if facts.reading != "tokens":
+        return measured
+    made = fact_rulings(before, after, facts)
+    constraints = _constraints_kept(facts.constraints, held_in, held_out, made)
+    return replace(measured, constraints=constraints, rulings=dict(Tally(r.ruling for r in made)))
+
+
+def _constraints_kept(
+    constraints: Sequence[str],
+    held_in: FactLookup,
+    held_out: FactLookup,
+    made: Sequence[FactRuling],
+) -> Survival:
+    """The current constraints kept, as ``constraints_preserved`` reads them sentence by sentence.
+
+    A constraint said in other words ("Don't touch the public API") is kept though its tokens
+    are not all there; one whose polarity flipped or whose value changed is not, though they
+    are. Otherwise (no ruling, or one the law leaves to the tokens) the tokens decide.
+    """
+    ruled = {r.fact: r.ruling for r in made if r.kind == "constraint"}
+    present = [text for text in dict.fromkeys(constraints) if text and held_in.holds(text)]
+    kept = 0
+    for text in present:
+        ruling = ruled.get(text)
+        if ruling in FAITHFUL or (ruling not in _NOT_KEPT and held_out.holds(text)):
+            kept += 1
+    return Survival(kept, len(present))
+
+
+# The rulings on which ``constraints_preserved`` fails a constraint whose tokens are all there.
+_NOT_KEPT: frozenset[str] = frozenset({"changed", "contradicted"})
 
 
 def snapshot_fidelity(

@@ -120,3 +120,50 @@ def test_a_kind_the_input_never_held_has_no_share() -> None:
 def test_every_kind_is_read_by_name(kind: str) -> None:
     before = parse_messages(_history())
     assert messages_fidelity(1, before, before, _facts()).share(kind) == 1.0
+
+
+def _worded(summary: str) -> Any:
+    before = parse_messages(
+        [
+            {"role": "system", "content": "You are a coding agent."},
+            {
+                "role": "user",
+                "content": "Goal: Fix the login bug (AUTH-142)\n\nNew constraints:\n"
+                "- [c1] Do not touch the public API\n- [c2] Never push to main",
+            },
+            {"role": "assistant", "content": "Looking into it."},
+            {"role": "user", "content": "Go on."},
+        ]
+    )
+    after = parse_messages(
+        [
+            {"role": "system", "content": "You are a coding agent."},
+            {"role": "user", "content": summary},
+            {"role": "user", "content": "Go on."},
+        ]
+    )
+    facts = Facts(
+        goal="Fix the login bug (AUTH-142)",
+        constraints=("Do not touch the public API", "Never push to main"),
+    )
+    return messages_fidelity(1, before, after, facts)
+
+
+def test_constraints_a_summary_words_as_a_model_does_are_kept() -> None:
+    # "never" is not in the summary, nor "do not": by tokens alone both would count as lost,
+    # while constraints_preserved rules them reworded and passes.
+    measured = _worded(
+        "Summary: the user wants me to fix the login bug (AUTH-142). Don't touch the public "
+        "API. Don't push to main, ever."
+    )
+    assert measured.constraints == Survival(2, 2)
+    assert measured.rulings["reworded"] == 3
+
+
+def test_constraints_whose_meaning_flipped_are_not_kept_though_their_words_are_there() -> None:
+    measured = _worded(
+        "Summary: fix the login bug (AUTH-142). You may touch the public API now. It is fine "
+        "to push to main."
+    )
+    assert measured.constraints == Survival(0, 2)
+    assert measured.rulings["contradicted"] == 2
