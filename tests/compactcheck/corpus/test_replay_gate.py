@@ -36,10 +36,16 @@ def _view_and_format(path: Path) -> tuple[str, str]:
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Real entries, written by runs of the mutants through the library API."""
+    """Real entries, written by runs of the mutants through the library API.
+
+    Unshrunk: the gate replays an entry as it was written, shrunk or not, and shrinking was
+    most of this fixture's time.
+    """
     folder = tmp_path_factory.mktemp("project") / "corpus"
     for name in MUTANTS:
-        compactcheck.fuzz(f"mutant:{name}", max_examples=20, seed=0, corpus_dir=folder)
+        compactcheck.fuzz(
+            f"mutant:{name}", max_examples=20, seed=0, corpus_dir=folder, shrink=False
+        )
     return folder
 
 
