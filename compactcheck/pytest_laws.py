@@ -10,9 +10,7 @@ report.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import shlex
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -23,7 +21,6 @@ import pytest
 from hypothesis import settings
 
 from compactcheck.base.errors import CompactcheckError, one_line
-from compactcheck.base.loading import is_file_spec
 from compactcheck.base.selection import Selection
 from compactcheck.base.shards import Shard
 from compactcheck.corpus.entry import DEFAULT_CORPUS_DIR
@@ -35,6 +32,7 @@ from compactcheck.invariants.formats import CHAT, check_format
 from compactcheck.models import ModelSlot
 from compactcheck.observed.transcripts import Transcript, load_transcripts
 from compactcheck.pytest_law import SESSION, LawCase, LawSession, open_target
+from compactcheck.pytest_names import rooted
 from compactcheck.pytest_options import BY_KEY, WORKER_KEY, marker_keywords
 from compactcheck.pytest_options import values as option_values
 from compactcheck.report.model import TargetReport
@@ -176,47 +174,6 @@ def _shards(config: pytest.Config) -> list[Shard]:
         return Shard.all_of(count)
     except CompactcheckError as error:
         raise pytest.UsageError(f"--compactcheck-shards: {one_line(error)}") from None
-
-
-def rooted(text: str, base: Path, root: Path) -> tuple[str, str]:
-    """A target as named in test ids and the corpus, and as resolved.
-
-    A ``py:`` file is named by its path relative to ``root`` (the rootdir), so that ids and
-    corpus entries are the same on every checkout, and ``compactcheck replay`` run from the
-    rootdir finds it; it is resolved by its absolute path, so that pytest may run from anywhere.
-    A relative path is read from ``base``. A ``cmd:`` command is run as given and named with its
-    absolute paths under ``root`` made relative to it, for the same reason. Other targets are
-    named and resolved as given.
-    """
-    if text.startswith("cmd:"):
-        return _rooted_command(text, root), text
-    module_part, _, attribute = text.removeprefix("py:").rpartition(":")
-    if not text.startswith("py:") or not module_part or not is_file_spec(module_part):
-        return text, text
-    absolute = (base / module_part).resolve()
-    spec = f"py:{absolute}:{attribute}"
-    try:
-        relative = absolute.relative_to(root.resolve())
-    except ValueError:
-        return spec, spec
-    return f"py:{relative.as_posix()}:{attribute}", spec
-
-
-def _rooted_command(text: str, root: Path) -> str:
-    """A ``cmd:`` target's name: its words that are absolute paths under ``root``, relative."""
-    try:
-        words = shlex.split(text.removeprefix("cmd:"))
-    except ValueError:
-        # Not a command line at all: resolving it says so.
-        return text
-    named = []
-    for word in words:
-        path = Path(word)
-        if path.is_absolute():
-            with contextlib.suppress(ValueError):
-                word = path.resolve().relative_to(root.resolve()).as_posix()
-        named.append(word)
-    return text if named == words else f"cmd:{shlex.join(named)}"
 
 
 def generate_tests(metafunc: pytest.Metafunc) -> None:
