@@ -3,7 +3,8 @@
 ``compactcheck.pytest_plugin`` (the module pytest loads in every session) imports this module
 only when a compactcheck option, ini value, marker or fixture is used: it loads the engine,
 Hypothesis, the strategies and the laws. Each (target, view, shard) is fuzzed once per session,
-for the tests of all its laws (``compactcheck.pytest_law``); under pytest-xdist each worker ships
+for the tests of all its laws (``compactcheck.pytest_law``), in this process or, with
+``--compactcheck-workers N``, in a pool of N processes; under pytest-xdist each worker ships
 its reports to the controller through ``workeroutput``, and the controller merges them into one
 report.
 """
@@ -24,7 +25,7 @@ from compactcheck.base.errors import CompactcheckError, one_line
 from compactcheck.base.selection import Selection
 from compactcheck.base.shards import Shard
 from compactcheck.corpus.entry import DEFAULT_CORPUS_DIR
-from compactcheck.engine.config import RunConfig, from_options, model_slot
+from compactcheck.engine.config import SHARD_CORPORA, RunConfig, from_options, model_slot
 from compactcheck.engine.core import report_of
 from compactcheck.engine.plan import gather_corpora
 from compactcheck.invariants import View
@@ -168,6 +169,24 @@ def _run_config(
     )
 
 
+def _pool_apart(
+    config: pytest.Config, run_config: RunConfig, values: Mapping[str, Any]
+) -> RunConfig:
+    """On an xdist worker, a target fuzzed in a pool (--compactcheck-workers) keeps its corpus
+    entries in a folder of this worker's, merged into the corpus when the session ends.
+
+    The pool's shards keep theirs apart under the corpus's shard folder and merge them when the
+    run ends; two xdist workers each running a pool there would merge (and remove) each other's
+    half-written folders.
+    """
+    worker = getattr(config, "workerinput", {}).get("workerid")
+    if values["workers"] <= 1 or worker is None:
+        return run_config
+    database = run_config.database_dir or run_config.corpus_dir.parent / "hypothesis"
+    apart = run_config.corpus_dir / SHARD_CORPORA / f"pool-{worker}"
+    return replace(run_config, corpus_dir=apart, database_dir=database)
+
+
 def _shards(config: pytest.Config) -> list[Shard]:
     try:
         count: int = config.getoption("--compactcheck-shards")
@@ -243,7 +262,7 @@ def _law_cases(metafunc: pytest.Metafunc) -> list[LawCase]:
                 f"{name}: handles the {', '.join(target.views)} view(s), not {missing[0]}"
             )
         selection = _selection(values, views, f"{where}: {name}" if marked else name)
-        config_of_target = replace(run_config, format=spoken)
+        config_of_target = _pool_apart(config, replace(run_config, format=spoken), values)
         for each in views:
             for law in selection.judging(each, spoken if each == "messages" else CHAT):
                 for shard in shards:
@@ -266,6 +285,7 @@ def _law_cases(metafunc: pytest.Metafunc) -> list[LawCase]:
                             require_level=values["require_level"],
                             root=root,
                             here=here,
+                            workers=values["workers"],
                         )
                     )
     return cases
