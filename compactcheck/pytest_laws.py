@@ -39,6 +39,7 @@ from compactcheck.pytest_options import values as option_values
 from compactcheck.report.model import TargetReport
 from compactcheck.scale.database import profile_database, redis_url
 from compactcheck.scale.merge import merge_target_groups, point_into
+from compactcheck.scale.pool import warm_up
 from compactcheck.targets import template
 from compactcheck.targets.calls import Calls
 from compactcheck.targets.registry import Target, resolve
@@ -54,6 +55,11 @@ def configure(config: pytest.Config) -> None:
     config.stash[SESSION] = LawSession(model=_model_slot(config, given))
     _selection(given).check()
     _campaign_database(config, given)
+    fuzzes_here = hasattr(config, "workerinput") or config.getoption("dist", "no") == "no"
+    if given["workers"] > 1 and fuzzes_here:
+        # The pool's fork server imports the engine while pytest collects, as `run --workers`
+        # starts it while the command line imports its commands (cli.head_start).
+        warm_up()
 
 
 def _campaign_database(config: pytest.Config, values: Mapping[str, Any]) -> None:
