@@ -1,5 +1,6 @@
 """Slow compactors in parallel: histories per second of a compactor that waits 100 ms a call,
-with one worker and with eight, from the command line and from the pytest plugin under xdist.
+with one worker and with eight, from the command line, from the pytest plugin under xdist and
+from the plugin's own pool of workers (one pytest process).
 
 Every figure is read from a run of the real command, as a user types it, in a fresh folder,
 start-up included: the rate is the histories the report says were run over the command's wall
@@ -121,6 +122,17 @@ def plugin(examples: int, workers: int, *, autoload: bool = True) -> Measured:
     (``PYTEST_DISABLE_PLUGIN_AUTOLOAD=1``), as docs/how-to/worker-count.md advises: each xdist
     worker is a whole pytest process, and every plugin installed is imported by each.
     """
+    parallel = ["-n", str(workers if workers > 1 else 0), "--compactcheck-shards", str(workers)]
+    return _pytest(examples, parallel, autoload=autoload)
+
+
+def pool(examples: int, workers: int) -> Measured:
+    """`pytest` with the plugin on the slow compactor, one pytest process fuzzing it in a pool of
+    ``workers`` processes (``--compactcheck-workers``), the pool that `run --workers` uses."""
+    return _pytest(examples, ["--compactcheck-workers", str(workers)])
+
+
+def _pytest(examples: int, parallel: list[str], *, autoload: bool = True) -> Measured:
     with tempfile.TemporaryDirectory() as folder:
         (Path(folder) / "test_slow.py").write_text(TESTS)
         command = [
@@ -131,12 +143,9 @@ def plugin(examples: int, workers: int, *, autoload: bool = True) -> Measured:
             "-p",
             "no:randomly",
             "-q",
-            "-n",
-            str(workers if workers > 1 else 0),
+            *parallel,
             "--compactcheck-max-examples",
             str(examples),
-            "--compactcheck-shards",
-            str(workers),
             "--compactcheck-seed",
             "1",
             "--compactcheck-json",
@@ -181,12 +190,16 @@ def parallel(examples: int, workers: int = GOAL_WORKERS) -> None:
         )
     )
     print(
+        _row(f"pytest, {workers} pool workers", pool(examples, 1), pool(examples, workers), judged)
+    )
+    print(
         f"(rate: histories the report counts over the command's wall time, start-up included; "
         f"size: median messages per history handed to the compactor; pytest -n {workers} runs "
         f"--compactcheck-shards {workers}, against plain pytest with one shard; (-p): only the "
-        f"xdist and compactcheck plugins loaded (PYTEST_DISABLE_PLUGIN_AUTOLOAD=1); verdicts: "
-        f"law by law, the shards drawing their own histories; this host has {os.cpu_count()} "
-        f"cores)"
+        f"xdist and compactcheck plugins loaded (PYTEST_DISABLE_PLUGIN_AUTOLOAD=1); pool "
+        f"workers: one pytest process with --compactcheck-workers {workers} against "
+        f"--compactcheck-workers 1; verdicts: law by law, the shards drawing their own "
+        f"histories; this host has {os.cpu_count()} cores)"
     )
 
 

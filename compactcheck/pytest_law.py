@@ -12,7 +12,7 @@ import pytest
 from hypothesis.strategies import SearchStrategy
 
 from compactcheck.engine.config import RunConfig
-from compactcheck.engine.core import run_target
+from compactcheck.engine.core import run_pooled, run_target
 from compactcheck.engine.results import witness_of
 from compactcheck.engine.steering import history_size
 from compactcheck.engine.tally import Failure
@@ -100,6 +100,8 @@ class LawCase:
     # Where replay commands are run from: the rootdir; and where pytest was started.
     root: Path = field(default=Path(), compare=False, repr=False)
     here: Path = field(default=Path(), compare=False, repr=False)
+    # --compactcheck-workers: above 1, the target is fuzzed in a pool of that many processes.
+    workers: int = 1
 
     @property
     def test_id(self) -> str:
@@ -122,13 +124,25 @@ class LawCase:
         key = (self.target, self.view, self.config)
         report = self.session.reports.get(key)
         if report is None:
-            target = self._open()
-            try:
-                report = run_target(target, self.view, self.config)
-            finally:
-                target.close()
-            self.session.reports[key] = report
+            report = self.session.reports[key] = self._fuzzed()
         return next(r for r in report.results if r.invariant == self.invariant)
+
+    def _fuzzed(self) -> TargetReport:
+        if self.workers > 1:
+            # Each worker resolves its own target: none is opened here.
+            return run_pooled(
+                self.target,
+                self.view,
+                self.config,
+                workers=self.workers,
+                calls=self.calls,
+                spec=self.spec,
+            )
+        target = self._open()
+        try:
+            return run_target(target, self.view, self.config)
+        finally:
+            target.close()
 
     def cases(self) -> SearchStrategy[Case]:
         """The histories this law is judged on, for a Hypothesis test of your own (one that
@@ -167,10 +181,16 @@ class LawCase:
         if not example.corpus_file:
             return None
         entry = Path(example.corpus_file)
-        if self.config.shard.count > 1:
+        if self._kept_apart:
             # The best of the shards' entries is merged into the corpus itself.
             return self.config.home_corpus_dir / entry.name
         return entry
+
+    @property
+    def _kept_apart(self) -> bool:
+        """Whether this case's corpus entries wait in a folder of their own until the session
+        ends (a shard's, or an xdist worker's pool's), to be merged into the corpus then."""
+        return self.config.corpus_dir != self.config.home_corpus_dir
 
     def failure(self, example: Counterexample) -> str:
         """What the CLI shows of a violation: the because line, seed, round, history size,
@@ -179,6 +199,9 @@ class LawCase:
         seed = f"seed {config.whole_run_seed}"
         if config.shard.count > 1:
             seed += f" (shard {config.shard.label}, seed {config.seed})"
+        if self.workers > 1:
+            # The histories the seed names depend on how the pool cut the budget.
+            seed += f" with --compactcheck-workers {self.workers}"
         lines = [
             f"{self.invariant} broken by {safe_line(self.target)} [{self.view}]",
             f"because: {safe_line(example.because, 2000)}",
@@ -200,7 +223,7 @@ class LawCase:
         if entry is not None:
             merged = " (merged from the shards when the session ends)"
             shown = _shown(entry, self.root)
-            lines.append(f"corpus file: {shown}" + (merged if config.shard.count > 1 else ""))
+            lines.append(f"corpus file: {shown}" + (merged if self._kept_apart else ""))
             lines.append(f"replay: {_replay_command(entry, self.root, self.here)}")
         return "\n".join(lines)
 

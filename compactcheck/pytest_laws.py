@@ -3,16 +3,15 @@
 ``compactcheck.pytest_plugin`` (the module pytest loads in every session) imports this module
 only when a compactcheck option, ini value, marker or fixture is used: it loads the engine,
 Hypothesis, the strategies and the laws. Each (target, view, shard) is fuzzed once per session,
-for the tests of all its laws (``compactcheck.pytest_law``); under pytest-xdist each worker ships
+for the tests of all its laws (``compactcheck.pytest_law``), in this process or, with
+``--compactcheck-workers N``, in a pool of N processes; under pytest-xdist each worker ships
 its reports to the controller through ``workeroutput``, and the controller merges them into one
 report.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
-import shlex
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -23,11 +22,10 @@ import pytest
 from hypothesis import settings
 
 from compactcheck.base.errors import CompactcheckError, one_line
-from compactcheck.base.loading import is_file_spec
 from compactcheck.base.selection import Selection
 from compactcheck.base.shards import Shard
 from compactcheck.corpus.entry import DEFAULT_CORPUS_DIR
-from compactcheck.engine.config import RunConfig, from_options, model_slot
+from compactcheck.engine.config import SHARD_CORPORA, RunConfig, from_options, model_slot
 from compactcheck.engine.core import report_of
 from compactcheck.engine.plan import gather_corpora
 from compactcheck.invariants import View
@@ -35,11 +33,13 @@ from compactcheck.invariants.formats import CHAT, check_format
 from compactcheck.models import ModelSlot
 from compactcheck.observed.transcripts import Transcript, load_transcripts
 from compactcheck.pytest_law import SESSION, LawCase, LawSession, open_target
+from compactcheck.pytest_names import rooted
 from compactcheck.pytest_options import BY_KEY, WORKER_KEY, marker_keywords
 from compactcheck.pytest_options import values as option_values
 from compactcheck.report.model import TargetReport
 from compactcheck.scale.database import profile_database, redis_url
 from compactcheck.scale.merge import merge_target_groups, point_into
+from compactcheck.scale.pool import warm_up
 from compactcheck.targets import template
 from compactcheck.targets.calls import Calls
 from compactcheck.targets.registry import Target, resolve
@@ -55,6 +55,11 @@ def configure(config: pytest.Config) -> None:
     config.stash[SESSION] = LawSession(model=_model_slot(config, given))
     _selection(given).check()
     _campaign_database(config, given)
+    fuzzes_here = hasattr(config, "workerinput") or config.getoption("dist", "no") == "no"
+    if given["workers"] > 1 and fuzzes_here:
+        # The pool's fork server imports the engine while pytest collects, as `run --workers`
+        # starts it while the command line imports its commands (cli.head_start).
+        warm_up()
 
 
 def _campaign_database(config: pytest.Config, values: Mapping[str, Any]) -> None:
@@ -170,53 +175,30 @@ def _run_config(
     )
 
 
+def _pool_apart(
+    config: pytest.Config, run_config: RunConfig, values: Mapping[str, Any]
+) -> RunConfig:
+    """On an xdist worker, a target fuzzed in a pool (--compactcheck-workers) keeps its corpus
+    entries in a folder of this worker's, merged into the corpus when the session ends.
+
+    The pool's shards keep theirs apart under the corpus's shard folder and merge them when the
+    run ends; two xdist workers each running a pool there would merge (and remove) each other's
+    half-written folders.
+    """
+    worker = getattr(config, "workerinput", {}).get("workerid")
+    if values["workers"] <= 1 or worker is None:
+        return run_config
+    database = run_config.database_dir or run_config.corpus_dir.parent / "hypothesis"
+    apart = run_config.corpus_dir / SHARD_CORPORA / f"pool-{worker}"
+    return replace(run_config, corpus_dir=apart, database_dir=database)
+
+
 def _shards(config: pytest.Config) -> list[Shard]:
     try:
         count: int = config.getoption("--compactcheck-shards")
         return Shard.all_of(count)
     except CompactcheckError as error:
         raise pytest.UsageError(f"--compactcheck-shards: {one_line(error)}") from None
-
-
-def rooted(text: str, base: Path, root: Path) -> tuple[str, str]:
-    """A target as named in test ids and the corpus, and as resolved.
-
-    A ``py:`` file is named by its path relative to ``root`` (the rootdir), so that ids and
-    corpus entries are the same on every checkout, and ``compactcheck replay`` run from the
-    rootdir finds it; it is resolved by its absolute path, so that pytest may run from anywhere.
-    A relative path is read from ``base``. A ``cmd:`` command is run as given and named with its
-    absolute paths under ``root`` made relative to it, for the same reason. Other targets are
-    named and resolved as given.
-    """
-    if text.startswith("cmd:"):
-        return _rooted_command(text, root), text
-    module_part, _, attribute = text.removeprefix("py:").rpartition(":")
-    if not text.startswith("py:") or not module_part or not is_file_spec(module_part):
-        return text, text
-    absolute = (base / module_part).resolve()
-    spec = f"py:{absolute}:{attribute}"
-    try:
-        relative = absolute.relative_to(root.resolve())
-    except ValueError:
-        return spec, spec
-    return f"py:{relative.as_posix()}:{attribute}", spec
-
-
-def _rooted_command(text: str, root: Path) -> str:
-    """A ``cmd:`` target's name: its words that are absolute paths under ``root``, relative."""
-    try:
-        words = shlex.split(text.removeprefix("cmd:"))
-    except ValueError:
-        # Not a command line at all: resolving it says so.
-        return text
-    named = []
-    for word in words:
-        path = Path(word)
-        if path.is_absolute():
-            with contextlib.suppress(ValueError):
-                word = path.resolve().relative_to(root.resolve()).as_posix()
-        named.append(word)
-    return text if named == words else f"cmd:{shlex.join(named)}"
 
 
 def generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -286,7 +268,7 @@ def _law_cases(metafunc: pytest.Metafunc) -> list[LawCase]:
                 f"{name}: handles the {', '.join(target.views)} view(s), not {missing[0]}"
             )
         selection = _selection(values, views, f"{where}: {name}" if marked else name)
-        config_of_target = replace(run_config, format=spoken)
+        config_of_target = _pool_apart(config, replace(run_config, format=spoken), values)
         for each in views:
             for law in selection.judging(each, spoken if each == "messages" else CHAT):
                 for shard in shards:
@@ -309,6 +291,7 @@ def _law_cases(metafunc: pytest.Metafunc) -> list[LawCase]:
                             require_level=values["require_level"],
                             root=root,
                             here=here,
+                            workers=values["workers"],
                         )
                     )
     return cases

@@ -104,8 +104,10 @@ def values(config: pytest.Config, marked: Mapping[str, Any] | None = None) -> di
     """The value of every run option, for one marker's keywords (none: the session's),
     checked as a whole (``compactcheck.options.check_together``)."""
     given = {option.key: value(config, option, marked or {}) for option in OPTIONS}
+    # The plugin's own --compactcheck-shards is checked with them (it may not go with workers).
+    shards = {"shards": config.getoption(ALL_OPTIONS["shards"].option)}
     try:
-        check_together(given, "marker" if marked else "plugin")
+        check_together({**given, **shards}, "marker" if marked else "plugin")
     except OptionError as error:
         raise pytest.UsageError(str(error)) from None
     return given

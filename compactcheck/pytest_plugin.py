@@ -31,6 +31,10 @@ project that has compactcheck installed, imports pytest and the options table
 (``compactcheck.pytest_laws``) load when an option or ini value is given, or when collection
 meets a test that asks for ``compactcheck_law`` or a compactcheck fixture.
 
+``--compactcheck-workers N`` fuzzes each (target, view) in a pool of N worker processes inside
+this pytest process, its budget cut as ``compactcheck run --workers N`` cuts it: for slow,
+model-backed compactors whose calls mostly wait, without a pytest start-up per worker.
+
 Under pytest-xdist (``pytest -n auto``) test ids are stable (target, view, invariant and, with
 ``--compactcheck-shards K``, the shard), so every worker collects the same tests. Each worker
 fuzzes the (target, view, shard) triples its tests need once and ships the reports to the

@@ -7,7 +7,7 @@ plugin, worker processes, shards and campaigns. None of them runs a part of a ru
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Generator, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -76,6 +76,8 @@ class Engine:
     recording: Recording = field(default_factory=ByLaw)
     # A pool that outlives this run (a campaign's); by default a run with workers makes its own.
     pool: ProcessPoolExecutor | None = None
+    # What a worker resolves for a target named otherwise (see ``plan.Job.spec``), by name.
+    specs: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def selection(self) -> Selection:
@@ -136,6 +138,12 @@ class Engine:
         else:
             yield from self._in_process(pairs, started)
 
+    def run_named(self, units: Sequence[tuple[str, View]]) -> Generator[Event, None, None]:
+        """Fuzz (target name, view) units in worker processes, none of them opened here: what
+        ``run`` does with workers, for a caller that has not resolved its targets (the pytest
+        plugin)."""
+        yield from self._pooled(units, datetime.now(UTC).isoformat(timespec="seconds"))
+
     def _in_process(self, pairs: Sequence[tuple[Target, View]], started: str) -> Iterator[Event]:
         config = self.run_config
         done: list[TargetReport] = []
@@ -164,6 +172,11 @@ class Engine:
     def _pooled(self, units: Sequence[tuple[str, View]], started: str) -> Iterator[Event]:
         config = self.config
         separate = self.recording.separate_pieces
+        if self.pool is None:
+            # The fork server, and the templates of the py: targets that plan() starts: running
+            # already when the targets were opened here (``open``), else started now (a run
+            # before this one closed its templates with its pool).
+            warm_up()
         work = plan(
             units,
             config,
@@ -171,6 +184,7 @@ class Engine:
             workers=max(self.workers, 1),
             calls=self.calls,
             separate_corpora=separate,
+            specs=self.specs,
         )
         report_config = self.run_config
         done: dict[int, TargetReport] = {}
@@ -257,7 +271,24 @@ def run_target(target: Target, view: View, config: RunConfig) -> TargetReport:
 
     Raises InterruptedRunError, with the partial report, when a signal cut the run short.
     """
-    report = follow(Engine(config).run([target], view), lambda _: None)
+    return _only_target(follow(Engine(config).run([target], view), lambda _: None))
+
+
+def run_pooled(
+    name: str, view: View, config: RunConfig, *, workers: int, calls: Calls, spec: str = ""
+) -> TargetReport:
+    """Fuzz the target ``name`` on one view in a pool of ``workers`` processes, its budget cut
+    as ``run --workers`` cuts it, so that the same seed and worker count run the same histories;
+    each worker resolves ``spec`` (by default ``name``) with ``calls``. Every law's verdict.
+
+    Raises InterruptedRunError, with the partial report, when a signal cut the run short.
+    """
+    specs = {name: spec} if spec and spec != name else {}
+    engine = Engine(config, calls=calls, workers=workers, specs=specs)
+    return _only_target(follow(engine.run_named([(name, view)]), lambda _: None))
+
+
+def _only_target(report: Report) -> TargetReport:
     [target_report] = report.targets
     if not report.complete:
         raise InterruptedRunError(target_report)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import shutil
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,6 +36,10 @@ class Job:
     calls: Calls
     # Its place in the plan: shards are folded in this order, whatever order they finish in.
     index: int = 0
+    # What the worker resolves, where it differs from the name the reports give the target
+    # (the pytest plugin names a py: file relative to the rootdir, and resolves its absolute
+    # path, so that a worker finds it wherever pytest was started).
+    spec: str = ""
 
     @property
     def label(self) -> str:
@@ -60,6 +64,7 @@ def plan(
     workers: int,
     calls: Calls,
     separate_corpora: bool = True,
+    specs: Mapping[str, str] | None = None,
 ) -> Plan:
     """Jobs for ``units`` (target, view) within ``shard``, enough to keep ``workers`` busy.
 
@@ -67,17 +72,19 @@ def plan(
     into finer shards (see ``Shard.split``), each with its own seed and share of the budget:
     up to two per worker (see ``_parts``). Shards of one target keep their corpus entries
     apart (``gather_corpora`` merges them), unless the run's recording names entries so that
-    they cannot collide.
+    they cannot collide. ``specs`` says what a worker resolves for a target whose name is not
+    what it is resolved from.
     """
+    specs = specs or {}
     parts = _parts(len(units), workers, shard.budget(config.max_examples))
     # Each worker forks its isolated workers from one template per py: target.
-    calls = templates_for([name for name, _ in units], calls)
+    calls = templates_for([specs.get(name, name) for name, _ in units], calls)
     jobs: list[Job] = []
     for name, view in units:
         for piece in shard.split(parts):
             apart = parts > 1 and separate_corpora
             piece_config = config.for_piece(piece) if apart else config.for_shard(piece)
-            jobs.append(Job(name, view, piece_config, calls, len(jobs)))
+            jobs.append(Job(name, view, piece_config, calls, len(jobs), specs.get(name, "")))
     return Plan(jobs, parts)
 
 
@@ -105,13 +112,15 @@ def _parts(units: int, workers: int, budget: int) -> int:
 def run_job(job: Job, recording: Recording) -> list[Event]:
     """In a worker: resolve the target, run it, close it; every event of the run."""
     target = resolve(
-        job.target,
+        job.spec or job.target,
         view=job.view,
         calls=job.calls,
         budget=job.config.budget,
         format=job.config.format,
         model=job.config.model,
     )
+    # Reported and recorded (in the corpus) under its name, whatever it was resolved from.
+    target.name = job.target
     try:
         return list(TargetRun(target, job.view, job.config, recording).steps(job.index))
     finally:

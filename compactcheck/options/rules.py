@@ -48,6 +48,15 @@ def check_together(values: Mapping[str, Any], front: Front) -> None:
             raise OptionError(
                 f"{said['transcripts']} and {said['malformed']}: a transcript is what it is"
             )
+    workers, shards = values.get("workers") or 1, values.get("shards") or 1
+    if workers > 1 and shards > 1:
+        # Both cut each target's budget, each its own way (a pool in one process; a test id per
+        # shard for xdist's workers): cut twice, neither run is one the other reproduces.
+        raise OptionError(
+            f"{said['workers']} {workers} and {said['shards']} {shards} both cut each target's "
+            f"budget; pick one: {said['workers']} for a pool of processes in this pytest "
+            f"process, {said['shards']} for pytest-xdist (pytest -n)"
+        )
     piece = values.get("shard")
     profile = values.get("profile")
     if piece is not None and piece.count > 1 and values.get("seed") is None and profile != "ci":

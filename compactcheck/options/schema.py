@@ -266,7 +266,12 @@ OPTIONS: tuple[Option, ...] = (
         "worker processes; a lone target is cut into shards to keep them busy",
         cli="--workers",
         library="workers",
-        missing={"plugin": "pytest-xdist: pytest -n auto with --compactcheck-shards K"},
+        plugin=True,
+        plugin_help="fuzz each target in a pool of N worker processes inside this pytest "
+        "process, its budget cut as run --workers N cuts it (with the same seed, the same "
+        "verdicts and witnesses); for slow, model-backed compactors whose calls mostly wait, "
+        "so that N calls are in flight at once",
+        missing={"marker": _SESSION},
     ),
     Option(
         "shard",
