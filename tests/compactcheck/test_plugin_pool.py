@@ -83,7 +83,9 @@ def _outcomes(stdout: str) -> dict[str, str]:
     for line in stdout.splitlines():
         outcome, _, test = line.partition(" ")
         if outcome in ("PASSED", "FAILED") and "[py:compactors/slow.py:" in test:
-            parameters = test.split("[py:compactors/slow.py:")[1].rstrip("]")
+            # Up to the id's closing bracket: pytest adds " - <message>" to a failure's line
+            # where it has room for it (in full when CI is set).
+            parameters = test.split("[py:compactors/slow.py:")[1].partition("]")[0]
             name, _, law = parameters.partition("-messages-")
             found[f"{name} {law}"] = outcome
     return found
