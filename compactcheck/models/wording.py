@@ -96,7 +96,9 @@ def never_as_dont_ever(sentence: str) -> str | None:
     match = re.match(r"Never (\w+)\b", sentence)
     if match is None:
         return None
-    return f"Don't ever {_low(match.group(1))}{sentence[match.end() :]}"
+    # The verb keeps its case: after "Never" a capital is the word's own ("Never Use" names a
+    # thing the token reading keeps), not a sentence's start.
+    return f"Don't ever {match.group(1)}{sentence[match.end() :]}"
 
 
 def no_as_dont_any(sentence: str) -> str | None:

@@ -96,3 +96,9 @@ def test_the_wording_fake_says_it_is_a_fake_and_is_chosen_by_name(tmp_path: Path
     request = ModelRequest(turns=(Turn(role="user", text="Do not touch the public API"),))
     assert metered.answer(request) == "Don't touch the public API"
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_capitalised_word_after_never_keeps_its_capital() -> None:
+    # Found by the property above: "Use" capitalised mid-line is a distinctive token.
+    assert reword_line("Never Use", 0) == "Don't ever Use"
+    assert reword_line("Never push to main", 0) == "Don't ever push to main"
