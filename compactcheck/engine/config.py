@@ -19,6 +19,7 @@ from compactcheck.invariants.facts import Reading
 from compactcheck.invariants.formats import CHAT, Format
 from compactcheck.models import ModelSlot
 from compactcheck.options import Front, OptionError, check_together
+from compactcheck.report.verdicts import MIN_COMPACTIONS
 from compactcheck.scale.database import profile_database
 
 if TYPE_CHECKING:
@@ -70,6 +71,8 @@ class RunConfig:
     # Coverage: keep exploring past max_examples, up to max_total_examples, until every
     # applicable law was exercised min_exercised times and the target compacted often enough.
     min_exercised: int = 5
+    # The fewest compactions a run wants before it stops exploring (a shard: its share).
+    min_compactions: int = MIN_COMPACTIONS
     max_total_examples: int | None = None
     # Hypothesis's target phase while exploring: hill-climbing the steering scores (open calls
     # at the cut, rounds, compaction ratio). Off for a run: within 100 histories it takes the
@@ -107,13 +110,26 @@ class RunConfig:
         )
 
     def for_shard(self, shard: Shard) -> RunConfig:
-        """The config of one shard of this run: its seed and its share of the budget."""
+        """The config of one shard of this run: its seed and its share of the budget.
+
+        Coverage is wanted of the whole run, so a shard wants its share of it: each law
+        exercised its share of ``min_exercised`` times and its share of ``min_compactions``
+        compactions (each at least once), within its share of ``max_total_examples``. Asked of
+        every shard in full, eight shards of a 60-history run explored up to five times their
+        budget for what the whole run had seen enough of.
+        """
+        budget = max(1, shard.budget(self.max_examples))
+        whole = max(1, self.max_examples)
+        total = self.max_total_examples
         return replace(
             self,
             shard=shard,
             seed=shard.seed(self.seed),
-            max_examples=max(1, shard.budget(self.max_examples)),
+            max_examples=budget,
             run_seed=self.whole_run_seed,
+            min_exercised=max(1, -(-self.min_exercised * budget // whole)),
+            min_compactions=max(1, -(-self.min_compactions * budget // whole)),
+            max_total_examples=None if total is None else max(budget, -(-total * budget // whole)),
         )
 
     def for_piece(self, shard: Shard) -> RunConfig:

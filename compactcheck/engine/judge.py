@@ -122,7 +122,7 @@ class Judge:
         tally, config = self.tally, self.config
         return (
             tally.answered > 0
-            and bool(self.short_of_coverage() or tally.rarely_compacted())
+            and bool(self.short_of_coverage() or tally.rarely_compacted(config.min_compactions))
             and tally.examples < config.example_cap
             and not config.time_is_up()
             and not (config.stop_when_all_broken and self.all_broken())

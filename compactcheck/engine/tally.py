@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from compactcheck.invariants import Finding
 from compactcheck.report.verdicts import (
+    MIN_COMPACTIONS,
     WRONG_ANSWERS,
     Calls,
     Counts,
@@ -87,9 +88,9 @@ class Tally:
         common_reason = self.reasons.most_common(1)[0][0] if self.reasons else ""
         return Calls(self.statuses, common_reason, self.malformed_errors)
 
-    def rarely_compacted(self) -> bool:
+    def rarely_compacted(self, floor: int = MIN_COMPACTIONS) -> bool:
         """Whether the target changed the history in none or almost none of its answered calls."""
-        return rarely_compacted(self.compactions, self.answered)
+        return rarely_compacted(self.compactions, self.answered, floor)
 
     def vacuity(self) -> str:
         """Why a target that (almost) never compacted gets no pass, and what to do about it."""

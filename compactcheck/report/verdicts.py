@@ -79,13 +79,17 @@ def _result(
     )
 
 
-def rarely_compacted(compactions: int, answered: int) -> bool:
+MIN_COMPACTIONS = 3
+"""The fewest compactions a pass may rest on, whatever share of the calls they are."""
+
+
+def rarely_compacted(compactions: int, answered: int, floor: int = MIN_COMPACTIONS) -> bool:
     """Whether a target changed the history in none or almost none of its answered calls.
 
-    Fewer than max(3, MIN_COMPACTED_PERCENT %) of the answered calls: a pass would rest on a
-    handful of compactions.
+    Fewer than max(``floor``, MIN_COMPACTED_PERCENT %) of the answered calls: a pass would rest
+    on a handful of compactions. A shard asks its share of the floor (``RunConfig.for_shard``).
     """
-    return compactions < max(3, -(-answered * MIN_COMPACTED_PERCENT // 100))
+    return compactions < max(floor, -(-answered * MIN_COMPACTED_PERCENT // 100))
 
 
 def answered_verdict(
