@@ -25,7 +25,7 @@ from compactcheck.base.errors import CompactcheckError, one_line
 from compactcheck.base.selection import Selection
 from compactcheck.base.shards import Shard
 from compactcheck.corpus.entry import DEFAULT_CORPUS_DIR
-from compactcheck.engine.config import SHARD_CORPORA, RunConfig, from_options, model_slot
+from compactcheck.engine.config import RunConfig, from_options, model_slot
 from compactcheck.engine.core import report_of
 from compactcheck.engine.plan import gather_corpora
 from compactcheck.invariants import View
@@ -188,9 +188,7 @@ def _pool_apart(
     worker = getattr(config, "workerinput", {}).get("workerid")
     if values["workers"] <= 1 or worker is None:
         return run_config
-    database = run_config.database_dir or run_config.corpus_dir.parent / "hypothesis"
-    apart = run_config.corpus_dir / SHARD_CORPORA / f"pool-{worker}"
-    return replace(run_config, corpus_dir=apart, database_dir=database)
+    return run_config.kept_apart(f"pool-{worker}")
 
 
 def _shards(config: pytest.Config) -> list[Shard]:

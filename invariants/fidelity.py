@@ -18,7 +18,11 @@ from typing import Protocol
 from compactcheck.invariants.canonical import json_text
 from compactcheck.invariants.compaction import SnapshotAfter, SnapshotBefore
 from compactcheck.invariants.facts import Counter, Facts
-from compactcheck.invariants.laws.messages.content import fact_rulings, reassertions
+from compactcheck.invariants.laws.messages.content import (
+    BROKEN_RULINGS,
+    fact_rulings,
+    reassertions,
+)
 from compactcheck.invariants.laws.messages.order import pruning
 from compactcheck.invariants.laws.messages.reading import FactLookup
 from compactcheck.invariants.laws.messages.size import message_size
@@ -183,13 +187,9 @@ def _constraints_kept(
     kept = 0
     for text in present:
         ruling = ruled.get(text)
-        if ruling in FAITHFUL or (ruling not in _NOT_KEPT and held_out.holds(text)):
+        if ruling in FAITHFUL or (ruling not in BROKEN_RULINGS and held_out.holds(text)):
             kept += 1
     return Survival(kept, len(present))
-
-
-# The rulings on which ``constraints_preserved`` fails a constraint whose tokens are all there.
-_NOT_KEPT: frozenset[str] = frozenset({"changed", "contradicted"})
 
 
 def snapshot_fidelity(

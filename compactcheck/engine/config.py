@@ -120,6 +120,10 @@ class RunConfig:
         """
         budget = max(1, shard.budget(self.max_examples))
         whole = max(1, self.max_examples)
+
+        def share(amount: int) -> int:
+            return max(1, -(-amount * budget // whole))
+
         total = self.max_total_examples
         return replace(
             self,
@@ -127,9 +131,9 @@ class RunConfig:
             seed=shard.seed(self.seed),
             max_examples=budget,
             run_seed=self.whole_run_seed,
-            min_exercised=max(1, -(-self.min_exercised * budget // whole)),
-            min_compactions=max(1, -(-self.min_compactions * budget // whole)),
-            max_total_examples=None if total is None else max(budget, -(-total * budget // whole)),
+            min_exercised=share(self.min_exercised),
+            min_compactions=share(self.min_compactions),
+            max_total_examples=None if total is None else max(budget, share(total)),
         )
 
     def for_piece(self, shard: Shard) -> RunConfig:
@@ -139,9 +143,15 @@ class RunConfig:
         name is a function of target, view and invariant); ``gather_corpora`` merges them. The
         Hypothesis database stays the shared one.
         """
+        return self.for_shard(shard).kept_apart(f"{shard.index}-of-{shard.count}")
+
+    def kept_apart(self, name: str) -> RunConfig:
+        """This run with its corpus entries in folder ``name`` of the corpus's shard folder,
+        merged into the corpus later (``gather_corpora``); the Hypothesis database stays the
+        shared one."""
         database_dir = self.database_dir or self.corpus_dir.parent / "hypothesis"
-        corpus = self.corpus_dir / SHARD_CORPORA / f"{shard.index}-of-{shard.count}"
-        return replace(self.for_shard(shard), corpus_dir=corpus, database_dir=database_dir)
+        corpus = self.corpus_dir / SHARD_CORPORA / name
+        return replace(self, corpus_dir=corpus, database_dir=database_dir)
 
     @property
     def home_corpus_dir(self) -> Path:

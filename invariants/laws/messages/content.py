@@ -467,6 +467,9 @@ _BROKEN = {
     "changed": "is changed in the output (a value or name differs)",
     "contradicted": "is contradicted in the output (its polarity flipped)",
 }
+BROKEN_RULINGS: frozenset[str] = frozenset(_BROKEN)
+"""The rulings on which ``constraints_preserved`` fails a current constraint whose tokens are
+all still there (the fidelity measure counts such a constraint as lost too)."""
 
 
 def _misread(
