@@ -112,7 +112,7 @@ def cli(examples: int, workers: int) -> Measured:
 
 
 # Loads only the plugins the run needs, not every plugin installed (see plugin()).
-_ONLY_NEEDED = ["-p", "xdist.plugin", "-p", "compactcheck.pytest_plugin"]
+_ONLY_NEEDED = ["-p", "xdist.plugin", "-p", "compactcheck.pytest.plugin"]
 
 
 def plugin(examples: int, workers: int, *, autoload: bool = True) -> Measured:

@@ -51,6 +51,8 @@ from benchmarks.snapshot_validation import (
     time_validation,
 )
 from benchmarks.throughput import throughput
+from compactcheck.backends.inprocess import CallableBackend
+from compactcheck.backends.subprocess_backend import CommandBackend
 from compactcheck.base.backend import Backend, handed
 from compactcheck.base.loading import load_attribute
 from compactcheck.engine.target_run import TargetRun
@@ -59,9 +61,7 @@ from compactcheck.invariants.law import Invariant
 from compactcheck.invariants.laws.messages.reading import forget_searchable_texts
 from compactcheck.strategies import message_histories, scenarios
 from compactcheck.targets.calls import Calls
-from compactcheck.targets.inprocess import CallableBackend
 from compactcheck.targets.registry import all_mutants, resolve
-from compactcheck.targets.subprocess_backend import CommandBackend
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON_HARNESS = ROOT / "examples" / "python-harness" / "harness.py"

@@ -204,8 +204,8 @@ def _checked(given: Mapping[str, Any]) -> dict[str, Any]:
 
 def _write(report: Report, paths: Mapping[str, Path | None]) -> None:
     """Write the report files ``fuzz()`` was asked for."""
+    from compactcheck.render import FORMATS
     from compactcheck.report.io import write_report, write_text
-    from compactcheck.report.render import FORMATS
 
     for name, path in paths.items():
         if path is not None and name == "json":

@@ -5,10 +5,10 @@ from __future__ import annotations
 import ast
 import inspect
 
-from compactcheck import pytest_plugin
 from compactcheck.options import BY_KEY, PLUGIN_ONLY, Option
-from compactcheck.pytest_law import LawCase
-from compactcheck.pytest_options import _NUMBERS, MARKER_KEYWORDS, NOT_OFFERED, OPTIONS
+from compactcheck.pytest import plugin as pytest_plugin
+from compactcheck.pytest.law import LawCase
+from compactcheck.pytest.options import _NUMBERS, MARKER_KEYWORDS, NOT_OFFERED, OPTIONS
 from docsgen.library import fence, members_of, signature_of
 from docsgen.markdown import cell, code, docstring, page, table, value
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from compactcheck.targets import protocol
+from compactcheck.backends import protocol
 from docsgen.markdown import docstring
 from docsgen.schemas import schema_page
 

@@ -19,8 +19,8 @@ from compactcheck.cli.options import (
 from compactcheck.corpus import location
 from compactcheck.corpus.replay import ModelTerms, exit_code, replay
 from compactcheck.engine.results import slot_calls
+from compactcheck.render.listings import replay_table
 from compactcheck.report import untrusted
-from compactcheck.report.render.listings import replay_table
 from compactcheck.targets.registry import resolve
 from compactcheck.targets.smoke import smoke_round
 

@@ -11,7 +11,7 @@ from compactcheck.base.atomic import write_text_atomically
 from compactcheck.base.errors import CompactcheckError, ExitCode
 from compactcheck.cli.options import call_options, calls_of, model_options, model_slot, natural
 from compactcheck.engine.drift import run_drift
-from compactcheck.report.render.drift import print_drift, render_drift_html
+from compactcheck.render.drift import print_drift, render_drift_html
 from compactcheck.strategies.drift import MIN_ROUNDS
 from compactcheck.targets.registry import resolve
 

@@ -21,8 +21,8 @@ from compactcheck.cli.options import (
 )
 from compactcheck.engine.campaign import Campaign
 from compactcheck.engine.core import Engine
+from compactcheck.render import print_report
 from compactcheck.report import untrusted
-from compactcheck.report.render import print_report
 
 
 def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -3,7 +3,7 @@ command line imports the engine, so that their imports overlap this one's.
 
 A run with workers forks them from a fork server, which imports the engine, and forks each
 ``py:`` compactor's worker process from a template, which imports the compactor (see
-``scale.pool`` and ``targets.template``). Started once the command's arguments are parsed, both
+``scale.pool`` and ``backends.template``). Started once the command's arguments are parsed, both
 imports wait for this process's own import of the commands; started here, from the raw
 arguments, the three run side by side. The arguments are read as the parser will read them,
 from the same table of options, but without it (it is built by the commands, which import the
@@ -85,9 +85,9 @@ def head_start(argv: Sequence[str]) -> None:
     if ahead.workers <= 1:
         return
     # Imported only here: these modules are light, the engine the workers run is not.
+    from compactcheck.backends.isolated import worker_env
+    from compactcheck.backends.template import template_for
     from compactcheck.scale.pool import warm_up
-    from compactcheck.targets.isolated import worker_env
-    from compactcheck.targets.template import template_for
 
     warm_up()
     if ahead.memory_limit_mb is None:

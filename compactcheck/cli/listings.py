@@ -12,7 +12,7 @@ from compactcheck.base.errors import ExitCode
 from compactcheck.cli.options import positive
 from compactcheck.invariants import VIEWS, catalogue
 from compactcheck.invariants.catalogue import ALL_FORMATS
-from compactcheck.report.render.listings import (
+from compactcheck.render.listings import (
     invariants_table,
     law_formats,
     targets_table,

@@ -19,7 +19,7 @@ from compactcheck.reference_engine.golden import (
     load_case,
     run_case,
 )
-from compactcheck.report.render.listings import golden_table, rules_table
+from compactcheck.render.listings import golden_table, rules_table
 
 # What the help says before each of these commands, so that a user can tell them apart.
 MARK = "(maintainers) "

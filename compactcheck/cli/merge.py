@@ -10,8 +10,8 @@ from rich.console import Console
 from compactcheck.base.errors import ExitCode
 from compactcheck.cli.options import outputs, write_outputs
 from compactcheck.corpus.entry import DEFAULT_CORPUS_DIR
+from compactcheck.render import print_report
 from compactcheck.report.io import load_report
-from compactcheck.report.render import print_report
 from compactcheck.scale.merge import merge_corpora, merge_reports
 
 

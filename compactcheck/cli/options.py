@@ -28,9 +28,9 @@ from compactcheck.options.kinds import (
     seconds,
     shard,
 )
+from compactcheck.render import FORMATS
 from compactcheck.report.io import write_report, write_text
 from compactcheck.report.model import Report
-from compactcheck.report.render import FORMATS
 from compactcheck.scale.database import check_reachable, redis_url
 from compactcheck.targets.calls import Calls
 

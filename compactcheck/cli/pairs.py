@@ -19,8 +19,8 @@ from compactcheck.invariants import VIEWS, Facts
 from compactcheck.invariants.formats import FORMATS
 from compactcheck.observed.audit import Finding, audit
 from compactcheck.observed.judging import Judgement, PairError, check_pair
+from compactcheck.render import print_report
 from compactcheck.report import untrusted
-from compactcheck.report.render import print_report
 from compactcheck.report.verdicts import pair_verdict
 
 

@@ -8,9 +8,9 @@ from pathlib import Path
 from rich.console import Console
 
 from compactcheck.base.errors import ExitCode
+from compactcheck.render import print_regressions, print_summary
 from compactcheck.report.compare import diff, summary
 from compactcheck.report.io import load_report
-from compactcheck.report.render import print_regressions, print_summary
 
 
 def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

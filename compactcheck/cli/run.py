@@ -22,9 +22,9 @@ from compactcheck.cli.progress import Progress
 from compactcheck.engine.config import Profile
 from compactcheck.engine.core import Engine, follow
 from compactcheck.invariants.levels import LEVELS
+from compactcheck.render import print_report
 from compactcheck.report.levels import level_text
 from compactcheck.report.model import Report
-from compactcheck.report.render import print_report
 
 
 def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -8,6 +8,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
+from compactcheck.backends.ahead import answered_ahead
 from compactcheck.base.call_law import CALL_ANSWERED, call_finding, call_law
 from compactcheck.base.errors import CompactcheckError, ExitCode
 from compactcheck.base.loading import is_file_spec
@@ -17,7 +18,6 @@ from compactcheck.invariants import VIEWS, Invariant, UnknownInvariantError, Vie
 from compactcheck.invariants.formats import CHAT, Format, check_format
 from compactcheck.models import ModelError, ModelSlot, check_name
 from compactcheck.models.ledger import run_ledger
-from compactcheck.targets.ahead import answered_ahead
 from compactcheck.targets.calls import Calls
 from compactcheck.targets.registry import Target, resolve
 

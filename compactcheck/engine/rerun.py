@@ -6,13 +6,13 @@ import contextlib
 from functools import partial
 from pathlib import Path
 
+from compactcheck.backends.ahead import answered_ahead
 from compactcheck.corpus.entry import RerunVerdict, note_reproduced
 from compactcheck.engine.judge import finding
 from compactcheck.engine.search import Search
 from compactcheck.invariants import Invariant
 from compactcheck.report.model import Reproduced
 from compactcheck.report.verdicts import CALL_ANSWERED, every_call_failed
-from compactcheck.targets.ahead import answered_ahead
 
 
 def reproduce_all(search: Search) -> None:

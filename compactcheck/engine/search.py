@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, Phase, example, given, seed, settings
 from hypothesis.errors import HypothesisException
 from hypothesis.strategies import SearchStrategy
 
+from compactcheck.backends.ahead import answered_ahead
 from compactcheck.base import interrupts
 from compactcheck.corpus.replay import recorded_rounds
 from compactcheck.engine.config import RunConfig
@@ -30,7 +31,6 @@ from compactcheck.invariants import Finding, Invariant, View
 from compactcheck.observed.transcripts import transcript_cases, whole
 from compactcheck.report.model import Reproduced
 from compactcheck.report.verdicts import CALL_ANSWERED
-from compactcheck.targets.ahead import answered_ahead
 from compactcheck.targets.registry import Target
 
 # A hunt whose new candidate histories keep timing out waits out the call's timeout on each; it

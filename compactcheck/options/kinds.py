@@ -2,7 +2,7 @@
 
 Standard library only (the pytest plugin loads this in every session): a parser imports what it
 checks against when it runs, which is when a value is given; the constants written out here are
-kept equal to their sources by ``tests/compactcheck/test_plugin_idle.py``.
+kept equal to their sources by ``tests/compactcheck/pytest/test_plugin_idle.py``.
 """
 
 from __future__ import annotations

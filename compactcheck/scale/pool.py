@@ -22,9 +22,9 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from types import FrameType
 from typing import ParamSpec, TypeVar
 
+from compactcheck.backends import template
 from compactcheck.base import interrupts
 from compactcheck.scale import forkserver_main
-from compactcheck.targets import template
 
 # How long an interrupted worker may take to unwind its job before it is killed, and how often
 # it is told again meanwhile.
@@ -134,7 +134,7 @@ def warm_up() -> multiprocessing.context.BaseContext:
 
     The server imports in the background: the first worker forked waits for it, not this call.
     From now until the pool closes, a py: target resolved here starts the template its workers
-    fork their isolated workers from (``targets.template``).
+    fork their isolated workers from (``backends.template``).
     """
     template.want()
     context = _context()

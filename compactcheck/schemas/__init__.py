@@ -9,6 +9,13 @@ from typing import Any
 
 from pydantic import BaseModel, TypeAdapter
 
+from compactcheck.backends.protocol import (
+    ANY_COMPACT_REQUEST,
+    AnyCompactResponse,
+    StartRequest,
+    StartResponse,
+    StopRequest,
+)
 from compactcheck.corpus.entry import CorpusEntry
 from compactcheck.invariants import (
     AgentEvent,
@@ -22,13 +29,6 @@ from compactcheck.invariants import (
 from compactcheck.invariants.formats import AnthropicRequest, GeminiRequest, ResponsesInput
 from compactcheck.invariants.messages import CHAT_MESSAGES
 from compactcheck.report.model import Report
-from compactcheck.targets.protocol import (
-    ANY_COMPACT_REQUEST,
-    AnyCompactResponse,
-    StartRequest,
-    StartResponse,
-    StopRequest,
-)
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 

@@ -24,7 +24,7 @@ class Calls:
     # MB of address space per worker; 0 sets no limit.
     memory_limit_mb: int = DEFAULT_MEMORY_LIMIT_MB
     # (spec, socket address) of the template processes a run with workers started for its
-    # py: targets (``targets.template``): its workers fork their isolated workers from them.
+    # py: targets (``backends.template``): its workers fork their isolated workers from them.
     templates: tuple[tuple[str, str], ...] = ()
 
     @classmethod

@@ -7,6 +7,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
+from compactcheck.adapters import ADAPTERS, DESCRIPTIONS
+from compactcheck.adapters.node_harness import DESCRIPTIONS as NODE_DESCRIPTIONS
+from compactcheck.adapters.node_harness import is_node_target, node_backend
+from compactcheck.backends.harness_process import HarnessStartError
+from compactcheck.backends.inprocess import AwaitedAdapter, CallableBackend
+from compactcheck.backends.isolated import LOAD_FAILED, worker_env
+from compactcheck.backends.subprocess_backend import CommandBackend
+from compactcheck.backends.template import TemplateFork, addresses, template_for
 from compactcheck.base.awaiting import is_async
 from compactcheck.base.backend import Backend
 from compactcheck.base.errors import CompactcheckError
@@ -37,15 +45,7 @@ from compactcheck.reference_engine.mutants.session import SESSION_MUTANTS
 from compactcheck.reference_engine.mutants.snapshot import SNAPSHOT_MUTANTS
 from compactcheck.reference_engine.session import reference_session_compactor
 from compactcheck.reference_engine.snapshot import SnapshotPipeline
-from compactcheck.targets.adapters import ADAPTERS, DESCRIPTIONS
 from compactcheck.targets.calls import Calls, Isolation
-from compactcheck.targets.harness_process import HarnessStartError
-from compactcheck.targets.inprocess import AwaitedAdapter, CallableBackend
-from compactcheck.targets.isolated import LOAD_FAILED, worker_env
-from compactcheck.targets.node_harness import DESCRIPTIONS as NODE_DESCRIPTIONS
-from compactcheck.targets.node_harness import is_node_target, node_backend
-from compactcheck.targets.subprocess_backend import CommandBackend
-from compactcheck.targets.template import TemplateFork, addresses, template_for
 
 
 class TargetError(CompactcheckError):
@@ -164,7 +164,7 @@ def _python_target(
 
 def isolated_backend(spec: str, view: View | None, calls: Calls) -> CommandBackend:
     """A backend running the compactor ``spec`` names in a worker process of its own."""
-    argv = [sys.executable, "-m", "compactcheck.targets.isolated", spec]
+    argv = [sys.executable, "-m", "compactcheck.backends.isolated", spec]
     if view is not None:
         argv += ["--view", view]
     argv += ["--memory-limit", str(calls.memory_limit_mb)]
@@ -186,7 +186,7 @@ def isolated_backend(spec: str, view: View | None, calls: Calls) -> CommandBacke
 
 def templates_for(names: Sequence[str], calls: Calls) -> Calls:
     """``calls`` naming a template for each isolated ``py:`` target of ``names`` (started now
-    when this process has none yet and a run with workers wants them; see targets.template)."""
+    when this process has none yet and a run with workers wants them; see backends.template)."""
     if calls.in_process:
         return calls
     for name in names:
@@ -283,7 +283,7 @@ def _command_target(text: str, timeout: float, budget: Budget | None, format: Fo
 def _adapter_target(
     text: str, timeout: float, budget: Budget | None, format: Format, model: ModelSlot | None
 ) -> Target | None:
-    """A third-party compactor named like ``langchain:trim_messages`` (see targets.adapters).
+    """A third-party compactor named like ``langchain:trim_messages`` (see compactcheck.adapters).
 
     An adapter speaks one format (its implementation says which); a run that names no other
     format drives it in that one.
@@ -301,7 +301,7 @@ def _adapter_target(
 
 def _node_target(text: str, timeout: float, budget: Budget | None, format: Format) -> Target:
     """A JavaScript compactor of the Node harness package, named like ``node:ai-prune-messages``
-    (see targets.node_harness); driven in the first format it speaks unless the run names one."""
+    (see adapters.node_harness); driven in the first format it speaks unless the run names one."""
     backend = node_backend(text, timeout)
     spoken = backend.implementation.formats
     chosen = check_format(spoken[0]) if format == CHAT and CHAT not in spoken else format

@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 from pydantic import BaseModel, ValidationError
 
+from compactcheck.adapters import MissingExtraError
+from compactcheck.backends.harness_process import HarnessStartError
+from compactcheck.backends.protocol import ProtocolError
 from compactcheck.base.errors import CompactcheckError, InputFileError, OutputFileError, one_line
 from compactcheck.corpus.entry import CorpusEntry
 from compactcheck.scale.database import DatabaseError
 from compactcheck.scale.merge import MergeError
-from compactcheck.targets.adapters import MissingExtraError
-from compactcheck.targets.harness_process import HarnessStartError
-from compactcheck.targets.protocol import ProtocolError
 from compactcheck.targets.registry import TargetError
 
 

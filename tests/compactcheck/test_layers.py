@@ -7,6 +7,7 @@ in a subprocess, as `./dev test` does.
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -53,6 +54,26 @@ def test_the_contracts_cover_layers_laws_and_cycles() -> None:
     # Top and bottom as the README's layout section tells them.
     assert layers[0].startswith("compactcheck.cli")
     assert layers[-2:] == ["compactcheck.base", "compactcheck.invariants"]
+
+
+def _layered() -> set[str]:
+    """Every package or module a layer of the layers contract names."""
+    layers = next(c for c in _contracts() if c["type"] == "layers")["layers"]
+    assert isinstance(layers, list)
+    return {name.strip() for layer in layers for name in re.split(r"[:|]", str(layer))}
+
+
+def test_every_module_of_the_package_is_in_a_layer() -> None:
+    # A module in no layer is free to import anything: the contract would not see it.
+    package = ROOT / "compactcheck"
+    children = {
+        f"compactcheck.{path.stem}"
+        for path in package.iterdir()
+        if (path.suffix == ".py" and path.stem != "__init__")
+        or (path.is_dir() and (path / "__init__.py").exists())
+    }
+    assert children - _layered() == set()
+    assert _layered() - children == set()
 
 
 def test_a_package_cycle_breaks_the_contracts(tmp_path: Path) -> None:

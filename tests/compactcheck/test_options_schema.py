@@ -19,13 +19,13 @@ from typing import Any
 import pytest
 
 import compactcheck
-from compactcheck import pytest_options
+from compactcheck.backends.subprocess_backend import CommandBackend
 from compactcheck.base.errors import CompactcheckError
 from compactcheck.base.shards import Shard
 from compactcheck.cli import run
 from compactcheck.options import BY_KEY, FRONTS, OPTIONS, PLUGIN_ONLY, OptionError, check_together
+from compactcheck.pytest import options as pytest_options
 from compactcheck.targets.calls import Calls
-from compactcheck.targets.subprocess_backend import CommandBackend
 from tests.compactcheck.commandline import cli, pytest_in
 
 TRANSCRIPT = Path(__file__).resolve().parents[2] / "examples" / "transcripts" / "claude-code.jsonl"

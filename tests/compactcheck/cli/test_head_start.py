@@ -17,7 +17,7 @@ import pytest
 
 from compactcheck.cli.head_start import Ahead, ahead_of
 from compactcheck.targets.calls import DEFAULT_MEMORY_LIMIT_MB
-from tests.compactcheck.targets.processes import isolated_processes
+from tests.compactcheck.backends.processes import isolated_processes
 
 PLAIN = "def compact(messages):\n    return list(messages)\n"
 
@@ -85,7 +85,7 @@ def test_a_head_start_starts_the_fork_server_and_the_template_before_the_engine(
         import json, os, sys
         from pathlib import Path
         from compactcheck.cli.head_start import head_start
-        from compactcheck.targets import template
+        from compactcheck.backends import template
 
         head_start(["run", "py:{spec}", "--workers", "2", "--max-examples", "5"])
         children = []

@@ -15,8 +15,8 @@ from compactcheck.cli import main
 from compactcheck.engine.drift import drift_case, run_drift
 from compactcheck.invariants.rulings import FAILING
 from compactcheck.models import PlantingModel
+from compactcheck.render.drift import print_drift, render_drift_html
 from compactcheck.report.drift import DriftRun, FactRound
-from compactcheck.report.render.drift import print_drift, render_drift_html
 from compactcheck.strategies.drift import MIN_ROUNDS, drift_scenario
 from compactcheck.strategies.turns import Say, ToolBatch
 from compactcheck.targets.registry import resolve

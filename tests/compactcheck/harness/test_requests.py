@@ -16,6 +16,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from compactcheck.backends.protocol import COMPACT_REQUESTS, compact_request
 from compactcheck.base.backend import Answer
 from compactcheck.base.implementation import Implementation
 from compactcheck.harness import (
@@ -30,7 +31,6 @@ from compactcheck.harness import (
 from compactcheck.invariants import View
 from compactcheck.invariants.formats import FORMATS, Format
 from compactcheck.schemas import shipped
-from compactcheck.targets.protocol import COMPACT_REQUESTS, compact_request
 
 _SCHEMA = jsonschema.Draft202012Validator(shipped("protocol-compact-request"))
 

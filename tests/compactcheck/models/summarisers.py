@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from compactcheck.backends.inprocess import CallableBackend
 from compactcheck.base.implementation import Implementation
 from compactcheck.harness import MessagesDriver
 from compactcheck.invariants import (
@@ -24,7 +25,6 @@ from compactcheck.invariants.messages import UserMessage
 from compactcheck.models import Model, ModelRequest, Turn
 from compactcheck.reference_engine.messages import reference_for
 from compactcheck.reference_engine.messages.summary import SUMMARY_HEADER
-from compactcheck.targets.inprocess import CallableBackend
 from compactcheck.targets.registry import Target
 
 Compactor = Callable[[list[dict[str, Any]]], list[dict[str, Any]]]

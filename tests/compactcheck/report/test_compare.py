@@ -7,12 +7,12 @@ from pathlib import Path
 
 from rich.console import Console
 
+from compactcheck.render import print_regressions, print_summary, render_summary_markdown
 from compactcheck.report.compare import Regression, describe_diff, diff, summary
 from compactcheck.report.io import load_report
 from compactcheck.report.model import Counterexample, InvariantResult, Report, TargetReport, Verdict
-from compactcheck.report.render import print_regressions, print_summary, render_summary_markdown
 
-GOLDEN = Path(__file__).parent / "golden" / "render"
+GOLDEN = Path(__file__).parents[1] / "render" / "golden"
 
 
 def result(

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from compactcheck.pytest_scheduling import fuzzed_run
+from compactcheck.pytest.scheduling import fuzzed_run
 
 # A parent's main script that notes each process that runs it, then runs three jobs at once.
 MAIN_SCRIPT = """

@@ -1,0 +1,1 @@
+"""The pytest plugin: one test per (target, view, invariant); ``plugin`` is what pytest loads."""

@@ -1,0 +1,169 @@
+"""The report as one self-contained HTML page: no scripts, no external resources, inline CSS.
+
+The page is the template ``templates/report.html.j2``; this module gathers what it shows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from markupsafe import Markup
+
+from compactcheck.render._digest import (
+    FidelityRow,
+    calls_line,
+    counts_line,
+    fidelity_gaps,
+    fidelity_rows,
+    header_fields,
+    history_text,
+    input_problems_line,
+    outputs,
+    problems,
+    stderr_parts,
+    unconcluded,
+    violations,
+    where,
+)
+from compactcheck.render._layout import CSP, render_page
+from compactcheck.render.charts import survival_chart
+from compactcheck.render.conversation import Picture, picture
+from compactcheck.report.compare import summary
+from compactcheck.report.model import Counterexample, Report, Verdict
+
+# Kept under its old name: the browser test swaps the policy out to test the escaping alone.
+_CSP = CSP
+
+
+@dataclass(frozen=True)
+class _Cell:
+    verdict: Verdict
+    title: str
+    number: int | None
+
+
+@dataclass(frozen=True)
+class _Witness:
+    number: int
+    invariant: str
+    target: str
+    place: str
+    view: str
+    examples: int
+    exercised: int
+    example: Counterexample
+    rejected: str | None
+    picture: Picture | None
+    history: str
+
+
+@dataclass(frozen=True)
+class Measured:
+    """One target's fidelity as a page shows it: table rows, gaps and its survival chart."""
+
+    target: str
+    place: str
+    counter: str
+    note: str
+    reference: bool
+    rounds: list[int]
+    rows: list[FidelityRow]
+    worse: set[str]
+    gaps: list[str]
+    chart: Markup | None
+
+
+def measured(report: Report) -> list[Measured]:
+    """Every target of ``report`` that has fidelity figures, ready for fidelity.html.j2."""
+    found: list[Measured] = []
+    for target in report.targets:
+        fidelity, rows = target.fidelity, fidelity_rows(target)
+        if fidelity is None or not rows:
+            continue
+        gaps = fidelity_gaps(target)
+        chart = survival_chart(target)
+        found.append(
+            Measured(
+                target=target.target,
+                place=where(target),
+                counter=fidelity.counter,
+                note=fidelity.reference_note,
+                reference=fidelity.reference is not None,
+                rounds=[r.round for r in fidelity.target.rounds],
+                rows=rows,
+                worse=set(gaps),
+                gaps=list(gaps.values()),
+                # Drawn by matplotlib from our numbers; it escapes every text it writes.
+                chart=Markup(chart) if chart is not None else None,
+            )
+        )
+    return found
+
+
+@dataclass(frozen=True)
+class _Problem:
+    target: str
+    place: str
+    errors: list[str]
+    stderr: str
+
+
+def render_html(report: Report) -> str:
+    """The report as a complete HTML document."""
+    numbered = violations(report)
+    links = {(t.target, t.view, r.invariant): n for n, (t, r, _) in numbered}
+    table = summary([report])
+    rows: list[tuple[str, list[_Cell | None]]] = []
+    for invariant in table.invariants:
+        cells: list[_Cell | None] = []
+        for row in table.rows:
+            cell = table.cell(row, invariant)
+            if cell is None:
+                cells.append(None)
+                continue
+            result = cell.result
+            number = links.get((row[0], row[1], invariant))
+            title = f"{result.examples} examples, {result.exercised} exercised"
+            if number is None and result.because:
+                title = result.because
+            cells.append(_Cell(result.verdict, title, number))
+        rows.append((invariant, cells))
+    witnesses = [
+        _Witness(
+            number=number,
+            invariant=result.invariant,
+            target=target.target,
+            place=where(target),
+            view=target.view,
+            examples=result.examples,
+            exercised=result.exercised,
+            example=example,
+            rejected=input_problems_line(example),
+            picture=picture(target.view, example.input, example.output, target.format),
+            history=history_text(example, target),
+        )
+        for number, (target, result, example) in numbered
+    ]
+    return render_page(
+        "report.html.j2",
+        title=f"compactcheck report · seed {report.seed}",
+        fields=header_fields(report),
+        complete=report.complete,
+        columns=table.rows,
+        rows=rows,
+        counts=counts_line(report),
+        calls_lines=[
+            (target.target, where(target), calls)
+            for target in report.targets
+            if (calls := calls_line(target, report.max_examples))
+        ],
+        witnesses=witnesses,
+        measured=measured(report),
+        others=[
+            (r.verdict, r.invariant, t.target, where(t), r.because) for t, r in unconcluded(report)
+        ],
+        problems=[
+            _Problem(t.target, where(t), t.errors, stderr_parts(t)[1]) for t in problems(report)
+        ],
+        outputs=[_Problem(t.target, where(t), [], stderr_parts(t)[0]) for t in outputs(report)],
+    )
