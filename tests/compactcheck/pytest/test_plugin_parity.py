@@ -35,7 +35,7 @@ from pathlib import Path
 
 import pytest
 
-ADAPTER = Path(__file__).resolve().parents[2] / "compactors" / "trimmer.py"
+ADAPTER = Path(__file__).resolve().parent.parent / "compactors" / "trimmer.py"
 
 
 @pytest.mark.compactcheck(f"py:{ADAPTER}:compact", view="messages")
