@@ -64,13 +64,13 @@ def _rows(
             config = mutant_config(mutant, seed, budget, Path(folder), target_phase=target_phase)
             run = TargetRun(target, mutant.view, config, None)
             try:
-                run.explore()
-                detection = run.detections.get(mutant.targets)
+                run.search.explore()
+                detection = run.search.detections.get(mutant.targets)
                 if detection is None:
                     continue
-                law = run.laws[0]
-                run.shrink(law)
-                failure = run.failures[law.id]
+                law = run.judge.laws[0]
+                run.search.shrink(law)
+                failure = run.judge.failures[law.id]
                 witness = len(failure.finding.violations[0].witness)
                 rows.append((detection.examples, failure.size, witness))
             finally:

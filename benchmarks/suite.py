@@ -547,15 +547,15 @@ def mutants(max_examples: int, names: list[str] | None) -> None:
             config = mutant_config(mutant, 0, max_examples, Path(folder))
             run = TargetRun(target, mutant.view, config, None)
             try:
-                run.explore()
-                detection = run.detections.get(mutant.targets)
+                run.search.explore()
+                detection = run.search.detections.get(mutant.targets)
                 if detection is None:
                     print(f"{mutant.name:<38} {mutant.targets:<30} {'not found':>8}")
                     missed.append(mutant.name)
                     continue
-                law = run.laws[0]
-                run.shrink(law)
-                failure = run.failures[law.id]
+                law = run.judge.laws[0]
+                run.search.shrink(law)
+                failure = run.judge.failures[law.id]
                 witness = len(failure.finding.violations[0].witness)
             finally:
                 target.close()

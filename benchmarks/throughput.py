@@ -171,10 +171,10 @@ def _run(view: View, examples: int, *, target_phase: bool) -> Measured:
                     target.close()
     finally:
         setattr(search, "steer", steer)  # noqa: B010
-    compactions = run.tally.statuses["compacted"]
-    histories = max(1, run.tally.examples)
+    compactions = run.judge.tally.statuses["compacted"]
+    histories = max(1, run.judge.tally.examples)
     return Measured(
-        run.tally.examples / seconds,
+        run.judge.tally.examples / seconds,
         compactions / seconds,
         sum(choices) / max(1, len(choices)),
         statistics.median(sizes) if sizes else 0.0,

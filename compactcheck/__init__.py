@@ -7,6 +7,7 @@ The library face is small::
     report = compactcheck.fuzz(my_compact, max_examples=200)   # or a target name
     judgement = compactcheck.check(before, after)               # one compaction you have
     report = compactcheck.audit("compactions.jsonl")            # a log of them
+    code = compactcheck.report_exit(report)                     # the exit `run` would give
     compact = compactcheck.guard(my_compact, on_violation="log") # the laws in production
 
 Everything else lives in subpackages (``engine``, ``targets``, ``harness``, ``report``,
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
     from compactcheck.observed.audit import audit
     from compactcheck.observed.guard import Guarded, GuardEvent, guard
     from compactcheck.report.model import Counterexample, InvariantResult, Report, TargetReport
+    from compactcheck.verdicts import report_exit
 
     __version__: str
 
@@ -51,6 +53,7 @@ _PUBLIC = {
     "Counterexample": "compactcheck.report.model",
     "Budget": "compactcheck.invariants",
     "Facts": "compactcheck.invariants",
+    "report_exit": "compactcheck.verdicts",
 }
 
 __all__ = [
@@ -73,6 +76,7 @@ __all__ = [
     "convert",
     "fuzz",
     "guard",
+    "report_exit",
 ]
 
 

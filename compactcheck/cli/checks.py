@@ -17,12 +17,13 @@ from compactcheck.cli.options import (
     model_slot,
 )
 from compactcheck.corpus import location
-from compactcheck.corpus.replay import ModelTerms, exit_code, replay
+from compactcheck.corpus.replay import ModelTerms, replay
 from compactcheck.engine.results import slot_calls
 from compactcheck.render.listings import replay_table
 from compactcheck.report import untrusted
 from compactcheck.targets.registry import resolve
 from compactcheck.targets.smoke import smoke_round
+from compactcheck.verdicts import broken_exit, replay_exit
 
 
 def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -70,7 +71,7 @@ def replay_main(arguments: argparse.Namespace, console: Console) -> int:
         console.print(f"no corpus entries at {path}")
         return ExitCode.OK
     console.print(replay_table(results, console.width))
-    return exit_code(results)
+    return replay_exit([result.verdict for result in results])
 
 
 def smoke_main(arguments: argparse.Namespace, console: Console) -> int:
@@ -98,4 +99,4 @@ def smoke_main(arguments: argparse.Namespace, console: Console) -> int:
             console.print(Text(slot_calls(target.model).counts()))
     finally:
         target.close()
-    return ExitCode.FAILED if failed else ExitCode.OK
+    return broken_exit(failed)

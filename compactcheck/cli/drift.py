@@ -8,12 +8,13 @@ from pathlib import Path
 from rich.console import Console
 
 from compactcheck.base.atomic import write_text_atomically
-from compactcheck.base.errors import CompactcheckError, ExitCode
+from compactcheck.base.errors import CompactcheckError
 from compactcheck.cli.options import call_options, calls_of, model_options, model_slot, natural
 from compactcheck.engine.drift import run_drift
 from compactcheck.render.drift import print_drift, render_drift_html
 from compactcheck.strategies.drift import MIN_ROUNDS
 from compactcheck.targets.registry import resolve
+from compactcheck.verdicts import drift_exit
 
 
 def _rounds(text: str) -> int:
@@ -67,6 +68,4 @@ def main(arguments: argparse.Namespace, console: Console) -> int:
     if arguments.html is not None:
         write_text_atomically(arguments.html, render_drift_html(run))
     print_drift(run, console)
-    if not any(r.facts for r in run.rounds):
-        return ExitCode.INCONCLUSIVE
-    return ExitCode.FAILED if run.failed() else ExitCode.OK
+    return drift_exit(any(r.facts for r in run.rounds), run.failed())

@@ -9,7 +9,6 @@ from datetime import UTC, datetime
 from rich.console import Console
 from rich.text import Text
 
-from compactcheck.base.errors import ExitCode
 from compactcheck.cli.options import (
     add_options,
     calls_of,
@@ -23,6 +22,7 @@ from compactcheck.engine.campaign import Campaign
 from compactcheck.engine.core import Engine
 from compactcheck.render import print_report
 from compactcheck.report import untrusted
+from compactcheck.verdicts import run_exit
 
 
 def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -101,6 +101,5 @@ def main(arguments: argparse.Namespace, console: Console) -> int:
                 f"{untrusted.safe_line(str(failure.path))}"
             )
         )
-    if not complete:
-        return ExitCode.INTERRUPTED
-    return report.exit_code()
+    # The report says complete=false when the campaign was cut short.
+    return run_exit(report)

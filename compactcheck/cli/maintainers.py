@@ -20,6 +20,7 @@ from compactcheck.reference_engine.golden import (
     run_case,
 )
 from compactcheck.render.listings import golden_table, rules_table
+from compactcheck.verdicts import broken_exit
 
 # What the help says before each of these commands, so that a user can tell them apart.
 MARK = "(maintainers) "
@@ -67,4 +68,4 @@ def golden_main(arguments: argparse.Namespace, console: Console) -> int:
         f"{len(results) - len(failed)} of {len(results)} case(s) behaved as expected"
         + (f"; unexpected: {', '.join(r.case.name for r in failed)}" if failed else "")
     )
-    return ExitCode.FAILED if failed else ExitCode.OK
+    return broken_exit(bool(failed))

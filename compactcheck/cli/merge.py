@@ -7,12 +7,12 @@ from pathlib import Path
 
 from rich.console import Console
 
-from compactcheck.base.errors import ExitCode
 from compactcheck.cli.options import outputs, write_outputs
 from compactcheck.corpus.entry import DEFAULT_CORPUS_DIR
 from compactcheck.render import print_report
 from compactcheck.report.io import load_report
 from compactcheck.scale.merge import merge_corpora, merge_reports
+from compactcheck.verdicts import merge_exit
 
 
 def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -58,5 +58,4 @@ def main(arguments: argparse.Namespace, console: Console) -> int:
             f"{len(report.shards)} of {len(report.shards) + len(missing)} shards[/]",
             highlight=False,
         )
-        return ExitCode.FAILED if report.exit_code() == ExitCode.FAILED else ExitCode.INCONCLUSIVE
-    return report.exit_code()
+    return merge_exit(report)

@@ -12,7 +12,7 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
 
-from compactcheck.base.errors import CompactcheckError, ExitCode, one_line
+from compactcheck.base.errors import CompactcheckError, one_line
 from compactcheck.base.selection import Selection
 from compactcheck.cli.options import csv, outputs, reading_option, toolkit_version, write_outputs
 from compactcheck.invariants import VIEWS, Facts
@@ -21,7 +21,7 @@ from compactcheck.observed.audit import Finding, audit
 from compactcheck.observed.judging import Judgement, PairError, check_pair
 from compactcheck.render import print_report
 from compactcheck.report import untrusted
-from compactcheck.report.verdicts import pair_verdict
+from compactcheck.verdicts import audit_exit, pair_exit, pair_verdict
 
 
 class PairFileError(CompactcheckError, OSError):
@@ -195,10 +195,7 @@ def check_main(arguments: argparse.Namespace, console: Console) -> int:
         f"{broken} violation(s); {exercised} of {len(judgement.findings)} laws exercised",
         highlight=False,
     )
-    verdicts = {pair_verdict(finding) for finding in judgement.findings}
-    if "violation" in verdicts:
-        return ExitCode.FAILED
-    return ExitCode.OK if "pass" in verdicts else ExitCode.INCONCLUSIVE
+    return pair_exit(judgement.findings)
 
 
 def audit_main(arguments: argparse.Namespace, console: Console) -> int:
@@ -219,10 +216,7 @@ def audit_main(arguments: argparse.Namespace, console: Console) -> int:
     )
     write_outputs(report, arguments)
     print_report(report, console)
-    target = report.targets[0]
-    if not target.calls:
-        return ExitCode.USAGE
-    return report.exit_code()
+    return audit_exit(report)
 
 
 def _counted(judgement: Judgement) -> str:

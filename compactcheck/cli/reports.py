@@ -11,6 +11,7 @@ from compactcheck.base.errors import ExitCode
 from compactcheck.render import print_regressions, print_summary
 from compactcheck.report.compare import diff, summary
 from compactcheck.report.io import load_report
+from compactcheck.verdicts import broken_exit
 
 
 def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -34,4 +35,4 @@ def diff_main(arguments: argparse.Namespace, console: Console) -> int:
     """Regressions from one report to another; failed on any."""
     regressions = diff(load_report(arguments.old), load_report(arguments.new))
     print_regressions(regressions, console)
-    return ExitCode.FAILED if regressions else ExitCode.OK
+    return broken_exit(bool(regressions))

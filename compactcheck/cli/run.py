@@ -8,7 +8,6 @@ import os
 from rich.console import Console
 from rich.text import Text
 
-from compactcheck.base.errors import ExitCode
 from compactcheck.base.shards import Shard
 from compactcheck.cli.options import (
     add_options,
@@ -21,10 +20,8 @@ from compactcheck.cli.options import (
 from compactcheck.cli.progress import Progress
 from compactcheck.engine.config import Profile
 from compactcheck.engine.core import Engine, follow
-from compactcheck.invariants.levels import LEVELS
 from compactcheck.render import print_report
-from compactcheck.report.levels import level_text
-from compactcheck.report.model import Report
+from compactcheck.verdicts import level_gates, run_exit
 
 
 def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -68,26 +65,8 @@ def main(arguments: argparse.Namespace, console: Console) -> int:
             target.close()
     write_outputs(report, arguments)
     print_report(report, console)
-    if not report.complete:
-        return ExitCode.INTERRUPTED
-    if arguments.require_level is not None:
-        return _gate(report, arguments.require_level, console)
-    return report.exit_code()
-
-
-def _gate(report: Report, required: int, console: Console) -> int:
-    """Exit 1 when a target is below the required level, one line per target either way."""
-    below = False
-    for target in report.targets:
-        reached = target.level or 0
-        ok = reached >= required
-        below = below or not ok
-        console.print(
-            Text(
-                f"{'ok' if ok else 'below'}: {target.target} [{target.view}] reaches "
-                f"{level_text(reached, target.results, target.format)}; required {required} "
-                f"({LEVELS[required]})",
-                style="green" if ok else "bold red",
-            )
-        )
-    return ExitCode.FAILED if below else ExitCode.OK
+    if report.complete and arguments.require_level is not None:
+        # One line per target either way: reached or below.
+        for gate in level_gates(report, arguments.require_level):
+            console.print(Text(gate.line(), style="green" if gate.reached else "bold red"))
+    return run_exit(report, arguments.require_level)

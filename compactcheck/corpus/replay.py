@@ -6,11 +6,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from compactcheck.backends.ahead import answered_ahead
 from compactcheck.base.call_law import CALL_ANSWERED, call_finding, call_law
-from compactcheck.base.errors import CompactcheckError, ExitCode
+from compactcheck.base.errors import CompactcheckError
 from compactcheck.base.loading import is_file_spec
 from compactcheck.corpus.entry import corpus_files, load_entry
 from compactcheck.corpus.location import project_root
@@ -20,10 +20,8 @@ from compactcheck.models import ModelError, ModelSlot, check_name
 from compactcheck.models.ledger import run_ledger
 from compactcheck.targets.calls import Calls
 from compactcheck.targets.registry import Target, resolve
+from compactcheck.verdicts import ReplayVerdict
 
-ReplayVerdict = Literal[
-    "fixed", "still failing", "not reproduced", "not judged", "errored", "skipped"
-]
 # A flaky finding broke its law in at least one of four calls (the one that found it and three
 # re-runs): at that rate it recurs within 25 tries with probability 1 - 0.75**25 > 0.999.
 FLAKY_TRIES = 25
@@ -39,15 +37,6 @@ class ReplayResult:
     invariant: str
     verdict: ReplayVerdict
     detail: str
-
-
-def exit_code(results: Sequence[ReplayResult]) -> ExitCode:
-    """The replay as a gate: failed while any entry still fails; inconclusive while any could
-    not say "fixed" (errored, skipped, not judged, a flaky one not reproduced); else ok."""
-    verdicts = {result.verdict for result in results}
-    if "still failing" in verdicts:
-        return ExitCode.FAILED
-    return ExitCode.OK if verdicts <= {"fixed"} else ExitCode.INCONCLUSIVE
 
 
 @dataclass(frozen=True)

@@ -19,8 +19,8 @@ from compactcheck.invariants.facts import Reading
 from compactcheck.invariants.formats import CHAT, Format
 from compactcheck.models import ModelSlot
 from compactcheck.options import Front, OptionError, check_together
-from compactcheck.report.verdicts import MIN_COMPACTIONS
 from compactcheck.scale.database import profile_database
+from compactcheck.verdicts.counts import MIN_COMPACTIONS
 
 if TYPE_CHECKING:
     from compactcheck.observed.transcripts import Transcript

@@ -160,8 +160,8 @@ class Engine:
                     yield from run.steps(index)
                     if run.finished is not None:
                         done.append(run.finished.report)
-                    if run.stopped_by is not None:
-                        stopped = run.stopped_by
+                    if run.search.stopped_by is not None:
+                        stopped = run.search.stopped_by
                         break
             except KeyboardInterrupt as interrupt:
                 stopped = interrupt

@@ -13,8 +13,8 @@ from compactcheck.harness import RoundOutcome
 from compactcheck.invariants import Budget, Finding, Invariant, View
 from compactcheck.invariants.formats import CHAT, Format
 from compactcheck.invariants.sentences import load_lexicon
-from compactcheck.report.levels import accepted_waivers
 from compactcheck.targets.registry import Target, resolve
+from compactcheck.verdicts.levels import accepted_waivers
 
 # Told of each law's first failure, as it is met: the law, the round, the finding.
 Found = Callable[[Invariant, RoundOutcome, Finding], None]

@@ -12,7 +12,7 @@ from compactcheck.engine.judge import finding
 from compactcheck.engine.search import Search
 from compactcheck.invariants import Invariant
 from compactcheck.report.model import Reproduced
-from compactcheck.report.verdicts import CALL_ANSWERED, every_call_failed
+from compactcheck.verdicts.counts import CALL_ANSWERED, every_call_failed
 
 
 def reproduce_all(search: Search) -> None:

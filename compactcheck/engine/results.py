@@ -14,7 +14,6 @@ from compactcheck.invariants import Invariant
 from compactcheck.invariants.inference import INFERABLE
 from compactcheck.invariants.laws.messages.content import fact_rulings
 from compactcheck.invariants.levels import level_of
-from compactcheck.report.levels import level_reached
 from compactcheck.report.model import (
     CALL_STATUSES,
     COVERAGE_PREFIX,
@@ -25,7 +24,8 @@ from compactcheck.report.model import (
     RuledFact,
     TargetReport,
 )
-from compactcheck.report.verdicts import overlaid, run_result, top_failures
+from compactcheck.verdicts.counts import overlaid, run_result, top_failures
+from compactcheck.verdicts.levels import level_reached
 
 if TYPE_CHECKING:
     from compactcheck.harness.outcome import RoundOutcome

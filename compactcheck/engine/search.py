@@ -30,8 +30,8 @@ from compactcheck.harness import Case, Driver, RoundOutcome, cases
 from compactcheck.invariants import Finding, Invariant, View
 from compactcheck.observed.transcripts import transcript_cases, whole
 from compactcheck.report.model import Reproduced
-from compactcheck.report.verdicts import CALL_ANSWERED
 from compactcheck.targets.registry import Target
+from compactcheck.verdicts.counts import CALL_ANSWERED
 
 # A hunt whose new candidate histories keep timing out waits out the call's timeout on each; it
 # stops after this many, at the smallest failure found so far, rather than for minutes.

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from compactcheck.invariants import Finding
-from compactcheck.report.verdicts import (
+from compactcheck.verdicts.counts import (
     MIN_COMPACTIONS,
     WRONG_ANSWERS,
     Calls,

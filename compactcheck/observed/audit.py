@@ -47,7 +47,6 @@ from compactcheck.observed.judging import (
     judge_messages,
     parse_messages_pair,
 )
-from compactcheck.report.levels import level_reached
 from compactcheck.report.model import (
     CALL_STATUSES,
     Counterexample,
@@ -55,7 +54,8 @@ from compactcheck.report.model import (
     Report,
     TargetReport,
 )
-from compactcheck.report.verdicts import Counts, recorded_result
+from compactcheck.verdicts.counts import Counts, recorded_result
+from compactcheck.verdicts.levels import level_reached
 
 MAX_ERRORS_SHOWN = 10
 

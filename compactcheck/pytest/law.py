@@ -13,20 +13,19 @@ from hypothesis.strategies import SearchStrategy
 
 from compactcheck.engine.config import RunConfig
 from compactcheck.engine.core import run_pooled, run_target
-from compactcheck.engine.results import witness_of
-from compactcheck.engine.steering import history_size
-from compactcheck.engine.tally import Failure
-from compactcheck.engine.target_run import TargetRun
+from compactcheck.engine.trial import Trial
 from compactcheck.harness import Case
 from compactcheck.harness.cases import cases
 from compactcheck.invariants import View
 from compactcheck.models import ModelSlot
 from compactcheck.observed.transcripts import Transcript
-from compactcheck.render._digest import input_problems_line, returned_lines
+from compactcheck.options import BY_KEY
+from compactcheck.render.violation import violation_text
 from compactcheck.report.model import Counterexample, InvariantResult, TargetReport
-from compactcheck.report.untrusted import json_block, safe_line
+from compactcheck.report.untrusted import safe_line
 from compactcheck.targets.calls import Calls
 from compactcheck.targets.registry import Target, resolve
+from compactcheck.verdicts import law_outcome
 
 
 @dataclass
@@ -40,7 +39,7 @@ class LawSession:
     from_workers: dict[tuple[str, str, int, int], TargetReport] = field(default_factory=dict)
     # Targets opened for Hypothesis tests of one case at a time (``check_case``), closed at the
     # end of the session.
-    runs: dict[tuple[str, str, RunConfig], TargetRun] = field(default_factory=dict)
+    trials: dict[tuple[str, str, RunConfig], Trial] = field(default_factory=dict)
     # The model the summarisers write with (--compactcheck-model), one ledger for the session.
     model: ModelSlot | None = None
     # Transcripts read once per path, for every marker that names them.
@@ -51,6 +50,8 @@ class LawSession:
 
 
 SESSION = pytest.StashKey[LawSession]()
+# How the plugin spells --require-level, in the outcomes it reports.
+_REQUIRE_LEVEL = BY_KEY["require_level"].spelled("plugin")
 
 
 def open_target(name: str, spec: str, view: View | None, calls: Calls, config: RunConfig) -> Target:
@@ -149,15 +150,15 @@ class LawCase:
         ``hypothesis fuzz`` can fuzz): draw one and hand it to ``check_case``."""
         return cases(self.config.rounds, self.view, self.config.malformed, self.config.format)
 
-    def run(self) -> TargetRun:
+    def trial(self) -> Trial:
         """The target opened for ``check_case``, once per session: the first call starts its
         worker process (the plugin calls it while setting the test up, outside the time
         Hypothesis allows each case)."""
         key = (self.target, self.view, self.config)
-        run = self.session.runs.get(key)
-        if run is None:
-            run = self.session.runs[key] = TargetRun(self._open(), self.view, self.config)
-        return run
+        trial = self.session.trials.get(key)
+        if trial is None:
+            trial = self.session.trials[key] = Trial(self._open(), self.view, self.config)
+        return trial
 
     def check_case(self, case: Case) -> None:
         """Run one history through the target and judge this law on every round.
@@ -165,15 +166,8 @@ class LawCase:
         A violation is written to the crash corpus first (``compactcheck replay`` re-runs it;
         each later, smaller failure of the law replaces it), then raised as an AssertionError.
         """
-        run = self.run()
-        law = next(law for law in run.judging if law.id == self.invariant)
-        broken = run.first_violation(case, law)
-        if broken is not None:
-            outcome, finding = broken
-            path = run.record(law, outcome, finding, shrunk=False)
-            failure = Failure(outcome, finding, history_size(outcome))
-            # Hypothesis replays the failing case itself before it reports it.
-            example = witness_of(failure, str(path), "not_checked")
+        example = self.trial().judge(self.invariant, case)
+        if example is not None:
             raise AssertionError(self.failure(example))
 
     def entry(self, example: Counterexample) -> Path | None:
@@ -202,30 +196,20 @@ class LawCase:
         if self.workers > 1:
             # The histories the seed names depend on how the pool cut the budget.
             seed += f" with --compactcheck-workers {self.workers}"
-        lines = [
-            f"{self.invariant} broken by {safe_line(self.target)} [{self.view}]",
-            f"because: {safe_line(example.because, 2000)}",
-            f"{seed} · round {example.round} · history of {example.history_size} · "
-            f"reproduced: {example.reproduced}",
-            f"witness ({len(example.witness)} item(s)):",
-            json_block(example.witness, 4000),
-        ]
-        if example.diff:
-            lines += ["diff:", json_block(example.diff, 4000)]
-        returned = returned_lines(example)
-        if returned is not None:
-            lines.append("the compactor returned:")
-            lines += [f"  {safe_line(line)}" for line in returned]
-        rejected = input_problems_line(example)
-        if rejected:
-            lines.append(safe_line(rejected))
         entry = self.entry(example)
+        corpus = replay = None
         if entry is not None:
             merged = " (merged from the shards when the session ends)"
-            shown = _shown(entry, self.root)
-            lines.append(f"corpus file: {shown}" + (merged if self._kept_apart else ""))
-            lines.append(f"replay: {_replay_command(entry, self.root, self.here)}")
-        return "\n".join(lines)
+            corpus = _shown(entry, self.root) + (merged if self._kept_apart else "")
+            replay = _replay_command(entry, self.root, self.here)
+        return violation_text(
+            f"{self.invariant} broken by {self.target} [{self.view}]",
+            example,
+            seed=seed,
+            limit=4000,
+            corpus=corpus or "",
+            replay=replay,
+        )
 
     def check(self) -> InvariantResult:
         """Fail on a violation, error on an errored target, skip what could not be judged.
@@ -234,25 +218,15 @@ class LawCase:
         and a law at or below it that was not judged (or is waived) fails, as the CLI's gate.
         """
         result = self.result()
-        above = self.require_level is not None and result.level > self.require_level
-        if result.verdict == "violation" and result.counterexample is not None:
-            if above:
-                entry = self.entry(result.counterexample)
-                pytest.xfail(
-                    f"level {result.level} law, above --compactcheck-require-level "
-                    f"{self.require_level}: {safe_line(result.because or '')}"
-                    + (f"; replay: {_replay_command(entry, self.root, self.here)}" if entry else "")
-                )
-            pytest.fail(self.failure(result.counterexample), pytrace=False)
-        if result.verdict == "errored":
-            pytest.fail(f"{self.target} errored: {result.because}", pytrace=False)
-        if result.verdict in ("skipped", "unknown", "waived"):
-            not_applicable = (result.because or "").startswith("not applicable")
-            if self.require_level is not None and not above and not not_applicable:
-                pytest.fail(
-                    f"{result.verdict}: {result.because}; --compactcheck-require-level "
-                    f"{self.require_level} requires this level-{result.level} law to hold",
-                    pytrace=False,
-                )
-            pytest.skip(f"{result.verdict}: {result.because}")
+        decided = law_outcome(result, self.require_level, _REQUIRE_LEVEL)
+        reason, example = safe_line(decided.reason, 2000), decided.example
+        if decided.outcome == "expected failure":
+            entry = self.entry(example) if example is not None else None
+            replay = f"; replay: {_replay_command(entry, self.root, self.here)}" if entry else ""
+            pytest.xfail(reason + replay)
+        if decided.outcome == "failed":
+            shown = self.failure(example) if example is not None else f"{self.target} {reason}"
+            pytest.fail(shown, pytrace=False)
+        if decided.outcome == "skipped":
+            pytest.skip(reason)
         return result

@@ -347,8 +347,8 @@ def finish(session: pytest.Session, exitstatus: int) -> None:
     """
     config = session.config
     fuzzed = config.stash[SESSION]
-    for run in fuzzed.runs.values():
-        run.target.close()
+    for trial in fuzzed.trials.values():
+        trial.close()
     template.close_all()
     workeroutput = getattr(config, "workeroutput", None)
     if workeroutput is not None:

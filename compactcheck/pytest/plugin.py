@@ -190,7 +190,7 @@ def _open_early(item: pytest.Item) -> None:
     # compactor's either, and would land in the first case that judges prose.
     sentences.load_lexicon()
     try:
-        law.run()
+        law.trial()
     except CompactcheckError:
         # A target that cannot start fails the test where it asks for a case, with its reason
         # as the test's failure rather than as an error of the setup.

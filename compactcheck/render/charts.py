@@ -19,7 +19,7 @@ from typing import Any
 from xml.sax.saxutils import quoteattr
 
 from compactcheck.invariants.fidelity import KINDS
-from compactcheck.render._digest import FIDELITY_LABELS
+from compactcheck.render.fidelity_rows import FIDELITY_LABELS
 from compactcheck.report.model import FidelitySide, TargetReport
 from compactcheck.report.untrusted import safe_line
 

@@ -13,22 +13,19 @@ from rich.text import Text
 from compactcheck.render._digest import (
     calls_line,
     counts_line,
-    fidelity_gaps,
-    fidelity_rows,
     header_fields,
-    history_text,
-    input_problems_line,
     outputs,
     problems,
-    returned_lines,
-    stderr_parts,
     violations,
     where,
 )
+from compactcheck.render._stderr import stderr_parts
+from compactcheck.render.fidelity_rows import fidelity_gaps, fidelity_rows
+from compactcheck.render.violation import violation_parts
 from compactcheck.report.compare import Regression, Summary
 from compactcheck.report.model import InvariantResult, Report, TargetReport, Verdict
-from compactcheck.report.untrusted import block, json_block, safe_line
-from compactcheck.report.verdicts import errored_clause
+from compactcheck.report.untrusted import block, safe_line
+from compactcheck.verdicts.counts import errored_clause
 
 VERDICT_STYLES: dict[Verdict, str] = {
     "pass": "green",
@@ -247,27 +244,10 @@ def _after_table(report: Report, console: Console) -> None:
     _fidelity(report, console)
 
     for number, (target, result, example) in violations(report):
-        parts: list[Text] = [
-            Text.assemble(("because: ", "bold"), safe_line(example.because, 2000)),
-            Text(
-                f"round {example.round} · {history_text(example, target)} · "
-                f"reproduced: {example.reproduced}",
-                style="dim",
-            ),
-            Text(f"witness ({len(example.witness)} item(s)):", style="bold"),
-            Text(json_block(example.witness)),
+        parts = [
+            Text.assemble((part.label, "bold"), part.text, style=part.style)
+            for part in violation_parts(example, target)
         ]
-        if example.diff:
-            parts += [Text("diff:", style="bold"), Text(json_block(example.diff))]
-        returned = returned_lines(example, target)
-        if returned is not None:
-            parts.append(Text("the compactor returned:", style="bold"))
-            parts += [_safe(f"  {line}") for line in returned]
-        rejected = input_problems_line(example)
-        if rejected:
-            parts.append(_safe(rejected, "yellow"))
-        if example.corpus_file:
-            parts.append(Text.assemble(("corpus file: ", "bold"), safe_line(example.corpus_file)))
         title = Text.assemble(
             (f"violation {number}: ", "bold red"),
             safe_line(result.invariant, 120),

@@ -10,24 +10,21 @@ from dataclasses import dataclass
 from markupsafe import Markup
 
 from compactcheck.render._digest import (
-    FidelityRow,
     calls_line,
     counts_line,
-    fidelity_gaps,
-    fidelity_rows,
     header_fields,
-    history_text,
-    input_problems_line,
     outputs,
     problems,
-    stderr_parts,
     unconcluded,
     violations,
     where,
 )
 from compactcheck.render._layout import CSP, render_page
+from compactcheck.render._stderr import stderr_parts
 from compactcheck.render.charts import survival_chart
 from compactcheck.render.conversation import Picture, picture
+from compactcheck.render.fidelity_rows import FidelityRow, fidelity_gaps, fidelity_rows
+from compactcheck.render.violation import history_text, input_problems_line
 from compactcheck.report.compare import summary
 from compactcheck.report.model import Counterexample, Report, Verdict
 

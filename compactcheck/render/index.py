@@ -13,19 +13,15 @@ from dataclasses import dataclass
 from markupsafe import Markup
 from pydantic import JsonValue
 
-from compactcheck.render._digest import (
-    FIDELITY_LABELS,
-    fidelity_gaps,
-    history_text,
-    measure_text,
-    waived_text,
-)
+from compactcheck.render._digest import waived_text
 from compactcheck.render._layout import render_page
 from compactcheck.render.charts import tradeoff_chart
 from compactcheck.render.conversation import Picture, picture
+from compactcheck.render.fidelity_rows import FIDELITY_LABELS, fidelity_gaps, measure_text
+from compactcheck.render.violation import history_text
 from compactcheck.report.compare import summary
-from compactcheck.report.levels import target_level_text
 from compactcheck.report.model import Counterexample, InvariantResult, Report, TargetReport
+from compactcheck.verdicts.levels import target_level_text
 
 
 @dataclass(frozen=True)

@@ -4,13 +4,8 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from compactcheck.render._digest import (
-    calls_line,
-    header_fields,
-    history_text,
-    input_problems_line,
-    where,
-)
+from compactcheck.render._digest import calls_line, header_fields, where
+from compactcheck.render.violation import history_text, input_problems_line
 from compactcheck.report.model import InvariantResult, Report, TargetReport
 from compactcheck.report.untrusted import block, json_block, safe_line
 

@@ -7,18 +7,16 @@ import re
 from compactcheck.render._digest import (
     calls_line,
     counts_line,
-    fidelity_gaps,
-    fidelity_rows,
     header_fields,
-    history_text,
-    input_problems_line,
     outputs,
     problems,
-    stderr_parts,
     unconcluded,
     violations,
     where,
 )
+from compactcheck.render._stderr import stderr_parts
+from compactcheck.render.fidelity_rows import fidelity_gaps, fidelity_rows
+from compactcheck.render.violation import history_text, input_problems_line
 from compactcheck.report.compare import Summary, summary
 from compactcheck.report.model import Report, Verdict
 from compactcheck.report.untrusted import block, json_block, safe_line

@@ -7,7 +7,6 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator
 
-from compactcheck.base.errors import ExitCode
 from compactcheck.base.implementation import Implementation
 
 Verdict = Literal["pass", "violation", "skipped", "errored", "unknown", "waived"]
@@ -343,19 +342,6 @@ class Report(_ReportModel):
     def verdicts(self) -> list[Verdict]:
         """Every verdict in the report."""
         return [result.verdict for target in self.targets for result in target.results]
-
-    def exit_code(self) -> ExitCode:
-        """1 on any violation; 3 inconclusive; 0 when every applicable law passed.
-
-        Inconclusive: an errored or unknown verdict remains, or nothing passed at all. A law
-        skipped as not applicable (say, a budget law with no declared budget) does not count.
-        """
-        verdicts = self.verdicts()
-        if "violation" in verdicts:
-            return ExitCode.FAILED
-        if "pass" not in verdicts or "errored" in verdicts or "unknown" in verdicts:
-            return ExitCode.INCONCLUSIVE
-        return ExitCode.OK
 
     def to_json_data(self) -> dict[str, Any]:
         """The report as JSON data."""

@@ -17,7 +17,6 @@ from typing import Any
 from compactcheck.base.atomic import write_text_atomically
 from compactcheck.base.errors import CompactcheckError
 from compactcheck.corpus.entry import corpus_files, load_entry
-from compactcheck.report.levels import level_reached
 from compactcheck.report.model import (
     COVERAGE_PREFIX,
     VACUITY_PREFIX,
@@ -27,14 +26,15 @@ from compactcheck.report.model import (
     Report,
     TargetReport,
 )
-from compactcheck.report.verdicts import (
+from compactcheck.scale.fidelity import merged
+from compactcheck.verdicts.counts import (
     merged_result,
     overlaid,
     rarely_compacted,
     top_failures,
     vacuity_line,
 )
-from compactcheck.scale.fidelity import merged
+from compactcheck.verdicts.levels import level_reached
 
 _STDERR_CHARS = 4000
 

@@ -52,7 +52,7 @@ def test_fuzz_a_callable_finds_what_it_breaks(tmp_path: Path) -> None:
     verdicts = {result.invariant: result.verdict for result in target.results}
     assert verdicts["goal_preserved"] == "violation"
     assert verdicts["call_answered"] == "pass"
-    assert report.exit_code() == compactcheck.ExitCode.FAILED
+    assert compactcheck.report_exit(report) == compactcheck.ExitCode.FAILED
     # The witness is in the corpus.
     assert list(tmp_path.glob("*.json"))
 

@@ -9,13 +9,6 @@ from compactcheck.engine.config import RunConfig
 from compactcheck.engine.core import run_target
 from compactcheck.invariants.catalogue import select
 from compactcheck.invariants.levels import level_of
-from compactcheck.report.levels import (
-    accepted_waivers,
-    growth_warning,
-    level_reached,
-    level_text,
-    target_level_text,
-)
 from compactcheck.report.model import (
     Fidelity,
     FidelityRound,
@@ -26,6 +19,13 @@ from compactcheck.report.model import (
     Verdict,
 )
 from compactcheck.targets.registry import resolve
+from compactcheck.verdicts.levels import (
+    accepted_waivers,
+    growth_warning,
+    level_reached,
+    level_text,
+    target_level_text,
+)
 
 
 def _result(law: str, verdict: Verdict, format: str) -> InvariantResult:

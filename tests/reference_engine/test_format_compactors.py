@@ -122,12 +122,12 @@ def test_each_format_mutant_is_caught_by_its_law_with_a_small_witness(
     )
     try:
         run = TargetRun(target, "messages", config)
-        run.explore()
-        detection = run.detections.get(mutant.targets)
+        run.search.explore()
+        detection = run.search.detections.get(mutant.targets)
         assert detection is not None, f"{mutant.name} not caught within 100 histories"
-        run.shrink(run.laws[0])
+        run.search.shrink(run.judge.laws[0])
     finally:
         target.close()
-    failure = run.failures[mutant.targets]
+    failure = run.judge.failures[mutant.targets]
     assert failure.size <= mutant.max_witness, f"shrunk to {failure.size} items"
     assert 1 <= len(failure.finding.violations[0].witness) <= 4

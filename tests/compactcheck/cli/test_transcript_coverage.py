@@ -7,6 +7,7 @@ from pathlib import Path
 
 import compactcheck
 from compactcheck.report.model import COVERAGE_PREFIX
+from compactcheck.verdicts import report_exit
 from tests.compactcheck.commandline import cli, load
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -54,7 +55,7 @@ def test_laws_the_transcripts_cannot_exercise_are_named_with_the_exclusion(
         corpus_dir=tmp_path / "corpus",
     )
     assert excluded.targets[0].errors == []
-    assert excluded.exit_code() == 0
+    assert report_exit(excluded) == 0
 
 
 def test_a_format_law_of_thinking_blocks_on_the_shipped_transcripts(tmp_path: Path) -> None:

@@ -11,9 +11,10 @@ import pytest
 import compactcheck
 from compactcheck.base.errors import ExitCode
 from compactcheck.corpus.entry import note_reproduced, read_entry
-from compactcheck.corpus.replay import FLAKY_TRIES, ReplayResult, exit_code, replay
+from compactcheck.corpus.replay import FLAKY_TRIES, ReplayResult, replay
 from compactcheck.invariants import VIEWS
 from compactcheck.invariants.formats import CHAT, FORMATS
+from compactcheck.verdicts import replay_exit
 from tests.compactcheck.commandline import cli
 
 # One mutant of each view and wire format, each of which breaks a law within a few histories;
@@ -86,7 +87,7 @@ def test_every_entry_replays_and_an_unreadable_one_is_skipped_by_name(
     laws = {result.invariant for result in real}
     assert {"anthropic_thinking_leads_tool_turn", "responses_item_keeps_its_reasoning"} <= laws
     # Something still fails: that decides the gate, the skipped entries notwithstanding.
-    assert exit_code(results) == ExitCode.FAILED
+    assert replay_exit([r.verdict for r in results]) == ExitCode.FAILED
 
 
 def test_the_laws_of_a_provider_format_replay(corpus: Path) -> None:
@@ -119,7 +120,7 @@ def test_skipped_entries_alone_make_the_replay_inconclusive(tmp_path: Path) -> N
     (folder / "broken.json").write_text("not json", encoding="utf-8")
     [result] = replay(folder)
     assert result.verdict == "skipped"
-    assert exit_code([result]) == ExitCode.INCONCLUSIVE
+    assert replay_exit([result.verdict]) == ExitCode.INCONCLUSIVE
 
 
 def test_the_command_gives_a_row_per_entry_at_80_columns_and_breaks_no_name(
@@ -188,7 +189,7 @@ def test_a_flaky_finding_is_kept_as_such_and_never_replays_as_fixed(tmp_path: Pa
     assert result.verdict == "not reproduced"
     assert f"not reproduced in {FLAKY_TRIES} tries" in result.detail
     # A gate does not pass by luck.
-    assert exit_code([result]) == ExitCode.INCONCLUSIVE
+    assert replay_exit([result.verdict]) == ExitCode.INCONCLUSIVE
 
 
 def test_a_flaky_finding_that_recurs_in_one_try_of_many_still_fails(tmp_path: Path) -> None:
@@ -212,7 +213,7 @@ def test_a_target_that_no_longer_compacts_the_history_is_not_called_fixed(
     [result] = replay(entry)
     assert result.verdict == "not judged"
     assert "no longer compacts this history" in result.detail
-    assert exit_code([result]) == ExitCode.INCONCLUSIVE
+    assert replay_exit([result.verdict]) == ExitCode.INCONCLUSIVE
 
 
 def test_an_entry_written_before_the_classification_still_loads(corpus: Path) -> None:
@@ -226,7 +227,7 @@ def test_an_entry_written_before_the_classification_still_loads(corpus: Path) ->
 
 def test_a_fixed_entry_passes_the_gate() -> None:
     fixed = ReplayResult(Path("e.json"), "t", "messages", "goal_preserved", "fixed", "holds")
-    assert exit_code([fixed]) == ExitCode.OK
+    assert replay_exit([fixed.verdict]) == ExitCode.OK
 
 
 def test_an_entry_once_found_flaky_stays_flaky(corpus: Path, tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ from hypothesis.internal.conjecture import providers
 
 import compactcheck
 from compactcheck.engine import draws
+from compactcheck.verdicts import report_exit
 
 
 def test_a_moved_hook_is_noticed(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -32,4 +33,4 @@ def test_without_the_hook_fuzzing_draws_as_hypothesis_does_and_warns_once(
     moved = [str(w.message) for w in caught if "private hook" in str(w.message)]
     assert moved == [draws.MOVED]
     assert "a --seed then names one sequence of histories only while" in moved[0]
-    assert report.exit_code() == 0
+    assert report_exit(report) == 0

@@ -349,7 +349,7 @@ def test_the_shrinking_hunt_meets_again_every_failure_exploring_found(
         events = list(run.steps())
     finally:
         target.close()
-    assert "changed_files_preserved" in run.detections
+    assert "changed_files_preserved" in run.search.detections
     [shrunk] = [event for event in events if isinstance(event, Shrunk)]
     assert shrunk.complete
-    assert shrunk.history_size <= run.detections["changed_files_preserved"].size
+    assert shrunk.history_size <= run.search.detections["changed_files_preserved"].size

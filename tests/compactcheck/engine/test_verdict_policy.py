@@ -1,7 +1,7 @@
 """The verdict policy pinned as tables: counts and first failure in, verdict out.
 
 Runs, merges of shards, audits of recorded logs, pair checks and the waivers and refusals laid
-over a run all ask ``compactcheck.report.verdicts``; the last tests hold the rest of the
+over a run all ask ``compactcheck.verdicts.counts``; the last tests hold the rest of the
 toolkit to that (no result is built by hand elsewhere) and the engine's modules to their shape.
 """
 
@@ -16,7 +16,7 @@ import compactcheck
 from compactcheck.base.call_law import CALL_ANSWERED
 from compactcheck.invariants import Finding, Violation
 from compactcheck.report.model import Counterexample, InvariantResult, ModelCalls, Verdict
-from compactcheck.report.verdicts import (
+from compactcheck.verdicts.counts import (
     Calls,
     Counts,
     merged_result,
@@ -269,7 +269,7 @@ def test_no_result_is_built_outside_the_policy() -> None:
         if "InvariantResult(" in path.read_text(encoding="utf-8")
         and path.relative_to(PACKAGE).parts[0] not in {"invariants", "strategies"}
     )
-    assert building == ["report/model.py", "report/verdicts.py"]
+    assert building == ["report/model.py", "verdicts/counts.py"]
 
 
 def test_the_engine_modules_are_small_and_import_each_other_in_one_direction() -> None:

@@ -6,7 +6,8 @@ from pathlib import Path
 
 from compactcheck.engine.config import RunConfig
 from compactcheck.engine.core import run_target
-from compactcheck.render._digest import outputs, problems, stderr_parts
+from compactcheck.render._digest import outputs, problems
+from compactcheck.render._stderr import stderr_parts
 from compactcheck.render.console import render_console
 from compactcheck.render.html import render_html
 from compactcheck.render.markdown import render_markdown

@@ -11,7 +11,7 @@ from rich.console import Console
 from compactcheck.invariants import catalogue
 from compactcheck.render import print_report
 from compactcheck.report.model import InvariantResult, Report, TargetReport
-from compactcheck.report.verdicts import CALL_ANSWERED, answered_verdict, errored_clause
+from compactcheck.verdicts.counts import CALL_ANSWERED, answered_verdict, errored_clause
 
 BUDGET_LAWS = {"budget_respected", "progress"}
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from compactcheck.render._digest import fidelity_rows
+from compactcheck.render.fidelity_rows import fidelity_rows
 from compactcheck.render.html import render_html
 from compactcheck.report.model import (
     Counterexample,

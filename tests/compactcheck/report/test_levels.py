@@ -11,8 +11,8 @@ import pytest
 
 import compactcheck
 from compactcheck.invariants.levels import level_of
-from compactcheck.report.levels import accepted_waivers, level_reached, level_text
 from compactcheck.report.model import InvariantResult, Verdict
+from compactcheck.verdicts.levels import accepted_waivers, level_reached, level_text
 
 
 def _result(

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 
 from compactcheck.invariants.levels import LEVELS, PROVIDER_RULES, level_of
 from compactcheck.report.model import InvariantResult, TargetReport
-from compactcheck.report.verdicts import is_not_applicable
+from compactcheck.verdicts.counts import is_not_applicable
 
 
 def _holds(result: InvariantResult) -> bool:

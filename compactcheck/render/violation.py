@@ -1,0 +1,182 @@
+"""A violation as every renderer shows it: the because line, the failing round, the witness,
+what the compactor returned and its corpus entry; as styled parts, or as one plain text."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from compactcheck.invariants import dump_messages
+from compactcheck.render.conversation import reading
+from compactcheck.report.model import Counterexample, TargetReport
+from compactcheck.report.untrusted import BLOCK_LIMIT, json_block, safe_line
+
+
+def input_problems_line(example: Counterexample) -> str | None:
+    """The provider rules a witness's input breaks, or None when a provider accepts it."""
+    if not example.input_problems:
+        return None
+    return (
+        "input a provider would reject (from --malformed or the target's own earlier answer): "
+        + ("; ".join(example.input_problems))
+    )
+
+
+_RETURNED_KEYS = ("messages", "input", "contents", "rawTail", "appended")
+RETURNED_LINES = 12
+
+
+def _one_line(item: object) -> str:
+    """A message, item or event as one short line: its role or type, then its text."""
+    if not isinstance(item, dict):
+        return str(item)[:70]
+    kind = item.get("role") or item.get("type") or "?"
+    calls = item.get("tool_calls")
+    if isinstance(calls, list) and calls:
+        ids = ", ".join(str(c.get("id")) for c in calls if isinstance(c, dict))
+        return f"{kind}: calls {ids}"
+    if item.get("tool_call_id"):
+        return f"{kind} for {item['tool_call_id']}: {_text(item.get('content'))}"
+    for key in ("content", "parts", "text", "output", "payload"):
+        if key in item:
+            return f"{kind}: {_text(item[key])}"
+    return str(kind)
+
+
+def _text(value: object) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    text = " ".join(text.split())
+    return text if len(text) <= 60 else text[:59] + "…"
+
+
+def history_count(example: Counterexample, target: TargetReport) -> int:
+    """How many messages the failing round's input held, counted as its indexes are.
+
+    In the messages view, the messages as the laws read them (a provider's system prompt is
+    one, each tool result is one), so that "output index N" and the witness's "#N" agree with
+    it; elsewhere the events or log records handed in.
+    """
+    if target.view == "messages":
+        messages, _ = reading(example.input, target.format)
+        if messages:
+            return len(messages)
+    return example.history_size
+
+
+def history_text(example: Counterexample, target: TargetReport | None = None) -> str:
+    """The failing round's input size as every renderer says it ("history of 6 messages");
+    without the target, as the witness counted it."""
+    if target is None:
+        return f"history of {example.history_size}"
+    unit = " messages" if target.view == "messages" else ""
+    return f"history of {history_count(example, target)}{unit}"
+
+
+def returned_lines(example: Counterexample, target: TargetReport | None = None) -> list[str] | None:
+    """What the compactor answered in the failing round, a line per message (None if unknown).
+
+    In the messages view each line is numbered as the laws index the output ("output index N"),
+    with the provider request's path beside it where the format has one ("3 (messages.2)").
+    At most RETURNED_LINES lines: the first ones and the last, with how many are left out.
+    """
+    if target is not None and target.view == "messages":
+        messages, paths = reading(example.output, target.format)
+        if messages:
+            return _cut(
+                [
+                    f"{index}{f' ({path})' if path else ''}: {_one_line(item)}"
+                    for index, (item, path) in enumerate(
+                        zip(dump_messages(messages), paths, strict=True)
+                    )
+                ]
+            )
+    output = example.output
+    if isinstance(output, dict) and isinstance(output.get("request"), dict):
+        output = output["request"]
+    if not isinstance(output, dict):
+        return None
+    found = next((output[k] for k in _RETURNED_KEYS if isinstance(output.get(k), list)), None)
+    listed: list[Any] | None = found if isinstance(found, list) else None
+    if listed is None:
+        return None
+    return _cut([f"{index}: {_one_line(item)}" for index, item in enumerate(listed)])
+
+
+def _cut(lines: list[str]) -> list[str]:
+    if len(lines) > RETURNED_LINES:
+        kept = RETURNED_LINES - 2
+        lines = [*lines[:kept], f"... {len(lines) - kept - 1} more", lines[-1]]
+    return lines
+
+
+@dataclass(frozen=True)
+class Part:
+    """One line (or block) of a violation: a label shown bold, its text, the style of the whole."""
+
+    label: str
+    text: str = ""
+    style: str = ""
+
+    def plain(self) -> str:
+        """The part as plain text, its label first."""
+        return self.label + self.text
+
+
+def violation_parts(
+    example: Counterexample,
+    target: TargetReport | None = None,
+    *,
+    seed: str = "",
+    limit: int = BLOCK_LIMIT,
+    corpus: str | None = None,
+    replay: str | None = None,
+) -> list[Part]:
+    """What a violation shows, from its because line to its corpus entry, in that order.
+
+    ``target`` numbers the compactor's answer as the laws index it (messages view) and counts
+    the history as they do; ``seed`` opens the round's line where a reader needs it to draw the
+    history again; ``limit`` cuts each JSON block; ``corpus`` and ``replay`` say where the entry
+    is and how to replay it (by default the counterexample's own corpus file, no command).
+    """
+    found = (
+        f"round {example.round} · {history_text(example, target)} · "
+        f"reproduced: {example.reproduced}"
+    )
+    parts = [
+        Part("because: ", safe_line(example.because, 2000)),
+        Part("", f"{seed} · {found}" if seed else found, "dim"),
+        Part(f"witness ({len(example.witness)} item(s)):", style="bold"),
+        Part("", json_block(example.witness, limit)),
+    ]
+    if example.diff:
+        parts += [Part("diff:", style="bold"), Part("", json_block(example.diff, limit))]
+    returned = returned_lines(example, target)
+    if returned is not None:
+        parts.append(Part("the compactor returned:", style="bold"))
+        parts += [Part("", f"  {safe_line(line)}") for line in returned]
+    rejected = input_problems_line(example)
+    if rejected:
+        parts.append(Part("", safe_line(rejected), "yellow"))
+    shown = corpus if corpus is not None else example.corpus_file
+    if shown:
+        parts.append(Part("corpus file: ", safe_line(shown)))
+    if replay:
+        parts.append(Part("replay: ", replay))
+    return parts
+
+
+def violation_text(
+    title: str,
+    example: Counterexample,
+    target: TargetReport | None = None,
+    *,
+    seed: str = "",
+    limit: int = BLOCK_LIMIT,
+    corpus: str | None = None,
+    replay: str | None = None,
+) -> str:
+    """A violation as plain text under its title line (the pytest plugin's failure message);
+    the rest as ``violation_parts`` takes it."""
+    parts = violation_parts(example, target, seed=seed, limit=limit, corpus=corpus, replay=replay)
+    return "\n".join([safe_line(title), *(part.plain() for part in parts)])

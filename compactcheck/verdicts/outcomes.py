@@ -1,0 +1,171 @@
+"""What a result means to whoever asked: a law's test outcome, and the exit of every command.
+
+The one place where a law's verdict, under a required level, becomes a pass, a failure or a
+skip of the plugin's test, and where a run, a merge, a replay, a pair check, an audit or a
+drift run becomes an exit code. Every front end asks here and renders the answer; none decides
+on its own (a test reads them for any decision of their own).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from compactcheck.base.errors import ExitCode
+from compactcheck.invariants import Finding
+from compactcheck.invariants.levels import LEVELS
+from compactcheck.report.model import Counterexample, InvariantResult, Report, TargetReport
+from compactcheck.verdicts.counts import is_not_applicable, pair_verdict
+from compactcheck.verdicts.levels import level_text
+
+Outcome = Literal["passed", "failed", "expected failure", "skipped"]
+"""A law's test outcome, as pytest reports it (pass, fail, xfail, skip)."""
+
+ReplayVerdict = Literal[
+    "fixed", "still failing", "not reproduced", "not judged", "errored", "skipped"
+]  # fmt: skip
+"""What replaying one corpus entry showed."""
+
+
+@dataclass(frozen=True)
+class LawOutcome:
+    """A law's test outcome and the one line that says why (empty for a pass)."""
+
+    outcome: Outcome
+    reason: str = ""
+    # The witness to show with it: a broken law's counterexample.
+    example: Counterexample | None = None
+
+
+def above_required(result: InvariantResult, required: int | None) -> bool:
+    """Whether ``result``'s law lies above the required level (so it is reported, not required)."""
+    return required is not None and result.level > required
+
+
+def law_outcome(
+    result: InvariantResult, required: int | None = None, option: str = "--require-level"
+) -> LawOutcome:
+    """A law's result as a test outcome, under ``required`` (given as ``option``) when given.
+
+    A violation fails, or is an expected failure above the required level; an errored target
+    fails. A law that was not judged (skipped, unknown) or is waived is skipped, unless a
+    required level covers it: then it fails, as the command line's gate finds its target below
+    that level. A law that cannot apply at all (a budget law without a budget) is skipped
+    whatever the level: it promises nothing either way.
+    """
+    above = above_required(result, required)
+    because = result.because or ""
+    if result.verdict == "violation":
+        example = result.counterexample
+        if above:
+            reason = f"level {result.level} law, above {option} {required}: {because}"
+            return LawOutcome("expected failure", reason, example)
+        return LawOutcome("failed", because, example)
+    if result.verdict == "errored":
+        return LawOutcome("failed", f"errored: {because}")
+    if result.verdict == "pass":
+        return LawOutcome("passed")
+    if required is not None and not above and not is_not_applicable(result):
+        return LawOutcome(
+            "failed",
+            f"{result.verdict}: {because}; {option} {required} requires this "
+            f"level-{result.level} law to hold",
+        )
+    return LawOutcome("skipped", f"{result.verdict}: {because}")
+
+
+def report_exit(report: Report) -> ExitCode:
+    """1 on any violation; 3 inconclusive; 0 when every applicable law passed.
+
+    Inconclusive: an errored or unknown verdict remains, or nothing passed at all. A law
+    skipped as not applicable (say, a budget law with no declared budget) does not count.
+    """
+    verdicts = {result.verdict for target in report.targets for result in target.results}
+    if "violation" in verdicts:
+        return ExitCode.FAILED
+    if "pass" not in verdicts or "errored" in verdicts or "unknown" in verdicts:
+        return ExitCode.INCONCLUSIVE
+    return ExitCode.OK
+
+
+@dataclass(frozen=True)
+class LevelGate:
+    """One target's level against the one required: reached or not, and the line that says so."""
+
+    target: TargetReport
+    required: int
+
+    @property
+    def reached(self) -> bool:
+        """Whether the target reaches the required level."""
+        return (self.target.level or 0) >= self.required
+
+    def line(self) -> str:
+        """For example "ok: mine [messages] reaches level 2 of 3 (...); required 1 (...)"."""
+        target = self.target
+        reached = level_text(target.level or 0, target.results, target.format)
+        return (
+            f"{'ok' if self.reached else 'below'}: {target.target} [{target.view}] reaches "
+            f"{reached}; required {self.required} ({LEVELS[self.required]})"
+        )
+
+
+def level_gates(report: Report, required: int) -> list[LevelGate]:
+    """Each target of the report against the required level."""
+    return [LevelGate(target, required) for target in report.targets]
+
+
+def run_exit(report: Report, required: int | None = None) -> ExitCode:
+    """A run's exit: interrupted; with a required level, 1 if a target is below it, else 0;
+    otherwise the report's (``report_exit``)."""
+    if not report.complete:
+        return ExitCode.INTERRUPTED
+    if required is not None:
+        below = any(not gate.reached for gate in level_gates(report, required))
+        return ExitCode.FAILED if below else ExitCode.OK
+    return report_exit(report)
+
+
+def merge_exit(report: Report) -> ExitCode:
+    """A merge's exit: a shard that never arrived makes it inconclusive at best."""
+    reported = report_exit(report)
+    if report.missing_shards() and reported != ExitCode.FAILED:
+        return ExitCode.INCONCLUSIVE
+    return reported
+
+
+def replay_exit(verdicts: Collection[ReplayVerdict]) -> ExitCode:
+    """A replay as a gate: failed while any entry still fails; inconclusive while any could not
+    say "fixed" (errored, skipped, not judged, a flaky one not reproduced); else ok. Nothing to
+    replay is ok."""
+    if "still failing" in verdicts:
+        return ExitCode.FAILED
+    return ExitCode.OK if set(verdicts) <= {"fixed"} else ExitCode.INCONCLUSIVE
+
+
+def pair_exit(findings: Sequence[Finding]) -> ExitCode:
+    """A pair check's exit: 1 if a law broke, 0 if one passed, else 3 (nothing could break)."""
+    verdicts = {pair_verdict(finding) for finding in findings}
+    if "violation" in verdicts:
+        return ExitCode.FAILED
+    return ExitCode.OK if "pass" in verdicts else ExitCode.INCONCLUSIVE
+
+
+def audit_exit(report: Report) -> ExitCode:
+    """An audit's exit: a log without a pair to judge is bad input; else the report's."""
+    if not any(target.calls for target in report.targets):
+        return ExitCode.USAGE
+    return report_exit(report)
+
+
+def drift_exit(judged: bool, failed: bool) -> ExitCode:
+    """A drift run's exit: inconclusive when no round carried a fact to judge."""
+    if not judged:
+        return ExitCode.INCONCLUSIVE
+    return broken_exit(failed)
+
+
+def broken_exit(broken: bool) -> ExitCode:
+    """1 when something the command checks broke (a smoke call, a golden case, a regression)."""
+    return ExitCode.FAILED if broken else ExitCode.OK
