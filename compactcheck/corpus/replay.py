@@ -123,8 +123,16 @@ def replay(
     models: ModelTerms | None = None,
     target: str | None = None,
 ) -> list[ReplayResult]:
-    """Replay every entry at a path (a file or a corpus folder)."""
-    return replay_entries(corpus_files(location), calls=calls, models=models, target=target)
+    """Replay every entry at a path (a file or a corpus folder).
+
+    A file named on its own that is not a corpus entry is bad input (``InputFileError``, one
+    line); a broken file found in a folder keeps its row, skipped with its reason, beside the
+    entries that replay.
+    """
+    paths = corpus_files(location)
+    if location.is_file():
+        load_entry(location)
+    return replay_entries(paths, calls=calls, models=models, target=target)
 
 
 def replay_entries(

@@ -98,3 +98,22 @@ def test_report_and_corpus_files_follow_the_umask(tmp_path: Path, umask: int, mo
     assert len(written) > 2
     for path in written:
         assert stat.S_IMODE(path.stat().st_mode) == mode, path
+
+
+def test_replaying_a_file_that_is_not_a_corpus_entry_is_bad_input(tmp_path: Path) -> None:
+    named = tmp_path / "report.json"
+    named.write_text(json.dumps({"targets": []}))
+    line = _one_error_line(cli("replay", str(named), cwd=tmp_path))
+    assert str(named) in line
+    assert "corpus entry" in line
+
+
+def test_a_broken_file_in_a_corpus_folder_keeps_its_row(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "broken.json").write_text("{not json")
+    done = cli("replay", str(corpus), cwd=tmp_path)
+    # Nothing could say "fixed": inconclusive, with the file's row in the table.
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert "entries that cannot be read" in done.stdout
+    assert "SKIPPED" in done.stdout
