@@ -11,9 +11,9 @@ from compactcheck.base.awaiting import discarded
 from compactcheck.base.errors import CompactcheckError
 from compactcheck.base.selection import Selection
 from compactcheck.invariants import Budget, Facts, View
-from compactcheck.invariants.formats import CHAT, Format, check_format
+from compactcheck.invariants.formats import Format, check_format
 from compactcheck.observed.judging import Judgement, PairError, ViolationError, check_pair
-from compactcheck.options import BY_KEY, DEFAULT_MEMORY_LIMIT_MB, DEFAULT_TIMEOUT, OptionError
+from compactcheck.options import BY_KEY, OPTIONS, OptionError, default, settle
 from compactcheck.options.kinds import REPORTS
 
 # What only fuzzing needs (the engine, Hypothesis, the strategies, the targets) is imported by
@@ -23,6 +23,10 @@ if TYPE_CHECKING:
     from compactcheck.models import Model, ModelSlot
     from compactcheck.report.model import Report
     from compactcheck.targets.registry import Target, resolve
+
+
+# fuzz()'s keyword defaults, the table's (``compactcheck.options``): written nowhere else.
+_DEFAULT: dict[str, Any] = {option.key: default(option.key) for option in OPTIONS}
 
 
 def _default_corpus(compactor: str | Callable[..., Any]) -> Path:
@@ -46,33 +50,34 @@ def _slot(model: str | ModelSlot | Model | None) -> ModelSlot | None:
 def fuzz(
     compactor: str | Callable[..., Any],
     *,
-    view: View | None = None,
-    max_examples: int = 100,
-    seed: int = 0,
-    rounds: int = 3,
-    invariants: Sequence[str] | None = None,
-    exclude: Sequence[str] = (),
+    view: View | None = _DEFAULT["view"],
+    max_examples: int = _DEFAULT["max_examples"],
+    seed: int = _DEFAULT["seed"],
+    rounds: int = _DEFAULT["rounds"],
+    invariants: Sequence[str] | None = _DEFAULT["invariants"],
+    exclude: Sequence[str] = _DEFAULT["exclude_invariants"],
     budget: Budget | None = None,
-    timeout: float = DEFAULT_TIMEOUT,
-    in_process: bool = False,
-    memory_limit_mb: int = DEFAULT_MEMORY_LIMIT_MB,
-    shrink: bool = True,
-    workers: int = 1,
-    corpus_dir: str | Path | None = None,
-    on_event: Callable[[Event], None] | None = None,
-    transcripts: str | Path | None = None,
-    model: str | ModelSlot | Model | None = None,
-    format: Format = CHAT,
-    malformed: Sequence[str] = (),
-    verbatim: bool = False,
-    min_exercised: int = 5,
-    max_total_examples: int | None = None,
-    redis: str | None = None,
-    redis_read_only: bool = False,
-    json: str | Path | None = None,
-    junit: str | Path | None = None,
-    markdown: str | Path | None = None,
-    html: str | Path | None = None,
+    timeout: float = _DEFAULT["timeout"],
+    in_process: bool = _DEFAULT["in_process"],
+    memory_limit_mb: int = _DEFAULT["memory_limit"],
+    # The table's option is --no-shrink: shrinking is on unless told not to.
+    shrink: bool = not _DEFAULT["no_shrink"],
+    workers: int = _DEFAULT["workers"],
+    corpus_dir: str | Path | None = _DEFAULT["corpus"],
+    on_event: Callable[[Event], None] | None = _DEFAULT["on_event"],
+    transcripts: str | Path | None = _DEFAULT["transcripts"],
+    model: str | ModelSlot | Model | None = _DEFAULT["model"],
+    format: Format = _DEFAULT["format"],
+    malformed: Sequence[str] = _DEFAULT["malformed"],
+    verbatim: bool = _DEFAULT["verbatim"],
+    min_exercised: int = _DEFAULT["min_exercised"],
+    max_total_examples: int | None = _DEFAULT["max_total_examples"],
+    redis: str | None = _DEFAULT["redis"],
+    redis_read_only: bool = _DEFAULT["redis_read_only"],
+    json: str | Path | None = _DEFAULT["json"],
+    junit: str | Path | None = _DEFAULT["junit"],
+    markdown: str | Path | None = _DEFAULT["markdown"],
+    html: str | Path | None = _DEFAULT["html"],
 ) -> Report:
     """Fuzz a compactor and report every law's verdict, as ``compactcheck run`` would.
 
@@ -108,7 +113,6 @@ def fuzz(
     from compactcheck.engine.config import check_options, from_options
     from compactcheck.engine.core import Engine, follow
     from compactcheck.observed.transcripts import Transcript, load_transcripts
-    from compactcheck.scale.database import check_reachable
     from compactcheck.targets.calls import Calls
     from compactcheck.targets.registry import python_target
 
@@ -142,16 +146,11 @@ def fuzz(
     if values["transcripts"] is not None:
         view = "messages"
         loaded = tuple(load_transcripts(values["transcripts"]))
-    if redis is not None:
-        check_reachable(redis)
     config = from_options(
         values,
         # A shared database is a campaign's; without one a call replays its seed as ci.
-        profile="campaign" if redis is not None else "ci",
-        seed=values["seed"],
-        seed_given=True,
+        settle("library", values),
         corpus_dir=Path(corpus_dir) if corpus_dir is not None else _default_corpus(compactor),
-        redis_url=redis,
         transcripts=loaded,
         model=_slot(model),
     )

@@ -20,6 +20,7 @@ from compactcheck.cli.options import (
 )
 from compactcheck.engine.campaign import Campaign
 from compactcheck.engine.core import Engine
+from compactcheck.options import settle_campaign
 from compactcheck.render import print_report
 from compactcheck.report import untrusted
 from compactcheck.verdicts import run_exit
@@ -34,7 +35,7 @@ def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     fuzz.add_argument(
         "--max-time", type=seconds, required=True, metavar="S", help="seconds to spend"
     )
-    fuzzing_options(fuzz, examples_help="at most this many histories per iteration", default=1000)
+    fuzzing_options(fuzz, examples_help="at most this many histories per iteration")
     add_options(
         fuzz,
         ["workers"],
@@ -48,7 +49,7 @@ def main(arguments: argparse.Namespace, console: Console) -> int:
     """Run the campaign; its report is on disk after every iteration."""
     # A campaign is not a replay: its seed only starts the series, and it feeds the example
     # database's saved failures back in whatever seed was given.
-    config = replace(run_config(arguments, "campaign"), seed_given=False, target_phase=True)
+    config = replace(run_config(arguments, settle_campaign(vars(arguments))), target_phase=True)
     if arguments.json is None:
         # The campaign's report lives beside its corpus, in the tested project's state folder.
         arguments.json = config.corpus_dir.parent / "campaign.json"

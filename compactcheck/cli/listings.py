@@ -9,7 +9,7 @@ from rich.console import Console
 
 from compactcheck.base.call_law import call_law
 from compactcheck.base.errors import ExitCode
-from compactcheck.cli.options import positive
+from compactcheck.cli.options import add_options, positive
 from compactcheck.invariants import VIEWS, catalogue
 from compactcheck.invariants.catalogue import ALL_FORMATS
 from compactcheck.render.listings import (
@@ -33,7 +33,7 @@ def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     invariants.set_defaults(handler=invariants_main)
     statistics = commands.add_parser("statistics", help="features of generated scenarios")
     statistics.add_argument("--draws", type=positive, default=300)
-    statistics.add_argument("--seed", type=int, default=0)
+    add_options(statistics, ["seed"], helps={"seed": "which draws (default: %(default)s)"})
     statistics.set_defaults(handler=statistics_main)
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import difflib
 import re
-import secrets
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -14,11 +13,11 @@ from typing import Any
 from compactcheck.base.errors import ExitCode
 from compactcheck.base.files import installed_version
 from compactcheck.corpus import location
-from compactcheck.engine.config import Profile, RunConfig, check_options, from_options
+from compactcheck.engine.config import RunConfig, check_options, from_options
 from compactcheck.engine.config import model_slot as slot_of
 from compactcheck.models import ModelSlot
 from compactcheck.observed.transcripts import Transcript, load_transcripts
-from compactcheck.options import BY_KEY, Option, offered_by
+from compactcheck.options import BY_KEY, Option, Settled, offered_by
 from compactcheck.options.kinds import (
     PROFILES,
     REPORTS,
@@ -31,7 +30,6 @@ from compactcheck.options.kinds import (
 from compactcheck.render import FORMATS
 from compactcheck.report.io import write_report, write_text
 from compactcheck.report.model import Report
-from compactcheck.scale.database import check_reachable, redis_url
 from compactcheck.targets.calls import Calls
 
 # The table's value kinds (csv, positive, ...) stay importable from here, where the commands
@@ -153,15 +151,16 @@ def add_options(
     parser: argparse.ArgumentParser,
     keys: Sequence[str],
     *,
-    defaults: Mapping[str, Any] | None = None,
     helps: Mapping[str, str] | None = None,
 ) -> None:
     """Add the options of the table named by ``keys`` (``compactcheck.options``), as the
-    command line spells them; a command's own default or help where given."""
+    command line spells them, with the table's default for the parser's command (its
+    ``prog``'s last word); a command's own help where given."""
+    command = parser.prog.split()[-1]
     for key in keys:
         option = BY_KEY[key]
         assert option.cli is not None, key
-        default = (defaults or {}).get(key, option.default_for("cli"))
+        default = option.default_for("cli", command)
         text = (helps or {}).get(key, option.help)
         if option.flag:
             parser.add_argument(option.cli, action="store_true", help=text)
@@ -212,21 +211,14 @@ def calls_of(arguments: argparse.Namespace) -> Calls:
     return Calls.from_options(vars(arguments))
 
 
-def fuzzing_options(
-    parser: argparse.ArgumentParser, *, examples_help: str, default: int = 100
-) -> None:
+def fuzzing_options(parser: argparse.ArgumentParser, *, examples_help: str) -> None:
     """The options `run` and `fuzz` share."""
-    add_options(
-        parser,
-        FUZZING,
-        defaults={"max_examples": default},
-        helps={"max_examples": examples_help},
-    )
+    add_options(parser, FUZZING, helps={"max_examples": examples_help})
 
 
-def outputs(parser: argparse.ArgumentParser, json_default: Path | None = None) -> None:
+def outputs(parser: argparse.ArgumentParser) -> None:
     """The report files a command can write."""
-    add_options(parser, REPORTS, defaults={"json": json_default})
+    add_options(parser, REPORTS)
 
 
 def write_outputs(report: Report, arguments: argparse.Namespace, *, json: bool = True) -> None:
@@ -248,17 +240,12 @@ def _corpus_choice(arguments: argparse.Namespace) -> tuple[Path, str]:
     return state.corpus, state.why
 
 
-def run_config(arguments: argparse.Namespace, profile: Profile) -> RunConfig:
-    """The run config of `run` or `fuzz` from their shared options."""
+def run_config(arguments: argparse.Namespace, settled: Settled) -> RunConfig:
+    """The run config of `run` or `fuzz` from their shared options, their profile and seed
+    settled (``compactcheck.options.settle``)."""
     values = vars(arguments)
-    check_options({**values, "profile": profile}, "cli")
-    seed = arguments.seed
-    if seed is None:
-        seed = 0 if profile == "ci" else secrets.randbelow(2**32)
+    check_options({**values, "profile": settled.profile}, "cli")
     corpus, why = _corpus_choice(arguments)
-    url = None if profile == "ci" else redis_url(arguments.redis)
-    if url is not None:
-        check_reachable(url)
     transcripts: tuple[Transcript, ...] = ()
     if arguments.transcripts is not None:
         # Transcripts are message histories: only the messages view runs on them.
@@ -266,12 +253,9 @@ def run_config(arguments: argparse.Namespace, profile: Profile) -> RunConfig:
         transcripts = tuple(load_transcripts(arguments.transcripts))
     return from_options(
         values,
-        profile=profile,
-        seed=seed,
-        seed_given=arguments.seed is not None,
+        settled,
         corpus_dir=corpus,
         corpus_why=why,
-        redis_url=url,
         transcripts=transcripts,
         model=model_slot(arguments),
     )

@@ -10,18 +10,23 @@ from typing import Any
 
 from pydantic import ValidationError
 from rich.console import Console
-from rich.markup import escape
 
 from compactcheck.base.errors import CompactcheckError, one_line
 from compactcheck.base.selection import Selection
-from compactcheck.cli.options import csv, outputs, reading_option, toolkit_version, write_outputs
-from compactcheck.invariants import VIEWS, Facts
-from compactcheck.invariants.formats import FORMATS
+from compactcheck.cli.options import (
+    add_options,
+    outputs,
+    reading_option,
+    toolkit_version,
+    write_outputs,
+)
+from compactcheck.invariants import Facts
 from compactcheck.observed.audit import Finding, audit
-from compactcheck.observed.judging import Judgement, PairError, check_pair
+from compactcheck.observed.judging import PairError, check_pair
 from compactcheck.render import print_report
+from compactcheck.render.judgement import print_judgement
 from compactcheck.report import untrusted
-from compactcheck.verdicts import audit_exit, pair_exit, pair_verdict
+from compactcheck.verdicts import audit_exit, pair_exit
 
 
 class PairFileError(CompactcheckError, OSError):
@@ -35,7 +40,7 @@ def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     check.add_argument("before", type=Path, metavar="BEFORE", help="JSON file ('-': stdin)")
     check.add_argument("after", type=Path, metavar="AFTER", help="JSON file")
-    check.add_argument("--view", choices=VIEWS, default="messages", help="default: messages")
+    add_options(check, ["view"], helps={"view": "the view of the pair (default: messages)"})
     _common(check)
     check.set_defaults(handler=check_main)
     log = commands.add_parser(
@@ -49,20 +54,15 @@ def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--format",
-        choices=FORMATS,
-        default=None,
-        help="the messages format (default: detected from each pair's shape)",
-    )
+    helps = {"format": "the messages format (default: detected from each pair's shape)"}
+    add_options(parser, ["format"], helps=helps)
     parser.add_argument(
         "--facts",
         metavar="JSON",
         help="declared facts: a JSON object or a file holding one (the rest is inferred)",
     )
     reading_option(parser)
-    parser.add_argument("--invariants", type=csv, help="only these invariant ids (a,b,c)")
-    parser.add_argument("--exclude-invariants", type=csv, default=[], help="skip these ids")
+    add_options(parser, ["invariants", "exclude_invariants"])
 
 
 def _declared(arguments: argparse.Namespace) -> dict[str, Any] | None:
@@ -126,15 +126,6 @@ def _json_object(text: str) -> Any:
         raise PairFileError(f"--facts: not JSON: {one_line(error)}") from None
 
 
-# How a ruling is coloured: faithful ones green, those a law fails on red, weakened yellow.
-_COLOURS = {
-    "kept": "green",
-    "reworded": "green",
-    "retired": "green",
-    "weakened": "yellow",
-}
-
-
 def check_main(arguments: argparse.Namespace, console: Console) -> int:
     """Judge the pair; one line per law; exit 1 on a violation."""
     before = _json_file(arguments.before, "BEFORE")
@@ -154,47 +145,7 @@ def check_main(arguments: argparse.Namespace, console: Console) -> int:
         path = arguments.before if error.side == "before" else arguments.after
         detail = str(error).removeprefix(f"the {error.side} side is ")
         raise PairFileError(f"{error.side.upper()} {path}: {detail}") from None
-    where = f"{arguments.view}" + (f", {judgement.format}" if judgement.format else "")
-    console.print(escape(f"compactcheck check [{where}]"), highlight=False)
-    if judgement.inferred:
-        console.print(
-            f"facts inferred from BEFORE, not declared: {_counted(judgement)}",
-            style="dim",
-            highlight=False,
-        )
-    if judgement.rulings:
-        console.print("rulings (what AFTER did to each fact of BEFORE):", highlight=False)
-    for made in judgement.rulings:
-        colour = _COLOURS.get(made.ruling, "yellow")
-        said = f": {made.sentence!r}" if made.sentence and made.ruling != "kept" else ""
-        kind = "new claim" if made.kind == "invented" else made.kind
-        line = untrusted.safe_line(f"{kind} {made.fact!r}{said}")
-        console.print(
-            f"  [{colour}]{made.ruling:<12}[/{colour}] {escape(line)}",
-            highlight=False,
-        )
-    for finding in judgement.findings:
-        verdict = pair_verdict(finding)
-        if verdict == "violation":
-            for violation in finding.violations:
-                because = untrusted.safe_line(violation.because)
-                console.print(
-                    f"[red]violation[/red] {finding.invariant}: {escape(because)}",
-                    highlight=False,
-                )
-        elif verdict == "pass":
-            console.print(f"[green]pass[/green] {finding.invariant}", highlight=False)
-        else:
-            console.print(
-                f"[dim]not exercised {finding.invariant} (this pair could not break it)[/dim]",
-                highlight=False,
-            )
-    broken = len(judgement.violations)
-    exercised = sum(1 for f in judgement.findings if f.exercised)
-    console.print(
-        f"{broken} violation(s); {exercised} of {len(judgement.findings)} laws exercised",
-        highlight=False,
-    )
+    print_judgement(judgement, arguments.view, console)
     return pair_exit(judgement.findings)
 
 
@@ -217,17 +168,3 @@ def audit_main(arguments: argparse.Namespace, console: Console) -> int:
     write_outputs(report, arguments)
     print_report(report, console)
     return audit_exit(report)
-
-
-def _counted(judgement: Judgement) -> str:
-    """The inferred facts, each with how many were found: none found is a law with nothing to
-    hold on to, which a reader must see ("constraints (0)")."""
-    facts = judgement.facts
-    named = []
-    for name in judgement.inferred:
-        value = getattr(facts, name, None) if facts is not None else None
-        if isinstance(value, tuple):
-            named.append(f"{name} ({len(value)})")
-        else:
-            named.append(name if value else f"{name} (none)")
-    return ", ".join(named)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 
 from rich.console import Console
 from rich.text import Text
@@ -18,8 +17,8 @@ from compactcheck.cli.options import (
     write_outputs,
 )
 from compactcheck.cli.progress import Progress
-from compactcheck.engine.config import Profile
 from compactcheck.engine.core import Engine, follow
+from compactcheck.options import settle
 from compactcheck.render import print_report
 from compactcheck.verdicts import level_gates, run_exit
 
@@ -29,17 +28,18 @@ def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     run = commands.add_parser("run", help="fuzz targets and report their conformance")
     run.add_argument("targets", nargs="+", metavar="TARGET", help="see `compactcheck targets`")
     fuzzing_options(run, examples_help="histories per target")
-    add_options(run, ["profile", "workers", "shard", "require_level"], defaults={"shard": Shard()})
+    add_options(run, ["profile", "workers", "shard", "require_level"])
     outputs(run)
     run.set_defaults(handler=main)
 
 
 def main(arguments: argparse.Namespace, console: Console) -> int:
     """Fuzz, show progress, write the reports; the exit code says what was found."""
-    profile: Profile = arguments.profile or ("ci" if os.environ.get("CI") else "dev")
-    piece: Shard = arguments.shard
+    # Not given: the whole run, one shard of one.
+    piece: Shard = arguments.shard or Shard()
     # Also refuses a --shard without a --seed outside ci (compactcheck.options.rules).
-    config = run_config(arguments, profile)
+    config = run_config(arguments, settle("cli", vars(arguments)))
+    profile = config.profile
     engine = Engine(config, calls=calls_of(arguments), workers=arguments.workers, shard=piece)
     targets = engine.open(arguments.targets, arguments.view)
     try:

@@ -6,7 +6,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from hypothesis.database import ExampleDatabase
 
@@ -18,14 +18,13 @@ from compactcheck.invariants import Budget
 from compactcheck.invariants.facts import Reading
 from compactcheck.invariants.formats import CHAT, Format
 from compactcheck.models import ModelSlot
-from compactcheck.options import Front, OptionError, check_together
-from compactcheck.scale.database import profile_database
+from compactcheck.options import Front, OptionError, Profile, Settled, check_together, default
+from compactcheck.scale.database import check_reachable, profile_database
 from compactcheck.verdicts.counts import MIN_COMPACTIONS
 
 if TYPE_CHECKING:
     from compactcheck.observed.transcripts import Transcript
 
-Profile = Literal["dev", "ci", "campaign"]
 # Where the shards run on one machine keep their corpora until they are merged into the main one.
 SHARD_CORPORA = ".shards"
 
@@ -35,8 +34,8 @@ class RunConfig:
     """How much to fuzz, with which seed, where to keep what is found."""
 
     seed: int
-    max_examples: int = 100
-    rounds: int = 3
+    max_examples: int = default("max_examples")
+    rounds: int = default("rounds")
     profile: Profile = "dev"
     include: Sequence[str] | None = None
     exclude: Sequence[str] = ()
@@ -70,7 +69,7 @@ class RunConfig:
     malformed: tuple[str, ...] = ()
     # Coverage: keep exploring past max_examples, up to max_total_examples, until every
     # applicable law was exercised min_exercised times and the target compacted often enough.
-    min_exercised: int = 5
+    min_exercised: int = default("min_exercised")
     # The fewest compactions a run wants before it stops exploring (a shard: its share).
     min_compactions: int = MIN_COMPACTIONS
     max_total_examples: int | None = None
@@ -177,26 +176,27 @@ class RunConfig:
 
 def from_options(
     values: Mapping[str, Any],
+    settled: Settled,
     *,
-    profile: Profile,
-    seed: int,
-    seed_given: bool,
     corpus_dir: Path,
     corpus_why: str = "",
-    redis_url: str | None = None,
     transcripts: tuple[Transcript, ...] = (),
     model: ModelSlot | None = None,
 ) -> RunConfig:
     """The run config that checked option values (keyed as ``compactcheck.options`` names them)
-    make, with what each front end settles itself: profile, seed, corpus, database, transcripts
-    read and model slot. The CLI, ``fuzz()`` and the pytest plugin all make theirs here."""
+    make, with their profile and seed settled (``compactcheck.options.settle``) and what only a
+    front end can find: the corpus folder, the transcripts read, the model slot. The CLI,
+    ``fuzz()`` and the pytest plugin all make theirs here; a shared database that does not
+    answer fails here, in one line."""
     include = values["invariants"]
     limit = values["budget"]
+    if settled.redis is not None:
+        check_reachable(settled.redis)
     return RunConfig(
-        seed=seed,
+        seed=settled.seed,
         max_examples=values["max_examples"],
         rounds=values["rounds"],
-        profile=profile,
+        profile=settled.profile,
         include=tuple(include) if include is not None else None,
         exclude=tuple(values["exclude_invariants"]),
         corpus_dir=corpus_dir,
@@ -204,9 +204,9 @@ def from_options(
         budget=Budget(limit=limit, counter=values["counter"]) if limit else None,
         reading="verbatim" if values["verbatim"] else "tokens",
         shrink=not values["no_shrink"],
-        redis_url=redis_url,
+        redis_url=settled.redis,
         redis_read_only=bool(values["redis_read_only"]),
-        seed_given=seed_given,
+        seed_given=settled.seed_given,
         malformed=tuple(values["malformed"]),
         min_exercised=values["min_exercised"],
         max_total_examples=values["max_total_examples"],

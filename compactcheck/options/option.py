@@ -39,6 +39,8 @@ class Option:
     missing: Mapping[Front, str] = field(default_factory=dict)
     # A front end's own default, where it is not ``default``.
     defaults: Mapping[Front, Any] = field(default_factory=dict)
+    # A command's own default on the command line, where it is not the front end's.
+    commands: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def option(self) -> str:
@@ -65,8 +67,11 @@ class Option:
             return self.key
         return self.cli or self.key
 
-    def default_for(self, front: Front) -> Any:
-        """The value ``front`` takes when none is given."""
+    def default_for(self, front: Front, command: str | None = None) -> Any:
+        """The value ``front`` takes when none is given (the command line's ``command``'s own,
+        where it has one)."""
+        if front == "cli" and command is not None and command in self.commands:
+            return self.commands[command]
         return self.defaults.get(front, self.default)
 
     def check(self, given: Any, where: str) -> Any:

@@ -56,7 +56,15 @@ def _session(key: str, parse: Callable[[str], Any], default: Any, help: str, **m
 # Every run option, in the order `compactcheck run --help` shows them; then what one front end
 # alone takes.
 OPTIONS: tuple[Option, ...] = (
-    _everywhere("view", choice(*VIEWS), None, "only this view", choices=VIEWS),
+    # `check` judges one messages pair unless told otherwise.
+    _everywhere(
+        "view",
+        choice(*VIEWS),
+        None,
+        "only this view",
+        choices=VIEWS,
+        commands={"check": "messages"},
+    ),
     _everywhere(
         "transcripts",
         Path,
@@ -70,7 +78,8 @@ OPTIONS: tuple[Option, ...] = (
     ),
     _everywhere("invariants", csv, None, "only these invariant ids (a,b,c)"),
     _everywhere("exclude_invariants", csv, (), "skip these ids", library="exclude"),
-    _everywhere("max_examples", positive, 100, "histories per target"),
+    # A campaign (`compactcheck fuzz`) runs iterations of this many histories each.
+    _everywhere("max_examples", positive, 100, "histories per target", commands={"fuzz": 1000}),
     _everywhere("rounds", positive, 3, "most compactions per history"),
     _everywhere(
         "format",
@@ -80,6 +89,8 @@ OPTIONS: tuple[Option, ...] = (
         "(default), Anthropic Messages, OpenAI Responses input items or Gemini contents",
         choices=WIRE_FORMATS,
         plugin_help="wire format of the messages view (as run --format)",
+        # A recorded pair's format is read from its shape unless named.
+        commands={"check": None, "audit": None},
     ),
     # Left unset on the command line, where the profile picks it.
     _everywhere(
@@ -89,6 +100,8 @@ OPTIONS: tuple[Option, ...] = (
         "run seed (default: random in dev, 0 in ci)",
         defaults={"cli": None},
         plugin_help="run seed (default 0: a test run is reproducible)",
+        # The draws `statistics` counts are the same on every call.
+        commands={"statistics": 0},
     ),
     _everywhere("timeout", seconds, DEFAULT_TIMEOUT, "seconds per backend call"),
     _everywhere(

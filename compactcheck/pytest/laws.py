@@ -33,12 +33,13 @@ from compactcheck.invariants import View
 from compactcheck.invariants.formats import CHAT, check_format
 from compactcheck.models import ModelSlot
 from compactcheck.observed.transcripts import Transcript, load_transcripts
+from compactcheck.options import redis_url, settle
 from compactcheck.pytest.law import SESSION, LawCase, LawSession, open_target
 from compactcheck.pytest.names import rooted
 from compactcheck.pytest.options import BY_KEY, WORKER_KEY, marker_keywords
 from compactcheck.pytest.options import values as option_values
 from compactcheck.report.model import TargetReport
-from compactcheck.scale.database import profile_database, redis_url
+from compactcheck.scale.database import profile_database
 from compactcheck.scale.merge import merge_target_groups, point_into
 from compactcheck.scale.pool import warm_up
 from compactcheck.targets.calls import Calls
@@ -165,10 +166,8 @@ def _run_config(
     """The run config the option values make, as ``compactcheck run`` makes it from its own."""
     return from_options(
         values,
-        profile="ci",
-        seed=values["seed"],
-        # A test run is a replay of its seed, whatever the example database holds.
-        seed_given=True,
+        # A test run is the ci profile: a replay of its seed, whatever the database holds.
+        settle("plugin", values),
         corpus_dir=_corpus_dir(config, values),
         transcripts=transcripts,
         model=config.stash[SESSION].model,

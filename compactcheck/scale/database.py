@@ -9,7 +9,6 @@ that shards on many machines and the developers who replay them share what was f
 
 from __future__ import annotations
 
-import os
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -32,14 +31,6 @@ _CONNECT_SECONDS = 3.0
 
 class DatabaseError(CompactcheckError):
     """The shared example database cannot be used: no Redis client, or no server answering."""
-
-
-def redis_url(flag: str | None) -> str | None:
-    """The Redis URL from ``--redis`` or else from COMPACTCHECK_REDIS_URL (empty means none)."""
-    url = flag if flag is not None else os.environ.get(REDIS_URL_VARIABLE)
-    if url is None or not url.strip():
-        return None
-    return url.strip()
 
 
 def redacted(url: str) -> str:

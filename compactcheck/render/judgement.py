@@ -1,0 +1,78 @@
+"""One judged pair at a terminal (`compactcheck check`): the facts it inferred, what the output
+did to each fact, each law's verdict, and the count of violations."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.markup import escape
+
+from compactcheck.observed.judging import Judgement
+from compactcheck.report import untrusted
+from compactcheck.verdicts import pair_verdict
+
+# How a ruling is coloured: faithful ones green, those a law fails on red, weakened yellow.
+_COLOURS = {
+    "kept": "green",
+    "reworded": "green",
+    "retired": "green",
+    "weakened": "yellow",
+}
+
+
+def print_judgement(judgement: Judgement, view: str, console: Console) -> None:
+    """The judgement of one pair on ``view``, as `compactcheck check` prints it."""
+    where = f"{view}" + (f", {judgement.format}" if judgement.format else "")
+    console.print(escape(f"compactcheck check [{where}]"), highlight=False)
+    if judgement.inferred:
+        console.print(
+            f"facts inferred from BEFORE, not declared: {_counted(judgement)}",
+            style="dim",
+            highlight=False,
+        )
+    if judgement.rulings:
+        console.print("rulings (what AFTER did to each fact of BEFORE):", highlight=False)
+    for made in judgement.rulings:
+        colour = _COLOURS.get(made.ruling, "yellow")
+        said = f": {made.sentence!r}" if made.sentence and made.ruling != "kept" else ""
+        kind = "new claim" if made.kind == "invented" else made.kind
+        line = untrusted.safe_line(f"{kind} {made.fact!r}{said}")
+        console.print(
+            f"  [{colour}]{made.ruling:<12}[/{colour}] {escape(line)}",
+            highlight=False,
+        )
+    for finding in judgement.findings:
+        verdict = pair_verdict(finding)
+        if verdict == "violation":
+            for violation in finding.violations:
+                because = untrusted.safe_line(violation.because)
+                console.print(
+                    f"[red]violation[/red] {finding.invariant}: {escape(because)}",
+                    highlight=False,
+                )
+        elif verdict == "pass":
+            console.print(f"[green]pass[/green] {finding.invariant}", highlight=False)
+        else:
+            console.print(
+                f"[dim]not exercised {finding.invariant} (this pair could not break it)[/dim]",
+                highlight=False,
+            )
+    broken = len(judgement.violations)
+    exercised = sum(1 for f in judgement.findings if f.exercised)
+    console.print(
+        f"{broken} violation(s); {exercised} of {len(judgement.findings)} laws exercised",
+        highlight=False,
+    )
+
+
+def _counted(judgement: Judgement) -> str:
+    """The inferred facts, each with how many were found: none found is a law with nothing to
+    hold on to, which a reader must see ("constraints (0)")."""
+    facts = judgement.facts
+    named = []
+    for name in judgement.inferred:
+        value = getattr(facts, name, None) if facts is not None else None
+        if isinstance(value, tuple):
+            named.append(f"{name} ({len(value)})")
+        else:
+            named.append(name if value else f"{name} (none)")
+    return ", ".join(named)
