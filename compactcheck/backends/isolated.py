@@ -33,7 +33,7 @@ from typing import Any, BinaryIO, NoReturn
 
 import orjson
 
-from compactcheck.backends import template
+from compactcheck.backends import template_process
 from compactcheck.base.awaiting import Awaiter
 from compactcheck.base.calling import (
     FORMAT_NAMES,
@@ -278,7 +278,7 @@ def main(argv: list[str] | None = None) -> int:
             return (*_loaded(arguments.spec), memory_note)
 
         # Returns only in a worker forked from the template, with that worker's view and name.
-        worker = template.serve(arguments.template, arguments.spec, prepare)
+        worker = template_process.serve(arguments.template, arguments.spec, prepare)
         return _run(worker.attribute, worker.view, worker.name, worker.memory_note)
     protocol_in, protocol_out = _private_streams()
     faulthandler.enable(file=sys.stderr)

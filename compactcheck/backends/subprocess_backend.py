@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-import json
 import shlex
-import subprocess
 import time
 from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
@@ -23,29 +21,24 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, ClassVar, Self
 
+from compactcheck.backends.answers import answer_of, request_key
 from compactcheck.backends.harness_process import (
     DeadlineError,
     ExitedError,
     Fork,
-    HarnessProcess,
     HarnessStartError,
     OversizeError,
     StderrRing,
 )
+from compactcheck.backends.lines import compact_request, decode_line, parse_line, validate_answer
 from compactcheck.backends.pipeline import DEFAULT_WINDOW, Pending, Window
 from compactcheck.backends.protocol import (
     COMPACT_REQUESTS,
     OPAQUE_COMPACT_RESPONSE,
-    PROTOCOL_VERSION,
     CompactResponse,
     ProtocolError,
-    StartRequest,
-    StartResponse,
-    compact_request,
-    decode_line,
-    parse_line,
-    validate_answer,
 )
+from compactcheck.backends.supervisor import Supervisor, short
 from compactcheck.base.backend import Answer
 from compactcheck.base.implementation import Implementation
 from compactcheck.invariants import View, json_copy
@@ -54,8 +47,6 @@ from compactcheck.options import DEFAULT_TIMEOUT
 DEFAULT_MAX_RESTARTS = 3
 DEFAULT_MAX_ANSWER_BYTES = 16 * 1024 * 1024
 DEFAULT_STDERR_BYTES = 64 * 1024
-# How long close() lets a harness exit on its own after stop before killing it.
-STOP_GRACE = 1.0
 # What a run noted ahead answers (never shown: a noted run's outcome is thrown away).
 _NOTED = "compactcheck noted this request to send it ahead; its answer comes with the batch"
 
@@ -89,11 +80,6 @@ class CommandBackend:
             raise HarnessStartError(
                 f"expected the harness command as a non-empty argument list; found {argv!r}"
             )
-        self._argv = list(argv)
-        # How a start (and each restart) may fork the harness instead of running ``argv``.
-        self._fork = fork
-        # What the process is called in findings: "harness" for a cmd: target, "worker process"
-        # for a py: target run in isolation.
         self._role = role
         # compactcheck's own Python worker: its results are read by the view's driver, as an
         # in-process compactor's are, not judged by the protocol's schema first (so that both
@@ -103,30 +89,26 @@ class CommandBackend:
         # optional ``inputAfter`` of an answer); None otherwise.
         self.last_input: Any = None
         self._timeout = timeout
-        self._start_timeout = start_timeout if start_timeout is not None else max(timeout, 10.0)
-        self._max_restarts = max_restarts
         self._max_answer_bytes = max_answer_bytes
-        self._cwd = cwd
-        self._env = env
         self._ring = StderrRing(stderr_bytes)
         self._seq = itertools.count(1)
-        self._restarts = 0
-        # Whether the harness ever answered a request: one that dies on some inputs and answers
-        # others is restarted every time (each death is a finding of that call, and shrinking
-        # one means many deaths in a row); one that never answered is given up on.
-        self._answered = False
-        self._unavailable: str | None = None
-        # The last restart note fed to the stderr ring, and the ring's size just after it.
-        self._last_note: tuple[bytes, int] = (b"", -1)
-        self._process: HarnessProcess | None = None
         # Requests in flight at once in compact_many; the harness may ask for fewer.
         self._window = window
-        self._max_in_flight: int | None = None
         # While a run is noted (``noting``): the requests it made; while answers are served
         # ahead (``ahead``): the answers waiting, by request.
         self._noted: list[Request] | None = None
         self._ahead: dict[str, deque[Answer]] = {}
-        self._implementation = self._start()
+        self._life = Supervisor(
+            argv,
+            role=role,
+            cwd=cwd,
+            env=env,
+            ring=self._ring,
+            start_timeout=start_timeout if start_timeout is not None else max(timeout, 10.0),
+            max_restarts=max_restarts,
+            max_answer_bytes=max_answer_bytes,
+            fork=fork,
+        )
 
     @classmethod
     def from_command_line(cls, command_line: str, **options: Any) -> CommandBackend:
@@ -142,17 +124,18 @@ class CommandBackend:
     @property
     def implementation(self) -> Implementation:
         """What the harness said about itself in its handshake."""
-        return self._implementation
+        return self._life.implementation
 
     @property
     def pid(self) -> int | None:
         """The running harness's process id (None when none runs)."""
-        return self._process.pid if self._process is not None else None
+        process = self._life.process
+        return process.pid if process is not None else None
 
     @property
     def restarts(self) -> int:
         """How many times a harness that crashed or exited on its own was restarted."""
-        return self._restarts
+        return self._life.restarts
 
     def stderr_tail(self) -> str:
         """The last bytes the harness wrote to stderr, across restarts."""
@@ -161,7 +144,7 @@ class CommandBackend:
     @property
     def window(self) -> int:
         """How many requests compact_many keeps in flight (the harness's maxInFlight caps it)."""
-        return min(self._window, self._max_in_flight or self._window)
+        return min(self._window, self._life.max_in_flight or self._window)
 
     def compact(self, view: View, payload: dict[str, Any]) -> Answer:
         """Answer one compact request; every harness fault becomes an errored Answer."""
@@ -176,9 +159,9 @@ class CommandBackend:
         seq = next(self._seq)
         line = compact_request(view, seq, payload)
         self.last_input = None
-        process = self._running()
+        process = self._life.running()
         if process is None:
-            return Answer.error(f"{self._role} unavailable: {self._unavailable}")
+            return Answer.error(f"{self._role} unavailable: {self._life.unavailable}")
         process.drop_stale_output()
         try:
             raw = process.exchange(line, time.monotonic() + self._timeout)
@@ -186,7 +169,9 @@ class CommandBackend:
             process.kill()
             return self._timed_out(seq)
         except ExitedError:
-            return Answer.error(f"{self._role} {self._ended(process)} while answering seq {seq}")
+            return Answer.error(
+                f"{self._role} {self._life.ended(process)} while answering seq {seq}"
+            )
         except OversizeError as oversize:
             if not oversize.resynced:
                 process.kill()
@@ -196,15 +181,15 @@ class CommandBackend:
         except ProtocolError as error:
             return Answer.error(f"{self._role} answer to seq {seq}: {error}")
         assert isinstance(parsed, CompactResponse)
-        self._answered = True
+        self._life.answered = True
         self.last_input = data.get("inputAfter")
         echoed = data["seq"]
         if type(echoed) is not int or echoed != seq:
             return Answer.error(
-                f"{self._role} answered with seq {_short(echoed)} to the request with seq {seq}; "
+                f"{self._role} answered with seq {short(echoed)} to the request with seq {seq}; "
                 "an answer must echo its request's seq unchanged"
             )
-        return _outcome(data, parsed)
+        return answer_of(data, parsed)
 
     def compact_many(self, requests: Sequence[Request]) -> list[Answer]:
         """Answer a batch of independent requests, pipelined: up to ``window`` in flight over
@@ -225,11 +210,11 @@ class CommandBackend:
             seq = next(self._seq)
             queue.append(Pending(index, seq, partial(compact_request, view, seq, payload)))
         while queue:
-            process = self._running()
+            process = self._life.running()
             if process is None:
                 for request in queue:
                     answers[request.index] = Answer.error(
-                        f"{self._role} unavailable: {self._unavailable}"
+                        f"{self._role} unavailable: {self._life.unavailable}"
                     )
                 break
             process.drop_stale_output()
@@ -259,7 +244,7 @@ class CommandBackend:
         answer instead of a round trip (any other call goes to the harness as usual)."""
         answers = self.compact_many(requests)
         for (view, payload), answer in zip(requests, answers, strict=True):
-            key = _key(view, payload)
+            key = request_key(view, payload)
             if key is not None:
                 self._ahead.setdefault(key, deque()).append(answer)
         try:
@@ -268,7 +253,7 @@ class CommandBackend:
             self._ahead.clear()
 
     def _served(self, view: View, payload: dict[str, Any]) -> Answer | None:
-        key = _key(view, payload)
+        key = request_key(view, payload)
         waiting = self._ahead.get(key) if key is not None else None
         if not waiting:
             return None
@@ -312,7 +297,7 @@ class CommandBackend:
                     # It died before taking any request: the next one is where it died.
                     left = [queue.popleft()]
                 if left:
-                    reason = f"{self._ended(process)} while answering seq {left[0].seq}"
+                    reason = f"{self._life.ended(process)} while answering seq {left[0].seq}"
                     answers[left[0].index] = Answer.error(f"{self._role} {reason}")
                     queue.extendleft(reversed(left[1:]))
                 return
@@ -355,7 +340,7 @@ class CommandBackend:
         if type(echoed) is not int or echoed not in window.flight:
             window.resolve(oldest.seq)
             answers[oldest.index] = Answer.error(
-                f"{self._role} answered with seq {_short(echoed)}, which no request in flight "
+                f"{self._role} answered with seq {short(echoed)}, which no request in flight "
                 f"has (the oldest waiting is seq {oldest.seq}); an answer must echo its "
                 "request's seq unchanged"
             )
@@ -368,8 +353,8 @@ class CommandBackend:
             answers[request.index] = Answer.error(f"{self._role} answer to seq {echoed}: {error}")
             return True
         assert isinstance(parsed, CompactResponse)
-        self._answered = True
-        answers[request.index] = _outcome(data, parsed)
+        self._life.answered = True
+        answers[request.index] = answer_of(data, parsed)
         return True
 
     def _answer_model(self, view: View) -> type[CompactResponse[Any]]:
@@ -396,10 +381,7 @@ class CommandBackend:
 
     def close(self) -> None:
         """Send stop, give the harness a moment to exit, then kill it."""
-        process, self._process = self._process, None
-        self._unavailable = self._unavailable or "the backend was closed"
-        if process is not None:
-            process.stop(STOP_GRACE)
+        self._life.close()
 
     def __enter__(self) -> Self:
         return self
@@ -411,136 +393,3 @@ class CommandBackend:
         traceback: TracebackType | None,
     ) -> None:
         self.close()
-
-    # -- lifecycle ---------------------------------------------------------------------------
-
-    def _start(self) -> Implementation:
-        """Spawn the harness and complete the handshake; HarnessStartError otherwise."""
-        process = HarnessProcess(
-            self._argv, self._cwd, self._env, self._ring, self._max_answer_bytes, self._fork
-        )
-        try:
-            implementation = self._handshake(process)
-        except HarnessStartError:
-            process.kill()
-            raise
-        self._process = process
-        return implementation
-
-    def _handshake(self, process: HarnessProcess) -> Implementation:
-        name = shlex.join(self._argv)
-        try:
-            raw = process.exchange(StartRequest().to_line(), time.monotonic() + self._start_timeout)
-        except DeadlineError:
-            raise HarnessStartError(
-                f"harness {name!r} did not answer the start handshake within "
-                f"{self._start_timeout:g} s{self._stderr_hint(process)}"
-            ) from None
-        except ExitedError:
-            raise HarnessStartError(
-                f"harness {name!r} {self._ended(process)} before answering the start handshake",
-                # Whole: a worker that could not load its compactor says why in one line.
-                last_words=self._ring.last_line(process.stderr_mark, limit=2000),
-                exit_code=process.popen.returncode,
-            ) from None
-        except OversizeError:
-            raise HarnessStartError(
-                f"harness {name!r} answered the start handshake with more than "
-                f"{self._max_answer_bytes} bytes"
-            ) from None
-        try:
-            data, parsed = decode_line(raw, StartResponse)
-        except ProtocolError as error:
-            raise HarnessStartError(
-                f"harness {name!r} failed the start handshake: {error}{self._stderr_hint(process)}"
-            ) from None
-        assert isinstance(parsed, StartResponse)
-        self._max_in_flight = parsed.max_in_flight
-        if parsed.version != PROTOCOL_VERSION:
-            raise HarnessStartError(
-                f"harness {name!r} speaks protocol version {_short(data['version'])}; "
-                f"compactcheck speaks version {PROTOCOL_VERSION}; upgrade whichever is older"
-            )
-        return parsed.implementation.to_implementation()
-
-    def _running(self) -> HarnessProcess | None:
-        """The live process, restarting an ended one within the budget; None when given up."""
-        if self._unavailable is not None:
-            return None
-        process = self._process
-        if process is not None and process.alive:
-            return process
-        if process is not None:
-            hint = self._ended(process)
-            status = process.status()
-            # A process we killed (timeout, runaway answer) was not a crash of the harness.
-            crashed = not process.killed
-            process.kill()
-            if crashed:
-                if not self._answered and self._restarts >= self._max_restarts:
-                    self._unavailable = (
-                        f"the harness ended {self._restarts + 1} times without ever answering, "
-                        f"more than the {self._max_restarts} restarts allowed (max_restarts); it "
-                        f"last {hint}"
-                    )
-                    self._process = None
-                    return None
-                self._restarts += 1
-            note = f"\n[compactcheck: {self._role} {status}; restarting it]\n".encode()
-            # The same note again right after itself says nothing new (a hang that every call
-            # meets would fill the stderr tail with it); the calls count each one.
-            if (note, self._ring.fed) != self._last_note:
-                self._ring.feed(note)
-                self._last_note = (note, self._ring.fed)
-        self._process = None
-        try:
-            self._start()
-        except HarnessStartError as error:
-            self._unavailable = f"restarting the {self._role} failed: {error}"
-            return None
-        return self._process
-
-    def _ended(self, process: HarnessProcess) -> str:
-        """How a process ended plus its last stderr line, once it has ended."""
-        try:
-            process.popen.wait(2.0)
-        except subprocess.TimeoutExpired:
-            # It closed its stdout but lives on: useless to us, and its own fault.
-            process.kill()
-            process.killed = False
-            return f"closed its stdout without exiting and was killed{self._stderr_hint(process)}"
-        process.settle()
-        return f"{process.status()}{self._stderr_hint(process)}"
-
-    def _stderr_hint(self, process: HarnessProcess) -> str:
-        last = self._ring.last_line(process.stderr_mark)
-        return f" (stderr ends: {last})" if last else ""
-
-
-def _outcome(data: dict[str, Any], parsed: CompactResponse[Any]) -> Answer:
-    """The Answer of a valid compact answer whose seq matched its request."""
-    after = data.get("inputAfter")
-    if parsed.skipped is not None:
-        return Answer("skipped", reason=parsed.skipped.reason, input_after=after)
-    if parsed.errored is not None:
-        message = parsed.errored.message
-        if parsed.errored.traceback:
-            message = f"{message}\n{parsed.errored.traceback.rstrip()}"
-        # compactcheck's own worker marks an answer its compactor got wrong (isolated.py).
-        wrong = data["errored"].get("wrongAnswer") is True
-        return Answer("errored", reason=message, input_after=after, wrong_answer=wrong)
-    result: dict[str, Any] = data["result"]
-    return Answer("result", result, input_after=after)
-
-
-def _key(view: View, payload: dict[str, Any]) -> str | None:
-    """What identifies a request for answers served ahead (None: it cannot be identified)."""
-    try:
-        return view + json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
-    except (TypeError, ValueError, RecursionError):
-        return None
-
-
-def _short(value: object) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."

@@ -17,13 +17,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from compactcheck.backends.harness_process import HarnessStartError
+from compactcheck.backends.lines import decode_line, parse_line
 from compactcheck.backends.protocol import (
     CompactResponse,
     ProtocolError,
     SessionFailure,
     SessionResult,
-    decode_line,
-    parse_line,
 )
 from compactcheck.backends.subprocess_backend import CommandBackend
 from compactcheck.base.backend import Answer

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from compactcheck.backends import template
+from compactcheck.backends import template, template_process
 from compactcheck.backends.subprocess_backend import CommandBackend
 from compactcheck.targets.calls import DEFAULT_MEMORY_LIMIT_MB
 from compactcheck.targets.registry import TargetError, resolve
@@ -27,7 +27,7 @@ from tests.compactcheck.commandline import load
 HOSTILE = Path(__file__).parent / "hostile" / "compactors.py"
 
 pytestmark = pytest.mark.skipif(
-    bool(template.fork_unavailable()), reason="this platform cannot fork workers"
+    bool(template_process.fork_unavailable()), reason="this platform cannot fork workers"
 )
 
 HISTORY: dict[str, Any] = {
@@ -78,7 +78,7 @@ def _run(tmp_path: Path, spec: str, *options: str) -> subprocess.CompletedProces
         text=True,
         timeout=600,
         check=False,
-        env={**os.environ, template.DEBUG_VARIABLE: "1", "COLUMNS": "160"},
+        env={**os.environ, template_process.DEBUG_VARIABLE: "1", "COLUMNS": "160"},
     )
 
 
@@ -237,7 +237,7 @@ def test_without_fork_no_template_is_started(
     templates: Any, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.delattr(os, "fork")
-    monkeypatch.setenv(template.DEBUG_VARIABLE, "1")
+    monkeypatch.setenv(template_process.DEBUG_VARIABLE, "1")
     target = resolve(f"py:{HOSTILE}:prints")
     try:
         assert template.addresses(DEFAULT_MEMORY_LIMIT_MB) == ()
@@ -367,7 +367,7 @@ def test_under_pytest_the_target_opened_at_collection_and_fuzzed_shares_one_temp
         text=True,
         timeout=600,
         check=False,
-        env={**os.environ, template.DEBUG_VARIABLE: "1"},
+        env={**os.environ, template_process.DEBUG_VARIABLE: "1"},
     )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     output = done.stdout + done.stderr
@@ -399,7 +399,7 @@ def test_a_worker_that_ended_at_once_is_seen_ended_from_the_first_answer() -> No
 def test_a_template_that_is_gone_leaves_the_worker_to_start_fresh(
     templates: Any, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setenv(template.DEBUG_VARIABLE, "1")
+    monkeypatch.setenv(template_process.DEBUG_VARIABLE, "1")
     spec = f"{HOSTILE}:prints"
     first = resolve(f"py:{spec}")
     first.close()

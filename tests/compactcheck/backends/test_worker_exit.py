@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from compactcheck.backends import template
+from compactcheck.backends import template, template_process
 from compactcheck.targets.registry import resolve
 
 HISTORY: dict[str, Any] = {
@@ -55,7 +55,7 @@ def compact(messages):
 def how(request: pytest.FixtureRequest) -> Iterator[str]:
     """A worker started fresh, or forked from a template (as in a run with workers)."""
     if request.param == "forked":
-        if template.fork_unavailable():
+        if template_process.fork_unavailable():
             pytest.skip("this platform cannot fork workers")
         template.want()
     try:
@@ -94,7 +94,7 @@ def compact(messages):
 
 
 def test_a_forked_worker_starts_with_the_templates_heap_frozen(tmp_path: Path) -> None:
-    if template.fork_unavailable():
+    if template_process.fork_unavailable():
         pytest.skip("this platform cannot fork workers")
     module = tmp_path / "frozen.py"
     module.write_text(FROZEN)

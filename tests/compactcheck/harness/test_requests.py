@@ -16,7 +16,8 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from compactcheck.backends.protocol import COMPACT_REQUESTS, compact_request
+from compactcheck.backends.lines import compact_request
+from compactcheck.backends.protocol import COMPACT_REQUESTS
 from compactcheck.base.backend import Answer
 from compactcheck.base.implementation import Implementation
 from compactcheck.harness import (
