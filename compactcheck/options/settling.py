@@ -4,7 +4,6 @@ shared example database the profile uses."""
 from __future__ import annotations
 
 import os
-import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -65,11 +64,19 @@ def settle(
     else:
         profile = "ci"
     seed = values.get("seed")
-    chosen = seed if seed is not None else (0 if profile == "ci" else secrets.randbelow(2**32))
+    chosen = seed if seed is not None else (0 if profile == "ci" else _fresh_seed())
     url = None
     if profile != "ci":
         url = redis_url(values.get("redis"), environ if front == "cli" else {})
     return Settled(profile, chosen, seed_given=seed is not None, redis=url)
+
+
+def _fresh_seed() -> int:
+    # Imported here: the plugin reads this package in every pytest session, and secrets brings
+    # hmac with it.
+    import secrets
+
+    return secrets.randbelow(2**32)
 
 
 def settle_campaign(values: Mapping[str, Any], environ: Mapping[str, str] | None = None) -> Settled:

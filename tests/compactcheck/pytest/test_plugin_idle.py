@@ -37,6 +37,7 @@ PLUGIN_MODULES = {
     "compactcheck.options.option",
     "compactcheck.options.rules",
     "compactcheck.options.schema",
+    "compactcheck.options.settling",
 }
 # The packages a used plugin brings, ours first (today's names and those under compactcheck).
 OURS = ("compactcheck", "invariants", "strategies", "reference_engine")
