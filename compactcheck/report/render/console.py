@@ -27,6 +27,7 @@ from compactcheck.report.render._digest import (
     violations,
     where,
 )
+from compactcheck.report.render.points import print_points
 from compactcheck.report.untrusted import block, json_block, safe_line
 from compactcheck.report.verdicts import errored_clause
 
@@ -66,6 +67,7 @@ def print_report(report: Report, console: Console) -> None:
     else:
         _wide_table(report, console, numbers)
     _after_table(report, console)
+    print_points(report, console)
 
 
 # Below this width the table is cut into one table per target, titled with its name: a law id

@@ -30,6 +30,7 @@ from compactcheck.report.render._digest import (
 from compactcheck.report.render._layout import CSP, render_page
 from compactcheck.report.render.charts import survival_chart
 from compactcheck.report.render.conversation import Picture, picture
+from compactcheck.report.render.points import html_points
 
 # Kept under its old name: the browser test swaps the policy out to test the escaping alone.
 _CSP = CSP
@@ -158,6 +159,8 @@ def render_html(report: Report) -> str:
             if (calls := calls_line(target, report.max_examples))
         ],
         witnesses=witnesses,
+        point_lines=html_points(report)[0],
+        points=html_points(report)[1],
         measured=measured(report),
         others=[
             (r.verdict, r.invariant, t.target, where(t), r.because) for t, r in unconcluded(report)

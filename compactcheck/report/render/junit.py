@@ -12,6 +12,7 @@ from compactcheck.report.render._digest import (
     input_problems_line,
     where,
 )
+from compactcheck.report.render.points import junit_points
 from compactcheck.report.untrusted import block, json_block, safe_line
 
 # ElementTree escapes &, <, > and quotes (so "]]>" cannot end anything), but happily writes
@@ -112,6 +113,7 @@ def render_junit(report: Report) -> str:
             ET.SubElement(suite, "system-err").text = block(target.stderr, 4000)
         for name in totals:
             totals[name] += numbers[name]
+    junit_points(report, root)
     for name, value in totals.items():
         root.set(name, str(value))
     ET.indent(root)

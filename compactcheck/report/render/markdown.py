@@ -21,6 +21,7 @@ from compactcheck.report.render._digest import (
     violations,
     where,
 )
+from compactcheck.report.render.points import markdown_points
 from compactcheck.report.untrusted import block, json_block, safe_line
 
 VERDICT_MARKS: dict[Verdict, str] = {
@@ -137,6 +138,7 @@ def render_markdown(report: Report) -> str:
         out.append("")
 
     out += fidelity_section(report)
+    out += markdown_points(report, text)
     if numbered:
         out += ["## Violations", ""]
     for number, (target, result, example) in numbered:

@@ -1,0 +1,128 @@
+"""`compactcheck audit TRACES`: the compactions in trace files or a running Phoenix, judged."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from rich.console import Console
+
+from compactcheck.base.errors import ExitCode
+from compactcheck.cli.github import annotations, step_summary
+from compactcheck.cli.options import natural, toolkit_version, write_outputs
+from compactcheck.observed.traces import KINDS, TraceError, audit_traces
+from compactcheck.observed.traces.conversations import DEFAULT_WINDOW
+from compactcheck.observed.traces.judging import KEEP_CONVERSATIONS
+from compactcheck.observed.traces.sources import files, kind_of
+from compactcheck.report import untrusted
+from compactcheck.report.render import print_report
+from compactcheck.report.trace_points import TracePoint
+
+
+def add(parser: argparse.ArgumentParser) -> None:
+    """The audit's options for traces."""
+    group = parser.add_argument_group("traces (LOG is a trace file or folder)")
+    group.add_argument(
+        "--trace-format",
+        choices=KINDS,
+        default=None,
+        help="the trace file format (default: read from each file's first bytes)",
+    )
+    group.add_argument(
+        "--phoenix", metavar="URL", help="read the spans of a running Phoenix server instead"
+    )
+    group.add_argument(
+        "--project", default="default", help="the Phoenix project (default: default)"
+    )
+    group.add_argument(
+        "--window",
+        type=natural,
+        default=DEFAULT_WINDOW,
+        help="records read without a span of a trace before it is closed (default: "
+        f"{DEFAULT_WINDOW}); raise it when the spans of one trace lie far apart in the file",
+    )
+    group.add_argument(
+        "--keep-conversations",
+        type=natural,
+        default=KEEP_CONVERSATIONS,
+        help="compaction points whose histories the report keeps for its HTML view "
+        f"(default: {KEEP_CONVERSATIONS}, violations first)",
+    )
+
+
+def wanted(arguments: argparse.Namespace) -> bool:
+    """Whether the audit is of traces: --phoenix, --trace-format, or LOG reads as traces."""
+    if arguments.phoenix or arguments.trace_format:
+        return True
+    log: Path | None = arguments.log
+    if log is None:
+        return False
+    try:
+        first = files(log)[0]
+        head = first.read_bytes()[:4096]
+    except (TraceError, OSError):
+        return False
+    if b'"before"' in head and b'"after"' in head:
+        return False
+    try:
+        kind_of(first)
+    except TraceError:
+        return False
+    return True
+
+
+def _line(point: TracePoint) -> str:
+    where = f"trace {point.trace_id} span {point.span_id} at {point.time or '?'}"
+    laws = "; ".join(f"{v.invariant}: {v.because}" for v in point.violations)
+    return f"{where}: {laws}"
+
+
+def traces_main(arguments: argparse.Namespace, console: Console) -> int:
+    """Judge every compaction point of the traces, a line per point that broke a law."""
+
+    def show(point: TracePoint) -> None:
+        if point.violations and not arguments.quiet:
+            print(untrusted.safe_line(_line(point), 2000), flush=True)
+
+    if arguments.phoenix:
+        from compactcheck.observed.traces.phoenix import pull
+
+        records = pull(arguments.phoenix, arguments.project)
+        sources: object = records
+        name = f"{arguments.phoenix} project {arguments.project}"
+    else:
+        if arguments.log is None:
+            raise TraceError("audit: give LOG (a trace file or folder) or --phoenix URL")
+        sources, name = [arguments.log], str(arguments.log)
+    report = audit_traces(
+        sources,  # type: ignore[arg-type]
+        trace_format=arguments.trace_format,
+        invariants=arguments.invariants,
+        exclude=tuple(arguments.exclude_invariants),
+        facts=arguments.declared_facts,
+        window=arguments.window,
+        keep_conversations=arguments.keep_conversations,
+        on_point=show,
+        toolkit_version=toolkit_version(),
+        name=name,
+    )
+    write_outputs(report, arguments)
+    print_report(report, console)
+    step_summary(report)
+    target = report.targets[0]
+    reading = target.traces
+    assert reading is not None
+    annotations(
+        (f"compactcheck: {v.invariant}", f"trace {p.trace_id} span {p.span_id} at {p.time}: "
+         f"{v.because}")
+        for p in reading.points
+        for v in p.violations
+    )  # fmt: skip
+    if reading.pairs == 0:
+        for error in target.errors:
+            console.print(untrusted.safe_line(error, 2000), style="red", highlight=False)
+        return ExitCode.USAGE
+    return report.exit_code()
+
+
+__all__ = ["add", "traces_main", "wanted"]
