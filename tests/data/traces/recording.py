@@ -276,6 +276,13 @@ def trim_loop(steps: int = 10, max_tokens: int = 260, conversation: str = "") ->
     return recording
 
 
+def _invoke(agent: Any, runs: Any) -> None:
+    agent.invoke(
+        {"messages": [{"role": "user", "content": GOAL}]},
+        config={"callbacks": [runs], "recursion_limit": 200, "metadata": {"thread_id": "thread-1"}},
+    )
+
+
 def summarizing_agent(
     steps: int = 8, trigger: int = 7, keep: int = 4
 ) -> tuple[Recording, list[Any]]:
@@ -315,11 +322,13 @@ def summarizing_agent(
         ],
     )
     runs = RunCollectorCallbackHandler()
-    agent.invoke(
-        {"messages": [{"role": "user", "content": GOAL}]},
-        config={"callbacks": [runs], "recursion_limit": 200, "metadata": {"thread_id": "thread-1"}},
-    )
+    from opentelemetry import trace
+
+    # The application's own span around the agent's run: the client spans of one run share it.
+    with trace.get_tracer("app").start_as_current_span("invoke_agent"):
+        _invoke(agent, runs)
     recording = Recording(Path(), summaries=model.summaries)
+
     agent_number = 0
     for previous, entry in zip(["agent", *model.log], model.log, strict=False):
         if entry == "agent":
@@ -373,6 +382,12 @@ FIXTURES: dict[
         lambda: trim_loop(4, 100_000, conversation="conv-7"),
     ),
     "otel-no-content.jsonl": (openai_v2, NO_CONTENT, lambda: trim_loop(3)),
+    "openinference-langchain-summary.jsonl": (
+        openinference_langchain,
+        {},
+        lambda: summarizing_agent()[0],
+    ),
+    "otel-langchain-summary.jsonl": (openai_v2, LATEST_SPANS, lambda: summarizing_agent()[0]),
 }
 """Each OTLP fixture: its instrumentation, the environment it runs in, and the agent."""
 
