@@ -76,7 +76,8 @@ def test_each_point_is_judged_as_check_judges_its_pair(
 ) -> None:
     out, _ = recorded
     reading = audit_traces([out / name]).targets[0].traces
-    assert reading is not None and reading.points
+    assert reading is not None
+    assert reading.points
     for point in reading.points:
         assert point.before is not None
         judgement = check_pair(point.before, point.after, format=point.format)  # type: ignore[arg-type]
@@ -96,7 +97,8 @@ def test_a_conversation_that_only_goes_on_has_no_compaction_point(
     assert reading is not None
     # Compared, each one: the provider's own fields (ids, nulls the client fills) are no change.
     assert reading.pairs == expected[name]["calls"] - 1 > 0
-    assert reading.compactions == 0 and reading.points == []
+    assert reading.compactions == 0
+    assert reading.points == []
 
 
 def _cli(*arguments: str) -> subprocess.CompletedProcess[str]:
@@ -150,10 +152,9 @@ def test_the_cli_writes_a_result_per_point_in_every_format(
     assert done.returncode == 1, done.stderr
     points = json.loads((tmp_path / "r.json").read_text())["targets"][0]["traces"]["points"]
     assert points
-    html, markdown, junit = (
-        (tmp_path / f).read_text() for f in ("r.html", "r.md", "r.xml")
-    )
+    html, markdown, junit = ((tmp_path / f).read_text() for f in ("r.html", "r.md", "r.xml"))
     for point in points:
         for text in (html, markdown, junit):
-            assert point["span_id"] in text and point["trace_id"] in text
+            assert point["span_id"] in text
+            assert point["trace_id"] in text
     assert html.count('class="exchange"') >= len(points)  # the conversation around each point
