@@ -22,6 +22,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from compactcheck.base.errors import one_line
 from compactcheck.invariants.formats import CHAT, HISTORY_FIELD, Format, detect_format
 from compactcheck.observed.traces.calls import split
 from compactcheck.observed.traces.records import Call, Record, Skip, Span, TraceError
@@ -278,8 +279,6 @@ def _agents(number: int, item: Any, groups: dict[str, str]) -> Record | None:
 
 def read(path: Path, kind: str) -> Iterator[Record]:
     """Every record of an export file of ``kind`` (langsmith, langfuse or openai-agents)."""
-    from compactcheck.observed.traces.sources import json_items
-
     groups: dict[str, str] = {}
     for number, value in json_items(path):
         batch = (
@@ -298,4 +297,47 @@ def read(path: Path, kind: str) -> Iterator[Record]:
                 yield found
 
 
-__all__ = ["langchain_message", "nanos", "read"]
+def json_items(path: Path) -> Iterator[tuple[int, Any]]:
+    """Each JSON value of a file: one document (a list is read item by item) or JSON Lines."""
+    try:
+        with path.open("rb") as handle:
+            first = handle.read(1)
+            while first in (b" ", b"\n", b"\r", b"\t"):
+                first = handle.read(1)
+            handle.seek(0)
+            if first == b"[":
+                data = _whole(path, handle.read())
+                listed = data if isinstance(data, list) else [data]
+                yield from enumerate(listed, start=1)
+                return
+            for number, line in enumerate(handle, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    yield number, json.loads(line)
+                except ValueError as error:
+                    if not line.endswith(b"\n"):
+                        raise TraceError(
+                            f"{path}:{number}: the file ends in the middle of a record (truncated?)"
+                        ) from None
+                    # A pretty-printed single document: read it whole.
+                    if number == 1:
+                        handle.seek(0)
+                        data = _whole(path, handle.read())
+                        items = data.get("data") if isinstance(data, dict) else None
+                        listed = items if isinstance(items, list) else [data]
+                        yield from enumerate(listed, start=1)
+                        return
+                    raise TraceError(f"{path}:{number}: not JSON: {one_line(error)}") from None
+    except OSError as error:
+        raise TraceError(f"{path}: cannot read it: {one_line(error)}") from None
+
+
+def _whole(path: Path, data: bytes) -> Any:
+    try:
+        return json.loads(data)
+    except ValueError as error:
+        raise TraceError(f"{path}: not whole JSON (truncated?): {one_line(error)}") from None
+
+
+__all__ = ["json_items", "langchain_message", "nanos", "read"]

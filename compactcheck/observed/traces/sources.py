@@ -8,10 +8,8 @@ export (observations with ``type`` and ``traceId``), OpenAI Agents SDK spans (``
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 from compactcheck.base.errors import one_line
 from compactcheck.observed.traces import exports, otlp
@@ -86,47 +84,4 @@ def read_all(paths: list[Path], kind: str | None = None) -> Iterator[Record]:
             yield from read(file, kind)
 
 
-def json_items(path: Path) -> Iterator[tuple[int, Any]]:
-    """Each JSON value of a file: one document (a list is read item by item) or JSON Lines."""
-    try:
-        with path.open("rb") as handle:
-            first = handle.read(1)
-            while first in (b" ", b"\n", b"\r", b"\t"):
-                first = handle.read(1)
-            handle.seek(0)
-            if first == b"[":
-                data = _whole(path, handle.read())
-                listed = data if isinstance(data, list) else [data]
-                yield from enumerate(listed, start=1)
-                return
-            for number, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    yield number, json.loads(line)
-                except ValueError as error:
-                    if not line.endswith(b"\n"):
-                        raise TraceError(
-                            f"{path}:{number}: the file ends in the middle of a record (truncated?)"
-                        ) from None
-                    # A pretty-printed single document: read it whole.
-                    if number == 1:
-                        handle.seek(0)
-                        data = _whole(path, handle.read())
-                        items = data.get("data") if isinstance(data, dict) else None
-                        listed = items if isinstance(items, list) else [data]
-                        yield from enumerate(listed, start=1)
-                        return
-                    raise TraceError(f"{path}:{number}: not JSON: {one_line(error)}") from None
-    except OSError as error:
-        raise TraceError(f"{path}: cannot read it: {one_line(error)}") from None
-
-
-def _whole(path: Path, data: bytes) -> Any:
-    try:
-        return json.loads(data)
-    except ValueError as error:
-        raise TraceError(f"{path}: not whole JSON (truncated?): {one_line(error)}") from None
-
-
-__all__ = ["KINDS", "files", "json_items", "kind_of", "read", "read_all"]
+__all__ = ["KINDS", "files", "kind_of", "read", "read_all"]
