@@ -6,6 +6,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
+from compactcheck.base.errors import OutputFileError, one_line
 from compactcheck.report.model import Report
 from compactcheck.report.render import render_markdown
 
@@ -19,12 +20,18 @@ def _escaped(text: str, property: bool = False) -> str:
 def step_summary(report: Report) -> None:
     """Append the Markdown report to ``$GITHUB_STEP_SUMMARY`` when it is set."""
     path = os.environ.get("GITHUB_STEP_SUMMARY")
-    if path:
+    if not path:
+        return
+    try:
         with Path(path).open("a", encoding="utf-8") as handle:
             handle.write(render_markdown(report) + "\n")
+    except OSError as error:
+        raise OutputFileError(
+            f"GITHUB_STEP_SUMMARY={path}: cannot append the report: {one_line(error)}"
+        ) from None
 
 
-def annotations(lines: Iterable[tuple[str, str]]) -> None:
+def error_annotations(lines: Iterable[tuple[str, str]]) -> None:
     """Print each (title, message) as an ``::error`` annotation when ``GITHUB_ACTIONS`` is set."""
     if os.environ.get("GITHUB_ACTIONS") != "true":
         return
@@ -32,4 +39,4 @@ def annotations(lines: Iterable[tuple[str, str]]) -> None:
         print(f"::error title={_escaped(title, True)}::{_escaped(message)}", flush=True)
 
 
-__all__ = ["annotations", "step_summary"]
+__all__ = ["error_annotations", "step_summary"]

@@ -8,7 +8,7 @@ from pathlib import Path
 from rich.console import Console
 
 from compactcheck.base.errors import ExitCode
-from compactcheck.cli.github import annotations, step_summary
+from compactcheck.cli.github import error_annotations, step_summary
 from compactcheck.cli.options import natural, toolkit_version, write_outputs
 from compactcheck.observed.traces import KINDS, TraceError, audit_traces
 from compactcheck.observed.traces.conversations import DEFAULT_WINDOW
@@ -112,7 +112,7 @@ def traces_main(arguments: argparse.Namespace, console: Console) -> int:
     target = report.targets[0]
     reading = target.traces
     assert reading is not None
-    annotations(
+    error_annotations(
         (f"compactcheck: {v.invariant}", f"trace {p.trace_id} span {p.span_id} at {p.time}: "
          f"{v.because}")
         for p in reading.points

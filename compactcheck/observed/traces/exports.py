@@ -42,6 +42,12 @@ _LANGCHAIN_ROLES = {
 }
 
 
+def field_of(data: Mapping[str, Any], key: str) -> dict[str, Any]:
+    """The object under ``key``, or an empty one when it is absent or not an object."""
+    value = data.get(key)
+    return value if isinstance(value, dict) else {}
+
+
 def nanos(value: Any) -> int:
     """An ISO 8601 time (or epoch seconds) as nanoseconds since the epoch; 0 when absent."""
     if isinstance(value, (int, float)):
@@ -108,8 +114,7 @@ def _langsmith(number: int, run: Any) -> Record | None:
         raise TraceError(f"record {number} is not a LangSmith run (an object)")
     trace_id = str(run.get("trace_id") or run.get("id") or "")
     span_id = str(run.get("id") or "")
-    extra = run.get("extra") if isinstance(run.get("extra"), dict) else {}
-    metadata = extra.get("metadata") if isinstance(extra.get("metadata"), dict) else {}
+    metadata = field_of(field_of(run, "extra"), "metadata")
     if run.get("run_type") != "llm":
         name = str(run.get("name", ""))
         return Span(
@@ -123,7 +128,7 @@ def _langsmith(number: int, run: Any) -> Record | None:
             if metadata.get("langgraph_node")
             else {},
         )
-    inputs = run.get("inputs") if isinstance(run.get("inputs"), dict) else {}
+    inputs = field_of(run, "inputs")
     listed = inputs.get("messages")
     if isinstance(listed, list) and listed and isinstance(listed[0], list):
         listed = listed[0]
@@ -138,7 +143,7 @@ def _langsmith(number: int, run: Any) -> Record | None:
         history = [langchain_message(item) for item in listed]
     except ValueError as error:
         return Skip(trace_id, span_id, f"a LangSmith llm run: {error}")
-    outputs = run.get("outputs") if isinstance(run.get("outputs"), dict) else {}
+    outputs = field_of(run, "outputs")
     output: list[Any] | None = None
     generations = outputs.get("generations")
     try:
@@ -209,7 +214,7 @@ def _langfuse(number: int, item: Any) -> Record | None:
     if isinstance(output, dict) and "choices" in output:
         output = (output.get("choices") or [{}])[0].get("message")
     answer = [output] if isinstance(output, dict) and output.get("role") else None
-    metadata = item.get("metadata") if isinstance(item.get("metadata"), dict) else {}
+    metadata = field_of(item, "metadata")
     return Call(
         trace_id=trace_id,
         span_id=span_id,
@@ -234,7 +239,7 @@ def _agents(number: int, item: Any, groups: dict[str, str]) -> Record | None:
         return None
     if item.get("object") != "trace.span":
         return None
-    data = item.get("span_data") if isinstance(item.get("span_data"), dict) else {}
+    data = field_of(item, "span_data")
     trace_id, span_id = str(item.get("trace_id", "")), str(item.get("id", ""))
     parent = str(item.get("parent_id") or "")
     kind = data.get("type")
@@ -281,11 +286,8 @@ def read(path: Path, kind: str) -> Iterator[Record]:
     """Every record of an export file of ``kind`` (langsmith, langfuse or openai-agents)."""
     groups: dict[str, str] = {}
     for number, value in json_items(path):
-        batch = (
-            value.get("data")
-            if isinstance(value, dict) and isinstance(value.get("data"), list)
-            else [value]
-        )
+        listed = value.get("data") if isinstance(value, dict) else None
+        batch: list[Any] = listed if isinstance(listed, list) else [value]
         for item in batch:
             if kind == "langsmith":
                 found = _langsmith(number, item)

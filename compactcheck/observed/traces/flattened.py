@@ -25,7 +25,8 @@ def unflatten(attributes: Mapping[str, Any], prefix: str) -> list[Any]:
                 child = node[part] = {}
             node = child
         node[parts[-1]] = value
-    return _listed(root)
+    found = _listed(root)
+    return found if isinstance(found, list) else []
 
 
 def _listed(node: Any) -> Any:

@@ -238,7 +238,7 @@ def _report(
             requires_budget=law.law.requires_budget,
         )
         level = min(
-            (level_of(law.law.id, bool(law.law.formats), f) for f in state.formats),  # type: ignore[arg-type]
+            (level_of(law.law.id, bool(law.law.formats), f) for f in state.formats),
             default=level_of(law.law.id, bool(law.law.formats)),
         )
         results.append(result.model_copy(update={"level": level}))

@@ -1,18 +1,12 @@
-"""OTLP files, read one request at a time: JSON Lines and protobuf, traces and logs.
+"""OTLP JSON files, read one request at a time, traces and logs.
 
-What the real writers write:
-
-- JSON Lines: one ``ExportTraceServiceRequest`` (``{"resourceSpans": ...}``) or
-  ``ExportLogsServiceRequest`` (``{"resourceLogs": ...}``) per line, as the Collector's file
-  exporter (``format: json``) and OpenTelemetry Python's ``FileSpanExporter`` /
-  ``FileLogExporter`` (``opentelemetry-exporter-otlp-json-file``) write them. Ids are hex, as
-  OTLP/JSON says; base64 ids (protobuf's own JSON mapping) are read too.
-- protobuf: the Collector's file exporter (``format: proto``) writes each request preceded by
-  its length as a 4-byte big-endian integer; an OTLP/HTTP body saved to a file is one request
-  alone. Both are read, traces or logs, with ``opentelemetry-proto`` (the ``traces`` extra).
-
-Only one request is held at a time; a file that ends in the middle of one is an error naming
-the line or byte where it was cut.
+One ``ExportTraceServiceRequest`` (``{"resourceSpans": ...}``) or ``ExportLogsServiceRequest``
+(``{"resourceLogs": ...}``) per line, as the Collector's file exporter (``format: json``) and
+OpenTelemetry Python's ``FileSpanExporter`` / ``FileLogExporter``
+(``opentelemetry-exporter-otlp-json-file``) write them. Ids are hex, as OTLP/JSON says; base64
+ids (protobuf's own JSON mapping) are read too, and so are the proto field names
+(``trace_id``, ``string_value``) beside OTLP/JSON's lowerCamelCase. Only one request is held at
+a time; a file that ends in the middle of one is an error naming the line where it was cut.
 """
 
 from __future__ import annotations
@@ -42,24 +36,47 @@ def hex_id(value: Any) -> str:
     return raw.hex() if len(raw) in _ID_LENGTHS else value
 
 
+# Each AnyValue field under both of its JSON names: OTLP/JSON writes lowerCamelCase, and the
+# protobuf JSON mapping (which Phoenix's API follows) also reads the proto field names.
+_VALUE_KINDS = {
+    "stringValue": "string",
+    "string_value": "string",
+    "intValue": "int",
+    "int_value": "int",
+    "boolValue": "bool",
+    "bool_value": "bool",
+    "doubleValue": "double",
+    "double_value": "double",
+    "arrayValue": "array",
+    "array_value": "array",
+    "kvlistValue": "kvlist",
+    "kvlist_value": "kvlist",
+    "bytesValue": "bytes",
+    "bytes_value": "bytes",
+}
+
+
 def any_value(value: Any) -> Any:
     """An OTLP/JSON ``AnyValue`` as plain data (kvlists become dicts, arrays lists)."""
-    if not isinstance(value, dict) or not value:
+    if not isinstance(value, dict):
         return None
-    if "stringValue" in value:
-        return value["stringValue"]
-    if "intValue" in value:
-        return int(value["intValue"])
-    if "boolValue" in value:
-        return bool(value["boolValue"])
-    if "doubleValue" in value:
-        return float(value["doubleValue"])
-    if "arrayValue" in value:
-        return [any_value(item) for item in (value["arrayValue"] or {}).get("values", [])]
-    if "kvlistValue" in value:
-        return attributes((value["kvlistValue"] or {}).get("values", []))
-    if "bytesValue" in value:
-        return value["bytesValue"]
+    for key, inner in value.items():
+        kind = _VALUE_KINDS.get(key)
+        if kind is None or inner is None:
+            continue
+        if kind == "string":
+            return inner
+        if kind == "int":
+            return int(inner)
+        if kind == "bool":
+            return bool(inner)
+        if kind == "double":
+            return float(inner)
+        if kind == "array":
+            return [any_value(item) for item in (inner or {}).get("values") or ()]
+        if kind == "kvlist":
+            return attributes((inner or {}).get("values"))
+        return inner
     return None
 
 
@@ -81,11 +98,31 @@ def _nanos(value: Any) -> int:
         return 0
 
 
+def _field(data: Mapping[str, Any], camel: str, snake: str) -> Any:
+    found = data.get(camel)
+    return data.get(snake) if found is None else found
+
+
 def _event(data: Mapping[str, Any]) -> SpanEvent:
     return SpanEvent(
         name=str(data.get("name", "")),
-        time_ns=_nanos(data.get("timeUnixNano")),
+        time_ns=_nanos(_field(data, "timeUnixNano", "time_unix_nano")),
         attributes=attributes(data.get("attributes")),
+    )
+
+
+def span_record(span: Mapping[str, Any], service: str = "") -> Span:
+    """One OTLP/JSON span (lowerCamelCase or proto field names) as a record."""
+    return Span(
+        trace_id=hex_id(_field(span, "traceId", "trace_id")),
+        span_id=hex_id(_field(span, "spanId", "span_id")),
+        parent_id=hex_id(_field(span, "parentSpanId", "parent_span_id")),
+        name=str(span.get("name") or ""),
+        start_ns=_nanos(_field(span, "startTimeUnixNano", "start_time_unix_nano")),
+        end_ns=_nanos(_field(span, "endTimeUnixNano", "end_time_unix_nano")),
+        attributes=attributes(span.get("attributes")),
+        events=tuple(_event(e) for e in span.get("events") or () if isinstance(e, dict)),
+        service=service,
     )
 
 
@@ -96,17 +133,7 @@ def request_records(request: Mapping[str, Any]) -> Iterator[Record]:
         service = str(resource.get("service.name", ""))
         for scope in resource_spans.get("scopeSpans") or ():
             for span in scope.get("spans") or ():
-                yield Span(
-                    trace_id=hex_id(span.get("traceId")),
-                    span_id=hex_id(span.get("spanId")),
-                    parent_id=hex_id(span.get("parentSpanId")),
-                    name=str(span.get("name", "")),
-                    start_ns=_nanos(span.get("startTimeUnixNano")),
-                    end_ns=_nanos(span.get("endTimeUnixNano")),
-                    attributes=attributes(span.get("attributes")),
-                    events=tuple(_event(e) for e in span.get("events") or ()),
-                    service=service,
-                )
+                yield span_record(span, service)
     for resource_logs in request.get("resourceLogs") or ():
         for scope in resource_logs.get("scopeLogs") or ():
             for record in scope.get("logRecords") or ():
@@ -158,161 +185,11 @@ def json_lines(path: Path) -> Iterator[Record]:
         raise TraceError(f"{path}: cannot read it: {one_line(error)}") from None
 
 
-# --------------------------------------------------------------------------------------------
-# protobuf
-
-
-def _proto_value(value: Any) -> Any:
-    kind = value.WhichOneof("value")
-    if kind is None:
-        return None
-    if kind == "array_value":
-        return [_proto_value(item) for item in value.array_value.values]
-    if kind == "kvlist_value":
-        return _proto_attributes(value.kvlist_value.values)
-    if kind == "bytes_value":
-        return base64.b64encode(value.bytes_value).decode()
-    return getattr(value, kind)
-
-
-def _proto_attributes(pairs: Any) -> dict[str, Any]:
-    return {pair.key: _proto_value(pair.value) for pair in pairs}
-
-
-def _proto_records(request: Any) -> Iterator[Record]:
-    for resource_spans in getattr(request, "resource_spans", ()):
-        service = str(_proto_attributes(resource_spans.resource.attributes).get("service.name", ""))
-        for scope in resource_spans.scope_spans:
-            for span in scope.spans:
-                yield Span(
-                    trace_id=span.trace_id.hex(),
-                    span_id=span.span_id.hex(),
-                    parent_id=span.parent_span_id.hex(),
-                    name=span.name,
-                    start_ns=span.start_time_unix_nano,
-                    end_ns=span.end_time_unix_nano,
-                    attributes=_proto_attributes(span.attributes),
-                    events=tuple(
-                        SpanEvent(e.name, e.time_unix_nano, _proto_attributes(e.attributes))
-                        for e in span.events
-                    ),
-                    service=service,
-                )
-    for resource_logs in getattr(request, "resource_logs", ()):
-        for scope in resource_logs.scope_logs:
-            for record in scope.log_records:
-                found = _proto_attributes(record.attributes)
-                name = getattr(record, "event_name", "") or found.get("event.name") or ""
-                if not name or not record.trace_id:
-                    continue
-                body = _proto_value(record.body) if record.HasField("body") else None
-                time = record.time_unix_nano or record.observed_time_unix_nano
-                yield LogEvent(
-                    record.trace_id.hex(),
-                    record.span_id.hex(),
-                    SpanEvent(str(name), time, found, body),
-                )
-
-
-def _proto_classes() -> tuple[Any, Any]:
-    try:
-        from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import (
-            ExportLogsServiceRequest,
-        )
-        from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
-            ExportTraceServiceRequest,
-        )
-    except ImportError:
-        raise TraceError(
-            "reading OTLP protobuf needs opentelemetry-proto: pip install 'compactcheck[traces]' "
-            "(or write the traces as OTLP JSON Lines)"
-        ) from None
-    return ExportTraceServiceRequest, ExportLogsServiceRequest
-
-
-def _parsed(data: bytes, where: str) -> Any:
-    """One request of traces or logs (whichever holds something), from its bytes."""
-    from google.protobuf.message import DecodeError
-
-    traces, logs = _proto_classes()
-    for kind in (traces, logs):
-        request = kind()
-        try:
-            request.ParseFromString(data)
-        except DecodeError:
-            continue
-        if len(getattr(request, "resource_spans", getattr(request, "resource_logs", ()))):
-            return request
-    raise TraceError(f"{where}: not an OTLP traces or logs request in protobuf (or cut short)")
-
-
-def _framed(data: bytes) -> list[tuple[int, int]] | None:
-    """The (start, end) of every length-prefixed request, if the file is framed that way."""
-    frames: list[tuple[int, int]] = []
-    at = 0
-    while at < len(data):
-        if at + 4 > len(data):
-            return None
-        size = int.from_bytes(data[at : at + 4], "big")
-        if size == 0 or at + 4 + size > len(data):
-            return None
-        frames.append((at + 4, at + 4 + size))
-        at += 4 + size
-    return frames or None
-
-
-def protobuf(path: Path) -> Iterator[Record]:
-    """Every record of an OTLP protobuf file: length-prefixed requests, or one request."""
-    _proto_classes()
-    try:
-        size = path.stat().st_size
-        with path.open("rb") as handle:
-            head = handle.read(4)
-            first = int.from_bytes(head, "big") if len(head) == 4 else 0
-            if 0 < first <= size - 4 and _looks_framed(path, size):
-                handle.seek(0)
-                yield from _frames(handle, path, size)
-                return
-            handle.seek(0)
-            data = handle.read()
-    except OSError as error:
-        raise TraceError(f"{path}: cannot read it: {one_line(error)}") from None
-    yield from _proto_records(_parsed(data, str(path)))
-
-
-def _looks_framed(path: Path, size: int) -> bool:
-    """Whether the 4-byte lengths chain exactly to the end of the file (read, not parsed)."""
-    with path.open("rb") as handle:
-        at = 0
-        while at < size:
-            head = handle.read(4)
-            if len(head) < 4:
-                return False
-            length = int.from_bytes(head, "big")
-            if length == 0 or at + 4 + length > size:
-                # A cut last frame still counts as framed when earlier ones chained: the reader
-                # then names the cut.
-                return at > 0
-            handle.seek(length, 1)
-            at += 4 + length
-    return True
-
-
-def _frames(handle: Any, path: Path, size: int) -> Iterator[Record]:
-    at = 0
-    number = 0
-    while at < size:
-        number += 1
-        head = handle.read(4)
-        length = int.from_bytes(head, "big") if len(head) == 4 else -1
-        data = handle.read(length) if length > 0 else b""
-        if length <= 0 or len(data) < length:
-            raise TraceError(
-                f"{path}: request {number} (byte {at}) is cut short: the file ends in the middle "
-                "of it (truncated: was it copied while the exporter was still writing?)"
-            )
-        yield from _proto_records(_parsed(data, f"{path}: request {number}"))
-        at += 4 + length
-
-
-__all__ = ["any_value", "attributes", "hex_id", "json_lines", "protobuf", "request_records"]
+__all__ = [
+    "any_value",
+    "attributes",
+    "hex_id",
+    "json_lines",
+    "request_records",
+    "span_record",
+]

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from compactcheck.base.errors import one_line
-from compactcheck.observed.traces import exports, otlp
+from compactcheck.observed.traces import exports, otlp, protobuf
 from compactcheck.observed.traces.records import Record, TraceError
 
 KINDS = ("otlp-json", "otlp-proto", "langsmith", "langfuse", "openai-agents")
@@ -70,7 +70,7 @@ def read(path: Path, kind: str | None = None) -> Iterator[Record]:
     if chosen == "otlp-json":
         yield from otlp.json_lines(path)
     elif chosen == "otlp-proto":
-        yield from otlp.protobuf(path)
+        yield from protobuf.read(path)
     elif chosen in ("langsmith", "langfuse", "openai-agents"):
         yield from exports.read(path, chosen)
     else:
