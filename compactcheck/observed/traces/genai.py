@@ -187,7 +187,9 @@ def _legacy_message(role: str, body: Any) -> dict[str, Any] | None:
     if content is None:
         return None
     if role == "tool":
-        return {"role": "tool", "tool_call_id": str(body.get("id", "")), "content": content}
+        # v1.30 events name the call ``id``; the OpenAI messages of v1.26/v1.27 ``tool_call_id``.
+        call_id = body.get("tool_call_id", body.get("id", ""))
+        return {"role": "tool", "tool_call_id": str(call_id), "content": content}
     return {"role": role, "content": content}
 
 
@@ -233,6 +235,18 @@ def _plain(messages: Any, what: str) -> list[dict[str, Any]]:
     return out
 
 
+def _parts(content: Any) -> Any:
+    """A content attribute: a list of parts written as JSON, or the text itself."""
+    if isinstance(content, str) and content[:1] == "[":
+        try:
+            parts = json.loads(content)
+        except ValueError:
+            return content
+        if isinstance(parts, list) and all(isinstance(p, dict) for p in parts):
+            return parts
+    return content
+
+
 def _numbered(attributes: Mapping[str, Any], prefix: str) -> list[dict[str, Any]]:
     """OpenLLMetry's ``gen_ai.prompt.N.*`` messages."""
     out: list[dict[str, Any]] = []
@@ -248,9 +262,7 @@ def _numbered(attributes: Mapping[str, Any], prefix: str) -> list[dict[str, Any]
         content = item.get("content")
         if content is None and not calls:
             raise ContentError(f"{prefix}: a {role} message has no content")
-        text = _text(
-            _json(content, prefix) if isinstance(content, str) and content[:1] == "[" else content
-        )
+        text = _text(_parts(content))
         if role == "assistant":
             message: dict[str, Any] = {"role": "assistant", "content": text}
             if calls:
