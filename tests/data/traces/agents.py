@@ -34,6 +34,8 @@ class Recording:
     compacted: list[int] = field(default_factory=list)
     """The agent calls (0-based, in order) whose history the framework compacted."""
     summaries: int = 0
+    spans: int = 0
+    """The spans the tracer ended (where the recording counts them)."""
 
 
 class ScriptedModel:

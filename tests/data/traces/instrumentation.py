@@ -58,18 +58,28 @@ def environment(values: dict[str, str]) -> Iterator[None]:
 @contextmanager
 def recorded(
     sink: Any, instrument: Instrument, resource: dict[str, str] | None = None
-) -> Iterator[None]:
-    """Tracer and logger providers exporting to ``sink``, ``instrument`` on, for the block."""
+) -> Iterator[list[int]]:
+    """Tracer and logger providers exporting to ``sink``, ``instrument`` on, for the block.
+
+    Yields a one-item list: the number of spans ended so far.
+    """
     from opentelemetry import trace
     from opentelemetry.sdk._logs import LoggerProvider
     from opentelemetry.sdk._logs.export import BatchLogRecordProcessor
     from opentelemetry.sdk.resources import Resource
-    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace import SpanProcessor, TracerProvider
     from opentelemetry.sdk.trace.export import BatchSpanProcessor
+
+    ended = [0]
+
+    class Counting(SpanProcessor):
+        def on_end(self, span: Any) -> None:
+            ended[0] += 1
 
     with sink as (spans, logs):
         made = Resource.create({"service.name": "coding-agent", **(resource or {})})
         tracer = TracerProvider(resource=made)
+        tracer.add_span_processor(Counting())
         # One export at the end at most sizes: the one-request sink needs a single batch.
         tracer.add_span_processor(
             BatchSpanProcessor(
@@ -86,7 +96,7 @@ def recorded(
         trace.set_tracer_provider(tracer)
         undo = instrument(tracer, logger)
         try:
-            yield
+            yield ended
         finally:
             undo()
             tracer.force_flush()

@@ -2,7 +2,8 @@
 
 Regenerate the fixtures beside this file: ``.venv/bin/python -m tests.data.traces.recording``
 (each in a fresh process: the conventions' opt-in is read once per process); ``one NAME OUT``
-records one into the folder OUT and prints what the framework did.
+records one into the folder OUT and prints what the framework did; ``phoenix URL PROJECT``
+records into a running Phoenix server.
 """
 
 from __future__ import annotations
@@ -31,13 +32,15 @@ def otlp(
     instrument: on.Instrument,
     env: dict[str, str],
     agent: Callable[[], Recording],
+    resource: dict[str, str] | None = None,
 ) -> Writer:
     """A fixture of ``agent`` run under ``instrument`` with ``env``, written by ``sink``."""
 
     def write(path: Path) -> Recording:
-        with on.environment(env), on.recorded(sink(path), instrument):
+        with on.environment(env), on.recorded(sink(path), instrument, resource) as ended:
             done = agent()
         done.path = path
+        done.spans = ended[0]
         return done
 
     return write
@@ -120,6 +123,22 @@ def record_in_subprocess(name: str, out: Path) -> dict[str, Any]:
     return result
 
 
+def into_phoenix(url: str, project: str) -> dict[str, Any]:
+    """Record the trimming agent under OpenInference's OpenAI instrumentation into a running
+    Phoenix (OTLP/HTTP to its ``/v1/traces``, the project named by the resource, as Phoenix
+    reads it); what the framework did, and how many spans were sent."""
+    endpoint = f"{url.rstrip('/')}/v1/traces"
+    write = otlp(
+        lambda _: on.otlp_http(endpoint),
+        on.openinference_openai,
+        {},
+        trim_loop,
+        {"openinference.project.name": project},
+    )
+    done = write(Path(project))
+    return {"calls": done.calls, "compacted": done.compacted, "spans": done.spans}
+
+
 def main(out: Path = HERE) -> None:
     """Write every fixture, and what the framework did, beside this file."""
     expected = {name: record_in_subprocess(name, out) for name in FIXTURES}
@@ -132,5 +151,7 @@ __all__ = ["FIXTURES", "SUMMARY_MARK", "record_in_subprocess", "record_one"]
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "one":
         print(json.dumps(record_one(sys.argv[2], Path(sys.argv[3]))))
+    elif len(sys.argv) > 1 and sys.argv[1] == "phoenix":
+        print(json.dumps(into_phoenix(sys.argv[2], sys.argv[3])))
     else:
         main(Path(sys.argv[1]) if len(sys.argv) > 1 else HERE)
