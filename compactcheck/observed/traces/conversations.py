@@ -208,7 +208,7 @@ class Tracker:
         conversation = self._conversations.pop(key)
         self.tally.conversations += 1
         calls = sorted(conversation.calls, key=lambda pair: (pair[0].start_ns, pair[0].order))
-        for agent, lineage in _lineages(calls):
+        for agent, lineage in _lineages(calls, self.tally):
             self.tally.lineages += 1
             for previous, current in pairwise(lineage):
                 self.tally.pairs += 1
@@ -229,8 +229,16 @@ def _ancestor(trace: _Trace, parent: str, field: int) -> str:
     return ""
 
 
-def _lineages(calls: list[tuple[Held, str]]) -> Iterator[tuple[str, list[Held]]]:
-    """Each agent's calls, cut into lineages by shared messages (see the module docstring)."""
+NEW_SEQUENCE = "a call shares no message with the one before: read as a new conversation"
+"""Why a call is compared with none before it though its conversation had calls already."""
+
+
+def _lineages(calls: list[tuple[Held, str]], tally: Tally) -> Iterator[tuple[str, list[Held]]]:
+    """Each agent's calls, cut into lineages by shared messages (see the module docstring).
+
+    A call that starts a lineage after the first is compared with nothing before it: it is
+    counted in the tally's skipped calls, with the reason, rather than passed over silently.
+    """
     by_agent: dict[str, list[Held]] = {}
     for held, agent in calls:
         by_agent.setdefault(agent, []).append(held)
@@ -240,6 +248,8 @@ def _lineages(calls: list[tuple[Held, str]]) -> Iterator[tuple[str, list[Held]]]
             keys = set(held.history.keys)
             home = next((line for line in reversed(lineages) if not line[1].isdisjoint(keys)), None)
             if home is None:
+                if lineages:
+                    tally.skip(Skip(held.trace_id, held.span_id, NEW_SEQUENCE))
                 lineages.append(([held], keys))
             else:
                 home[0].append(held)
@@ -248,4 +258,4 @@ def _lineages(calls: list[tuple[Held, str]]) -> Iterator[tuple[str, list[Held]]]
             yield agent, lineage
 
 
-__all__ = ["DEFAULT_WINDOW", "Held", "Step", "Tally", "Tracker"]
+__all__ = ["DEFAULT_WINDOW", "NEW_SEQUENCE", "Held", "Step", "Tally", "Tracker"]
