@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterable, Sequence
+from contextlib import ExitStack
 from pathlib import Path
+from typing import IO
 
 from rich.console import Console
 
-from compactcheck.base.errors import ExitCode
+from compactcheck.base.errors import ExitCode, OutputFileError, one_line
 from compactcheck.cli.github import error_annotations, step_summary
 from compactcheck.cli.options import natural, toolkit_version, write_outputs
 from compactcheck.observed.traces import KINDS, TraceError, audit_traces
 from compactcheck.observed.traces.conversations import DEFAULT_WINDOW
-from compactcheck.observed.traces.judging import KEEP_CONVERSATIONS
+from compactcheck.observed.traces.judging import KEEP_CONVERSATIONS, KEEP_POINTS
+from compactcheck.observed.traces.records import Record
 from compactcheck.observed.traces.sources import files, kind_of
 from compactcheck.report import untrusted
 from compactcheck.report.render import print_report
@@ -48,6 +52,20 @@ def add(parser: argparse.ArgumentParser) -> None:
         help="compaction points whose histories the report keeps for its HTML view "
         f"(default: {KEEP_CONVERSATIONS}, violations first)",
     )
+    group.add_argument(
+        "--keep-points",
+        type=natural,
+        default=KEEP_POINTS,
+        help="compaction points the report lists (default: "
+        f"{KEEP_POINTS}, violations first); the rest are judged and counted",
+    )
+    group.add_argument(
+        "--points",
+        type=Path,
+        metavar="FILE",
+        help="also write every compaction point's result to FILE, one JSON object a line, as "
+        "it is judged (no limit)",
+    )
 
 
 def wanted(arguments: argparse.Namespace) -> bool:
@@ -77,35 +95,50 @@ def _line(point: TracePoint) -> str:
     return f"{where}: {laws}"
 
 
+def _points_file(path: Path | None) -> IO[str] | None:
+    if path is None:
+        return None
+    try:
+        return path.open("w", encoding="utf-8")
+    except OSError as error:
+        raise OutputFileError(f"--points {path}: cannot write it: {one_line(error)}") from None
+
+
 def traces_main(arguments: argparse.Namespace, console: Console) -> int:
     """Judge every compaction point of the traces, a line per point that broke a law."""
+    with ExitStack() as stack:
+        points = _points_file(arguments.points)
+        if points is not None:
+            stack.enter_context(points)
 
-    def show(point: TracePoint) -> None:
-        if point.violations and not arguments.quiet:
-            print(untrusted.safe_line(_line(point), 2000), flush=True)
+        def show(point: TracePoint) -> None:
+            if points is not None:
+                points.write(point.model_dump_json() + "\n")
+            if point.violations and not arguments.quiet:
+                print(untrusted.safe_line(_line(point), 2000), flush=True)
 
-    if arguments.phoenix:
-        from compactcheck.observed.traces.phoenix import pull
+        if arguments.phoenix:
+            from compactcheck.observed.traces.phoenix import pull
 
-        records = pull(arguments.phoenix, arguments.project)
-        sources: object = records
-        name = f"{arguments.phoenix} project {arguments.project}"
-    else:
-        if arguments.log is None:
-            raise TraceError("audit: give LOG (a trace file or folder) or --phoenix URL")
-        sources, name = [arguments.log], str(arguments.log)
-    report = audit_traces(
-        sources,  # type: ignore[arg-type]
-        trace_format=arguments.trace_format,
-        invariants=arguments.invariants,
-        exclude=tuple(arguments.exclude_invariants),
-        facts=arguments.declared_facts,
-        window=arguments.window,
-        keep_conversations=arguments.keep_conversations,
-        on_point=show,
-        toolkit_version=toolkit_version(),
-        name=name,
-    )
+            sources: Sequence[Path] | Iterable[Record] = pull(arguments.phoenix, arguments.project)
+            name = f"{arguments.phoenix} project {arguments.project}"
+        else:
+            if arguments.log is None:
+                raise TraceError("audit: give LOG (a trace file or folder) or --phoenix URL")
+            sources, name = [arguments.log], str(arguments.log)
+        report = audit_traces(
+            sources,
+            trace_format=arguments.trace_format,
+            invariants=arguments.invariants,
+            exclude=tuple(arguments.exclude_invariants),
+            facts=arguments.declared_facts,
+            window=arguments.window,
+            keep_conversations=arguments.keep_conversations,
+            keep_points=arguments.keep_points,
+            on_point=show,
+            toolkit_version=toolkit_version(),
+            name=name,
+        )
     write_outputs(report, arguments)
     print_report(report, console)
     step_summary(report)

@@ -76,6 +76,11 @@ class TraceReading(_Model):
         default=0, description="points whose before and after histories the report keeps"
     )
     points: list[TracePoint] = Field(default_factory=list)
+    points_left_out: int = Field(
+        default=0,
+        description="compaction points judged but not held past the report's limit "
+        "(--keep-points; violations are held first); their verdicts count in the laws' results",
+    )
 
 
 __all__ = ["PointViolation", "TracePoint", "TraceReading"]

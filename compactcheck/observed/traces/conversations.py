@@ -11,8 +11,9 @@ What is held, and why it is bounded:
 A trace is closed when ``window`` records have been read without one of it (the exporters
 write a trace's spans and logs together, batch by batch) or at the end of the input; its calls
 then join their conversation (the one the spans name, ``gen_ai.conversation.id`` or
-``session.id``, else the trace itself), which is closed in turn when quiet as long. So memory
-is bounded by the conversations open within the window, not by the file.
+``session.id``, else the trace itself), which is closed in turn when quiet as long (one that
+is its trace closes with it). So memory is bounded by the traces and conversations open within
+the window, not by the file.
 
 A closed conversation is cut into lineages, one per agent: the calls a span names an agent for
 (``gen_ai.agent.name``, an ``invoke_agent`` ancestor, a LangGraph node) go with that agent; then,
@@ -162,6 +163,9 @@ class Tracker:
         edge = self._count - self.window
         for trace_id in [t for t, trace in self._traces.items() if trace.last < edge]:
             self._close_trace(trace_id)
+            # A conversation that is its trace can gain nothing more: closed with it.
+            if f"trace {trace_id}" in self._conversations:
+                yield from self._close_conversation(f"trace {trace_id}")
         for key in [k for k, c in self._conversations.items() if c.last < edge]:
             yield from self._close_conversation(key)
 

@@ -13,10 +13,11 @@ client fills in (``refusal``, ``annotations``, ``audio``, ``function_call``), Ge
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
+
+import orjson
 
 from compactcheck.invariants.formats import Format
 
@@ -70,7 +71,7 @@ def _plain(value: Any, top: bool, format: Format) -> Any:
 
 def key_of(item: Any, format: Format) -> str:
     """The key two items of ``format`` are compared by (see the module docstring)."""
-    return json.dumps(_plain(item, True, format), sort_keys=True, separators=(",", ":"))
+    return orjson.dumps(_plain(item, True, format), option=orjson.OPT_SORT_KEYS).decode()
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +83,7 @@ class Stored:
 
     def items(self) -> list[Any]:
         """The items as recorded (each parsed from its one stored text)."""
-        return [json.loads(text) for text in self.texts]
+        return [orjson.loads(text) for text in self.texts]
 
 
 class Table:
@@ -99,7 +100,7 @@ class Table:
         texts: list[str] = []
         keys: list[str] = []
         for item in items:
-            texts.append(self._one(json.dumps(item, separators=(",", ":"), ensure_ascii=False)))
+            texts.append(self._one(orjson.dumps(item).decode()))
             keys.append(self._one(key_of(item, format)))
         return Stored(tuple(texts), tuple(keys))
 

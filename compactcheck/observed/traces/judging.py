@@ -8,6 +8,7 @@ trace id, span id, time, what became of each message, and each law's verdict the
 from __future__ import annotations
 
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -31,6 +32,9 @@ from compactcheck.report.verdicts import Counts, pair_verdict, recorded_result
 
 KEEP_CONVERSATIONS = 100
 """Points whose before and after histories a report keeps (the first ones, violations first)."""
+KEEP_POINTS = 1000
+"""Point results a report holds (violations first); past it, points are counted, not held, so
+that memory stays bounded however long the traces: ``on_point`` still sees every one."""
 
 
 @dataclass
@@ -46,12 +50,29 @@ class _State:
     selection: Selection
     facts: Facts | dict[str, Any] | None
     keep: int
+    keep_points: int = KEEP_POINTS
     laws: dict[str, _Law] = field(default_factory=dict)
     formats: set[str] = field(default_factory=set)
     inferred: dict[str, None] = field(default_factory=dict)
-    points: list[TracePoint] = field(default_factory=list)
+    points: dict[int, TracePoint] = field(default_factory=dict)
+    passing: deque[int] = field(default_factory=deque)
+    """The numbers of the held points that broke no law, oldest first: the first let go."""
+    found: int = 0
+    left_out: int = 0
     kept: int = 0
     errors: list[str] = field(default_factory=list)
+
+    def hold(self, point: TracePoint) -> None:
+        """Hold a point's result, or count it: a violation takes a passing point's place."""
+        if len(self.points) >= self.keep_points:
+            if not point.violations or not self.passing:
+                self.left_out += 1
+                return
+            del self.points[self.passing.popleft()]
+            self.left_out += 1
+        self.points[point.number] = point
+        if not point.violations:
+            self.passing.append(point.number)
 
 
 def judge_point(
@@ -73,12 +94,15 @@ def _record(state: _State, point: Point, judgement: Judgement) -> TracePoint:
         PointViolation(invariant=v.invariant, because=v.because) for v in judgement.violations
     ]
     verdict = "violation" if broken else ("pass" if "pass" in laws.values() else "unknown")
-    keep = state.kept < state.keep or (broken and state.kept < 2 * state.keep)
+    # Histories only for a point the report will hold (see ``_State.hold``).
+    held = len(state.points) < state.keep_points or bool(broken and state.passing)
+    keep = held and (state.kept < state.keep or bool(broken and state.kept < 2 * state.keep))
     if keep:
         state.kept += 1
     step = point.step
+    state.found += 1
     return TracePoint(
-        number=len(state.points) + 1,
+        number=state.found,
         trace_id=step.current.trace_id,
         span_id=step.current.span_id,
         previous_span_id=step.previous.span_id,
@@ -153,6 +177,7 @@ def audit_traces(
     facts: Facts | dict[str, Any] | None = None,
     window: int = DEFAULT_WINDOW,
     keep_conversations: int = KEEP_CONVERSATIONS,
+    keep_points: int = KEEP_POINTS,
     on_point: Callable[[TracePoint], None] | None = None,
     toolkit_version: str | None = None,
     name: str | None = None,
@@ -161,12 +186,13 @@ def audit_traces(
 
     ``sources`` are trace files or folders (any format ``sources`` reads; ``trace_format``
     names it instead), or records already read (a Phoenix pull). ``on_point`` sees each point
-    as it is judged. TraceError when a source cannot be read (truncated, unknown format).
+    as it is judged; the report holds ``keep_points`` of them (violations first) and counts the
+    rest. TraceError when a source cannot be read (truncated, unknown format).
     """
     started = time.monotonic()
     selection = Selection(invariants, exclude)
     selection.check(["messages"])
-    state = _State(selection, facts, keep_conversations)
+    state = _State(selection, facts, keep_conversations, keep_points)
     is_paths = isinstance(sources, (list, tuple)) and all(
         isinstance(s, (str, Path)) for s in sources
     )
@@ -186,7 +212,7 @@ def audit_traces(
             continuations += 1
             continue
         found = _judge(state, point)
-        state.points.append(found)
+        state.hold(found)
         if on_point is not None:
             on_point(found)
     tally = tracker.tally
@@ -199,10 +225,11 @@ def audit_traces(
         lineages=tally.lineages,
         pairs=tally.pairs,
         continuations=continuations,
-        compactions=len(state.points),
+        compactions=state.found,
         skipped=dict(tally.skipped.most_common()),
-        conversations_kept=state.kept,
-        points=state.points,
+        conversations_kept=sum(p.before is not None for p in state.points.values()),
+        points=list(state.points.values()),
+        points_left_out=state.left_out,
     )
     return _report(
         state,
@@ -279,4 +306,4 @@ def _report(
     )
 
 
-__all__ = ["KEEP_CONVERSATIONS", "TraceError", "audit_traces", "judge_point"]
+__all__ = ["KEEP_CONVERSATIONS", "KEEP_POINTS", "TraceError", "audit_traces", "judge_point"]

@@ -12,10 +12,11 @@ a time; a file that ends in the middle of one is an error naming the line where 
 from __future__ import annotations
 
 import base64
-import json
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
+
+import orjson
 
 from compactcheck.base.errors import one_line
 from compactcheck.observed.traces.records import LogEvent, Record, Span, SpanEvent, TraceError
@@ -161,7 +162,8 @@ def json_lines(path: Path) -> Iterator[Record]:
                 if not line.strip():
                     continue
                 try:
-                    request = json.loads(line)
+                    # orjson: a few times the standard library's speed on these long lines.
+                    request = orjson.loads(line)
                 except ValueError as error:
                     cut = not line.endswith(b"\n")
                     what = (

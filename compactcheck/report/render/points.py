@@ -41,6 +41,11 @@ def read_line(reading: TraceReading) -> str:
         f"calls in {reading.conversations} conversations ({reading.lineages} agent lineages); "
         f"{reading.pairs} consecutive calls compared: {reading.continuations} continued, "
         f"{reading.compactions} compaction points; {sum(reading.skipped.values())} calls skipped"
+        + (
+            f"; {reading.points_left_out} points judged but not listed (past --keep-points)"
+            if reading.points_left_out
+            else ""
+        )
     )
 
 

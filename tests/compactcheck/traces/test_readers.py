@@ -195,3 +195,23 @@ def test_langfuse_tool_definitions_are_not_read_as_messages() -> None:
     for point in _reading(DATA / "langfuse-observations-summary.json").points:
         for message in [*point.before, *point.after]:  # type: ignore[misc]
             assert message["role"] != "tool" or message.get("tool_call_id")
+
+
+def test_past_the_limit_points_are_counted_violations_held_first(tmp_path: Path) -> None:
+    path = DATA / "otel-latest-spans-trim.jsonl"
+    every = _reading(path).points
+    broken = [p.number for p in every if p.violations]
+    assert len(every) > 3
+    assert len(broken) >= 2
+    reading = audit_traces([path], keep_points=2).targets[0].traces
+    assert reading is not None
+    assert [p.number for p in reading.points] == broken[:2]
+    assert reading.points_left_out == len(every) - 2
+    assert reading.compactions == len(every)
+    # --points writes every one, whatever the limit.
+    out = tmp_path / "points.jsonl"
+    done = _cli(str(path), "--quiet", "--keep-points", "2", "--points", str(out))
+    assert done.returncode == 1, done.stdout + done.stderr
+    written = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [p["number"] for p in written] == [p.number for p in every]
+    assert "points judged but not listed" in done.stdout
