@@ -51,6 +51,7 @@ from benchmarks.snapshot_validation import (
     time_validation,
 )
 from benchmarks.throughput import throughput
+from benchmarks.trace_audit import trace_audit
 from compactcheck.backends.inprocess import CallableBackend
 from compactcheck.backends.subprocess_backend import CommandBackend
 from compactcheck.base.backend import Backend, handed
@@ -607,6 +608,9 @@ def main() -> None:
         "mutants": lambda: mutants(100, ["messages-keep-last-n"] if quick else None),
         "guard": lambda: guard_overhead([50, 200] if quick else [50, 200, 1_000]),
         "audit": lambda: audit_speed(1_000 if quick else 20_000),
+        "traces": lambda: trace_audit(
+            [1_000, 10_000] if quick else [10_000, 100_000], [20_000] if quick else [20_000, 2_000]
+        ),
         "plugin": lambda: plugin_startup(3 if quick else 10),
         "rulings": rulings_section,
         # The whole test suite, last (about 12 minutes on 2 vCPUs); not in a quick run.

@@ -26,9 +26,14 @@ class ExitCode(enum.IntEnum):
 # Each exit status in words: `compactcheck --help` lists them, and so does the reference.
 EXIT_MEANINGS: Mapping[ExitCode, str] = {
     ExitCode.OK: "nothing was broken (with --require-level N: every target reached level N)",
-    ExitCode.FAILED: "a law was broken (with --require-level N: a target is below level N), a "
-    "regression was found, a golden case misbehaved",
-    ExitCode.USAGE: "bad input: an unknown option, target or invariant, an unreadable file",
+    ExitCode.FAILED: "a law was broken (with --require-level N: a target is below level N; in "
+    "an audit of traces: at a compaction point), a regression was found, a golden case "
+    "misbehaved",
+    ExitCode.USAGE: "bad input: an unknown option, target or invariant, an unreadable file; "
+    "for an audit of traces also a trace file cut short or of no format it reads, model calls "
+    "without message content (the line names the setting to turn on), no two consecutive calls "
+    "of one agent to compare, a Phoenix server that cannot be reached, is not Phoenix or has no "
+    "such project",
     ExitCode.INCONCLUSIVE: "nothing was broken, but something could not be judged (errored, "
     "unknown, missing shards)",
     # Like a shell's 128 + SIGINT.

@@ -13,6 +13,7 @@ from rich.console import Console
 
 from compactcheck.base.errors import CompactcheckError, one_line
 from compactcheck.base.selection import Selection
+from compactcheck.cli import github, traces
 from compactcheck.cli.options import (
     add_options,
     outputs,
@@ -46,10 +47,18 @@ def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     log = commands.add_parser(
         "audit", help="judge a JSON Lines file or folder of recorded compactions"
     )
-    log.add_argument("log", type=Path, metavar="LOG", help="a .jsonl file or a folder of them")
+    log.add_argument(
+        "log",
+        type=Path,
+        metavar="LOG",
+        nargs="?",
+        help="a .jsonl file of pairs or a folder of them, or trace files (OTLP, LangSmith, "
+        "Langfuse, Agents SDK)",
+    )
     log.add_argument("--quiet", action="store_true", help="no line per violation, only the report")
     _common(log)
     outputs(log)
+    traces.add(log)
     log.set_defaults(handler=audit_main)
 
 
@@ -151,6 +160,11 @@ def check_main(arguments: argparse.Namespace, console: Console) -> int:
 
 def audit_main(arguments: argparse.Namespace, console: Console) -> int:
     """Judge every pair of the log, a line per violation as found, then the report."""
+    if traces.wanted(arguments):
+        arguments.declared_facts = _declared(arguments)
+        return traces.traces_main(arguments, console)
+    if arguments.log is None:
+        raise PairFileError("audit: give LOG (a .jsonl file of pairs, or trace files)")
 
     def show(found: Finding) -> None:
         if not arguments.quiet:
@@ -167,4 +181,5 @@ def audit_main(arguments: argparse.Namespace, console: Console) -> int:
     )
     write_outputs(report, arguments)
     print_report(report, console)
+    github.step_summary(report)
     return audit_exit(report)

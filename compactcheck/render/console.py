@@ -21,6 +21,7 @@ from compactcheck.render._digest import (
 )
 from compactcheck.render._stderr import stderr_parts
 from compactcheck.render.fidelity_rows import fidelity_gaps, fidelity_rows
+from compactcheck.render.points import print_points
 from compactcheck.render.violation import violation_parts
 from compactcheck.report.compare import Regression, Summary
 from compactcheck.report.model import InvariantResult, Report, TargetReport, Verdict
@@ -63,6 +64,7 @@ def print_report(report: Report, console: Console) -> None:
     else:
         _wide_table(report, console, numbers)
     _after_table(report, console)
+    print_points(report, console)
 
 
 # Below this width the table is cut into one table per target, titled with its name: a law id

@@ -24,6 +24,7 @@ from compactcheck.render._stderr import stderr_parts
 from compactcheck.render.charts import survival_chart
 from compactcheck.render.conversation import Picture, picture
 from compactcheck.render.fidelity_rows import FidelityRow, fidelity_gaps, fidelity_rows
+from compactcheck.render.points import html_points
 from compactcheck.render.violation import history_text, input_problems_line
 from compactcheck.report.compare import summary
 from compactcheck.report.model import Counterexample, Report, Verdict
@@ -155,6 +156,8 @@ def render_html(report: Report) -> str:
             if (calls := calls_line(target, report.max_examples))
         ],
         witnesses=witnesses,
+        point_lines=html_points(report)[0],
+        points=html_points(report)[1],
         measured=measured(report),
         others=[
             (r.verdict, r.invariant, t.target, where(t), r.because) for t, r in unconcluded(report)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from compactcheck.render._digest import calls_line, header_fields, where
+from compactcheck.render.points import junit_points
 from compactcheck.render.violation import history_text, input_problems_line
 from compactcheck.report.model import InvariantResult, Report, TargetReport
 from compactcheck.report.untrusted import block, json_block, safe_line
@@ -107,6 +108,7 @@ def render_junit(report: Report) -> str:
             ET.SubElement(suite, "system-err").text = block(target.stderr, 4000)
         for name in totals:
             totals[name] += numbers[name]
+    junit_points(report, root)
     for name, value in totals.items():
         root.set(name, str(value))
     ET.indent(root)

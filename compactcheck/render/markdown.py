@@ -16,6 +16,7 @@ from compactcheck.render._digest import (
 )
 from compactcheck.render._stderr import stderr_parts
 from compactcheck.render.fidelity_rows import fidelity_gaps, fidelity_rows
+from compactcheck.render.points import markdown_points
 from compactcheck.render.violation import history_text, input_problems_line
 from compactcheck.report.compare import Summary, summary
 from compactcheck.report.model import Report, Verdict
@@ -135,6 +136,7 @@ def render_markdown(report: Report) -> str:
         out.append("")
 
     out += fidelity_section(report)
+    out += markdown_points(report, text)
     if numbered:
         out += ["## Violations", ""]
     for number, (target, result, example) in numbered:

@@ -8,6 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator
 
 from compactcheck.base.implementation import Implementation
+from compactcheck.report.trace_points import TraceReading
 
 Verdict = Literal["pass", "violation", "skipped", "errored", "unknown", "waived"]
 VERDICTS: tuple[Verdict, ...] = ("pass", "violation", "skipped", "errored", "unknown", "waived")
@@ -284,6 +285,10 @@ class TargetReport(_ReportModel):
         default=None,
         description="the summariser's model slot (--model): calls made, replayed from the "
         "cache, refused; absent when the target was run without one",
+    )
+    traces: TraceReading | None = Field(
+        default=None,
+        description="an audit of traces: what was read, and one result per compaction point",
     )
     seconds: float = 0.0
     isolation: str = Field(

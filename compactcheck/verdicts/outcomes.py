@@ -153,8 +153,11 @@ def pair_exit(findings: Sequence[Finding]) -> ExitCode:
 
 
 def audit_exit(report: Report) -> ExitCode:
-    """An audit's exit: a log without a pair to judge is bad input; else the report's."""
+    """An audit's exit: a log (or a trace file) without a pair to judge is bad input; else the
+    report's."""
     if not any(target.calls for target in report.targets):
+        return ExitCode.USAGE
+    if any(t.traces is not None and t.traces.pairs == 0 for t in report.targets):
         return ExitCode.USAGE
     return report_exit(report)
 
