@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from compactcheck.invariants.catalogue import UnknownInvariantError, catalogue, select
 from compactcheck.invariants.facts import Budget, Facts, Reading
 from compactcheck.invariants.laws.messages import message_size
+from compactcheck.invariants.laws.messages.alignment import identity_of
 from compactcheck.invariants.laws.messages.content import (
     Mention,
     _found_by,
@@ -19,7 +20,6 @@ from compactcheck.invariants.laws.messages.content import (
     constraint_mentions,
     token_mentions,
 )
-from compactcheck.invariants.laws.messages.order import _identity_of
 from compactcheck.invariants.laws.messages.reading import (
     _CHARS_KEPT,
     _TEXTS,
@@ -773,7 +773,7 @@ def test_a_message_identity_reads_off_its_key_as_off_the_message(
     # order_preserved ties a changed message to its original by an identity it reads off the
     # message's key; it must be the one the message's own result id or call ids give.
     for message in (*projected.view.messages, *parse_messages(HISTORY)):
-        assert _identity_of(message_key(message)) == _identity(message)
+        assert identity_of(message_key(message)) == _identity(message)
 
 
 @settings(max_examples=100, deadline=None)
