@@ -14,6 +14,7 @@ JUDGE_MODULES = (
     "compactcheck.invariants.laws",
     "compactcheck.invariants.catalogue",
     "compactcheck.invariants.session.checker",
+    "compactcheck.invariants.session.checkpoint",
 )
 
 
