@@ -20,7 +20,7 @@ from compactcheck.reference_engine.session import (
     TokenMeter,
     run_compact_command,
 )
-from tests.session.session_script import Script
+from tests.reference_engine.session.session_script import Script
 
 
 def compacted_script() -> Script:

@@ -8,7 +8,7 @@ import pytest
 
 from compactcheck.invariants.session import LogViolationError, check_log, checkpoint_source
 from compactcheck.reference_engine.session import Session
-from tests.session.session_script import RawLog, user_data
+from tests.reference_engine.session.session_script import RawLog, user_data
 
 
 def summary_data(

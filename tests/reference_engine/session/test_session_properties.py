@@ -24,7 +24,7 @@ from compactcheck.reference_engine.session import (
     fold_surface,
     load_pruner_config,
 )
-from tests.session.session_script import Script, replay, user_data
+from tests.reference_engine.session.session_script import Script, replay, user_data
 
 FAILURES = ("none", "summariser", "rival", "summary-append", "no-shrink")
 

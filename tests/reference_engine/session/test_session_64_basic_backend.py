@@ -34,7 +34,7 @@ from compactcheck.reference_engine.session import (
     resolve_target_policy,
     safe_summary,
 )
-from tests.session.session_script import Script, replay
+from tests.reference_engine.session.session_script import Script, replay
 
 CONTEXT = "CONTEXT_WINDOW_EXCEEDED"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 JUDGE_CHECKER = {"LogChecker", "check_log", "assert_log_valid"}
 JUDGE_MODULES = (
     "compactcheck.invariants.laws",

@@ -11,7 +11,7 @@ import ast
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 # compactcheck's subpackages invariants, strategies and reference_engine are symlinks to root
 # folders, which rglob does not follow from compactcheck/: each is walked from its own link.
 PACKAGES = (

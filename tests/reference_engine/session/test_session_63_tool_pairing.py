@@ -6,7 +6,7 @@ import pytest
 
 from compactcheck.invariants.session import PairingError, SessionEvent
 from compactcheck.reference_engine.session import Session, ToolPairing
-from tests.session.session_script import Script, result_data, user_data
+from tests.reference_engine.session.session_script import Script, result_data, user_data
 
 
 def cuts(pairing: ToolPairing, session: Session, seq: int) -> tuple[bool, bool]:

@@ -11,7 +11,7 @@ from compactcheck.reference_engine.session import (
     SummaryDraft,
     TextSummariser,
 )
-from tests.session.session_script import Script
+from tests.reference_engine.session.session_script import Script
 
 
 def test_markers_are_log_only_and_ordered() -> None:

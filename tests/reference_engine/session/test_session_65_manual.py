@@ -20,7 +20,7 @@ from compactcheck.reference_engine.session import (
     TextSummariser,
     compact_now,
 )
-from tests.session.session_script import Script, replay, user_data
+from tests.reference_engine.session.session_script import Script, replay, user_data
 
 Hook = Callable[[SummarisationInput, AbortSignal | None], None]
 

@@ -14,7 +14,7 @@ from compactcheck.invariants.session.checker import LogChecker
 from compactcheck.invariants.session.exchange import MODES, Mode
 from compactcheck.strategies import Projected
 from compactcheck.strategies.session_view import SessionHistory, session_histories
-from tests.invariants.test_session_adoption import _checked, _state, _valid_logs
+from tests.invariants.session.test_session_adoption import _checked, _state, _valid_logs
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

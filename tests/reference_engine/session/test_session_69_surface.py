@@ -8,7 +8,7 @@ import pytest
 
 from compactcheck.invariants.session import LogViolationError, SessionEvent
 from compactcheck.reference_engine.session import Session, derive_messages, fold_surface
-from tests.session.session_script import Script, result_data, text, user_data
+from tests.reference_engine.session.session_script import Script, result_data, text, user_data
 
 
 def user(session: Session, body: str = "hi") -> int:

@@ -10,7 +10,7 @@ from compactcheck.reference_engine.session import (
     ToolPairing,
     load_config,
 )
-from tests.session.session_script import Script
+from tests.reference_engine.session.session_script import Script
 
 CONTEXT = "CONTEXT_WINDOW_EXCEEDED"
 

@@ -16,7 +16,7 @@ from compactcheck.reference_engine.session import (
     prune_content,
     prune_session,
 )
-from tests.session.session_script import Script, replay, text
+from tests.reference_engine.session.session_script import Script, replay, text
 
 
 def test_defaults_are_frozen() -> None:
