@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import random
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -127,3 +128,15 @@ def pairs_per_second(path: Path, pairs: int) -> dict[str, float]:
         "planted": len(planted),
         "found": len(found),
     }
+
+
+def audit_speed(pairs: int) -> None:
+    """Print how fast a log of recorded compactions is audited."""
+    print(f"\n## Audit of recorded compactions ({pairs} pairs, JSON Lines)")
+    with tempfile.TemporaryDirectory() as folder:
+        figures = pairs_per_second(Path(folder) / "log.jsonl", pairs)
+    print(
+        f"{figures['pairs']:.0f} pairs in {figures['seconds']:.2f} s: "
+        f"{figures['pairs_per_second']:.0f} pairs per second; {figures['found']:.0f} violations "
+        f"found of {figures['planted']:.0f} planted"
+    )

@@ -53,6 +53,19 @@ def rate(strategy: st.SearchStrategy[Any], count: int) -> tuple[int, float]:
     return drawn, drawn / elapsed
 
 
+def generation(examples: int) -> None:
+    """Histories generated per second, per view, against bare scenarios."""
+    print(f"\n## Generation: histories per second ({examples} examples per view, seed 0)")
+    print(f"{'view':<10} {'per second':>11} {'vs scenario':>12}")
+    # Warm up: the first Hypothesis run of a process pays for imports and caches.
+    rate(VIEWS["scenario"](), 10)
+    base = 0.0
+    for name, strategy in VIEWS.items():
+        _, per_second = rate(strategy(), examples)
+        base = base or per_second
+        print(f"{name:<10} {per_second:>11.1f} {per_second / base:>11.2f}x")
+
+
 def main() -> None:
     """Print one line per view: examples drawn and histories per second."""
     parser = argparse.ArgumentParser(description=__doc__)

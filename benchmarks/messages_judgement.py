@@ -17,8 +17,10 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
+from benchmarks.scaling import exponent_verdicts, shown, step_exponents, verdict
 from compactcheck.invariants import (
     AssistantMessage,
     Budget,
@@ -35,6 +37,7 @@ from compactcheck.invariants import (
     parse_messages,
     run_checks,
 )
+from compactcheck.invariants.law import Invariant
 from compactcheck.invariants.laws.messages import message_chars
 from compactcheck.invariants.laws.messages.reading import forget_searchable_texts
 from compactcheck.reference_engine.messages import compact_messages
@@ -272,6 +275,81 @@ def control(pair: Pair) -> None:
     assert "\x01" not in joined
 
 
-def exponent(small: float, large: float, ratio: float = 10.0) -> float:
-    """The scaling exponent k of t ~ n**k between two sizes ``ratio`` apart."""
-    return math.log(large / small) / math.log(ratio)
+@dataclass(frozen=True)
+class _Judged:
+    """One size of the laws section: the pair's size and ms per judgement, in all and by law."""
+
+    megabytes: float
+    kept: int
+    ms: dict[str, float]
+    per_law: dict[str, float]
+
+
+def _judged_alone(law: Invariant[Any, Any], judged: Pair) -> None:
+    # Each message read as for the first time, as in ``judge``.
+    forget_searchable_texts()
+    law.check(fresh(judged.before), fresh(judged.after), judged.facts)
+
+
+def _judged(size: int, by_law: bool) -> _Judged:
+    judged = pair(size)
+    judge(judged)
+    ms = {
+        "laws": best_ms(lambda: judge(judged)),
+        "parse+laws": best_ms(lambda: parse_and_judge(judged)),
+        "control": best_ms(lambda: control(judged)),
+    }
+    per_law = {
+        law.id: best_ms(partial(_judged_alone, law, judged))
+        for law in (catalogue("messages") if by_law else [])
+    }
+    return _Judged(judged.chars / 1e6, len(judged.after), ms, per_law)
+
+
+def laws(sizes: list[int], breakdown: int = 1_000) -> None:
+    """Ms to judge one compaction by every messages law, and how that grows with the history."""
+    print(
+        f"\n## Laws: one compaction judged by all {len(catalogue('messages'))} messages laws, "
+        "ms per judgement (best of 7)"
+    )
+    print(
+        f"{'messages':>8} {'MB':>6} {'kept':>5} {'laws ms':>8} {'exponent':>8} "
+        f"{'parse+laws ms':>13} {'exponent':>8} {'control ms':>10} {'exponent':>8}"
+    )
+    rows: list[_Judged] = []
+    for size in sizes:
+        row = _judged(size, by_law=size == breakdown)
+        rows.append(row)
+        cells = []
+        for name, width in (("laws", 8), ("parse+laws", 13), ("control", 10)):
+            grown = step_exponents(sizes, [done.ms[name] for done in rows])[-1]
+            cells.append(f"{row.ms[name]:>{width}.3f} {shown(grown):>8}")
+        print(f"{size:>8} {row.megabytes:>6.2f} {row.kept:>5} " + " ".join(cells))
+    at = {size: row for size, row in zip(sizes, rows, strict=True)}
+    if breakdown in at:
+        row = at[breakdown]
+        print(
+            f"target: under 10 ms at {breakdown:,} messages ({row.megabytes:.2f} MB): "
+            f"{row.ms['laws']:.2f} ms laws only, {row.ms['parse+laws']:.2f} ms with parsing, "
+            f"{verdict(row.ms['laws'] < 10)}"
+        )
+    exponents = [
+        e for e in step_exponents(sizes, [row.ms["laws"] for row in rows]) if e is not None
+    ]
+    if exponents:
+        control_times = [row.ms["control"] for row in rows]
+        controls = [e for e in step_exponents(sizes, control_times) if e is not None]
+        print(exponent_verdicts("messages (laws only)", exponents, controls, "the control"))
+    print(
+        "(kept: messages of the compaction judged (head, summary, tail); laws: parsed messages "
+        "in, findings out; parse+laws: chat dicts in, both parsed with parse_messages first, as "
+        "compactcheck.api.check does; control: one walk joining both lists' texts and one scan "
+        "of it, linear work whose exponent is this machine's own (caches) at these sizes)"
+    )
+    if breakdown in at:
+        per_law = at[breakdown].per_law
+        total = sum(per_law.values())
+        print(f"\nper law at {breakdown:,} messages (each timed alone)")
+        print(f"{'law':<24} {'ms':>7} {'share':>6}")
+        for name, ms in per_law.items():
+            print(f"{name:<24} {ms:>7.3f} {ms / total:>6.0%}")

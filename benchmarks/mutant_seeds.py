@@ -78,6 +78,49 @@ def _rows(
     return rows
 
 
+def first_detections(max_examples: int, names: list[str] | None) -> None:
+    """For every mutant: histories and seconds until its law first broke, and the shrunk size."""
+    print(f"\n## Mutants: first detection of the targeted law (seed 0, up to {max_examples})")
+    print(
+        f"{'mutant':<38} {'law':<30} {'examples':>8} {'seconds':>8} "
+        f"{'found':>6} {'shrunk':>6} {'ratio':>6} {'witness':>7}"
+    )
+    chosen = [m for m in sorted(all_mutants().values(), key=lambda m: m.name)]
+    missed: list[str] = []
+    if names:
+        chosen = [m for m in chosen if m.name in names]
+    with tempfile.TemporaryDirectory() as folder:
+        for mutant in chosen:
+            target = resolve(f"mutant:{mutant.name}")
+            config = mutant_config(mutant, 0, max_examples, Path(folder))
+            run = TargetRun(target, mutant.view, config, None)
+            try:
+                run.search.explore()
+                detection = run.search.detections.get(mutant.targets)
+                if detection is None:
+                    print(f"{mutant.name:<38} {mutant.targets:<30} {'not found':>8}")
+                    missed.append(mutant.name)
+                    continue
+                law = run.judge.laws[0]
+                run.search.shrink(law)
+                failure = run.judge.failures[law.id]
+                witness = len(failure.finding.violations[0].witness)
+            finally:
+                target.close()
+            ratio = failure.size / detection.size if detection.size else 1.0
+            print(
+                f"{mutant.name:<38} {mutant.targets:<30} {detection.examples:>8} "
+                f"{detection.seconds:>8.2f} {detection.size:>6} {failure.size:>6} "
+                f"{ratio:>6.2f} {witness:>7}"
+            )
+    print("(found/shrunk: events or messages in the failing round before and after shrinking)")
+    print(
+        f"caught within {max_examples}: {len(chosen) - len(missed)} of {len(chosen)}"
+        + (f"; missed: {', '.join(missed)}" if missed else "")
+    )
+    print("(run with --malformed: " + ", ".join(m.name for m in chosen if m.malformed) + ")")
+
+
 def main() -> None:
     """Print, per mutant, the mean detection, shrunk size and witness over the seeds."""
     parser = argparse.ArgumentParser(description=__doc__)

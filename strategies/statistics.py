@@ -20,8 +20,9 @@ from compactcheck.invariants.formats.projection import (
 from compactcheck.invariants.laws.messages import message_chars
 from compactcheck.strategies.features import failed_calls, feature_values
 from compactcheck.strategies.messages_view import project_messages
+from compactcheck.strategies.plans import STATUSES
 from compactcheck.strategies.scenario_model import Scenario
-from compactcheck.strategies.scenarios import STATUSES, scenarios
+from compactcheck.strategies.scenarios import scenarios
 from compactcheck.strategies.turns import ToolBatch
 
 # Every feature the generator promises, in the order a report lists them.

@@ -6,12 +6,7 @@ from compactcheck.invariants.session.bracket import (
     OpenBracket,
     is_checkpoint,
 )
-from compactcheck.invariants.session.checker import (
-    LogChecker,
-    assert_log_valid,
-    check_log,
-    node_price,
-)
+from compactcheck.invariants.session.checker import LogChecker, assert_log_valid, check_log
 from compactcheck.invariants.session.enclosure import Enclosure, result_call_id
 from compactcheck.invariants.session.envelope import (
     MAX_SAFE_INTEGER,
@@ -64,6 +59,7 @@ from compactcheck.invariants.session.pricing import (
     estimate_message,
     js_json,
     js_length,
+    node_price,
 )
 from compactcheck.invariants.session.rules import RULE_STATEMENTS
 from compactcheck.invariants.session.surface import (

@@ -8,38 +8,13 @@ from typing import Any
 from pydantic import ValidationError
 
 from compactcheck.invariants.errors import first_problem
-from compactcheck.invariants.session.bracket import (
-    BRACKETING_TYPES,
-    BracketTracker,
-    OpenBracket,
-    is_checkpoint,
-)
+from compactcheck.invariants.session.bracket import BRACKETING_TYPES, BracketTracker, is_checkpoint
+from compactcheck.invariants.session.checkpoint import check_checkpoint, check_prune_follow_up
 from compactcheck.invariants.session.enclosure import ENCLOSING_TYPES, Enclosure
 from compactcheck.invariants.session.envelope import SURFACE_TYPES, SessionEvent
 from compactcheck.invariants.session.errors import LogViolationError
-from compactcheck.invariants.session.messages import raw_event_message
 from compactcheck.invariants.session.pairing import event_delta
-from compactcheck.invariants.session.pricing import estimate_message
 from compactcheck.invariants.session.surface import SurfaceChange, SurfaceTracker, parse_surface_op
-
-# Prices of events priced lately, by the event object (kept in the entry, so that its id is not
-# reused while the entry lives): within a case the same events are priced by the harness, the
-# engine's meter, the log check and the laws. Events are frozen; cleared when full.
-_PRICED: dict[int, tuple[SessionEvent, int]] = {}
-_PRICED_KEPT = 8192
-
-
-def node_price(event: SessionEvent) -> int:
-    """The heuristic price of a surface node (0 when it renders to nothing)."""
-    kept = _PRICED.get(id(event))
-    if kept is not None and kept[0] is event:
-        return kept[1]
-    message = raw_event_message(event)
-    price = 0 if message is None else estimate_message(message)
-    if len(_PRICED) >= _PRICED_KEPT:
-        _PRICED.clear()
-    _PRICED[id(event)] = (event, price)
-    return price
 
 
 class LogChecker:
@@ -65,11 +40,12 @@ class LogChecker:
         event = raw if isinstance(raw, SessionEvent) else self._envelope(raw)
         change = self.surface.check(event, self.event_at)
         self.enclosure.check(event)
-        self._check_prune_follow_up(event)
+        if self.pending_prune is not None:
+            check_prune_follow_up(self.pending_prune, event, self.event_at)
         bracket = self.brackets.open
         if bracket is not None and is_checkpoint(event):
             self.brackets.check(event)
-            self._check_checkpoint(event, change, bracket)
+            check_checkpoint(event, change, bracket, self.event_at, self.surface.nodes)
         else:
             self.brackets.check(event)
         if (
@@ -195,128 +171,6 @@ class LogChecker:
                 f"expected a valid event envelope; found {error.error_count()} problem(s): "
                 f"{first_problem(error)[1]}",
             ) from error
-
-    def _check_prune_follow_up(self, event: SessionEvent) -> None:
-        prune = self.pending_prune
-        if prune is None:
-            return
-        data = prune.data if isinstance(prune.data, dict) else {}
-        shadow = data.get("shadowedRange") or {}
-        target = shadow.get("start")
-        expected_op = {"op": "replace", "start": target, "end": target}
-        if (
-            event.type != "tool/result"
-            or event.surface_op != expected_op
-            or shadow.get("end") != target
-            or data.get("shadowedSeqs") != [target]
-        ):
-            raise LogViolationError(
-                "G-i",
-                event.seq,
-                f"compaction/prune at seq {prune.seq} must be followed by a tool/result replacing "
-                f"exactly seq {target}; found {event.type} with surfaceOp {event.surface_op!r}",
-            )
-        original = self.event_at(target) if type(target) is int else None
-        price = node_price(original) if original else None
-        if data.get("shadowedTokenCount") != price:
-            raise LogViolationError(
-                "G-i",
-                event.seq,
-                f"compaction/prune at seq {prune.seq} claims {data.get('shadowedTokenCount')} "
-                f"tokens; the rewritten result is priced {price}",
-            )
-
-    def _check_checkpoint(
-        self, event: SessionEvent, change: SurfaceChange, bracket: OpenBracket
-    ) -> None:
-        seq = event.seq
-        if not bracket.summarized or bracket.summary_seq is None:
-            raise LogViolationError(
-                "G-a", seq, "checkpoint written before compaction/summary; summarise first"
-            )
-        if bracket.checkpoint_seq is not None:
-            raise LogViolationError(
-                "G-a",
-                seq,
-                f"second checkpoint in one bracket (first at seq {bracket.checkpoint_seq})",
-            )
-        summary_event = self.event_at(bracket.summary_seq)
-        assert summary_event is not None
-        summary: dict[str, Any] = summary_event.data
-        shadow_range = summary.get("shadowedRange", {})
-        op = parse_surface_op(event)
-        if (
-            bracket.summary_seq != seq - 1
-            or op == "append"
-            or ({"start": op.start, "end": op.end} != shadow_range)
-        ):
-            raise LogViolationError(
-                "G-c",
-                seq,
-                f"checkpoint must immediately follow compaction/summary (seq "
-                f"{bracket.summary_seq}) and replace its shadowedRange {shadow_range!r}; "
-                f"found previous seq {seq - 1} and surfaceOp {event.surface_op!r}",
-            )
-        shadowed = list(change.shadowed)
-        if summary.get("shadowedSeqs") != shadowed:
-            raise LogViolationError(
-                "G-d",
-                seq,
-                f"summary.shadowedSeqs {summary.get('shadowedSeqs')} differ from the nodes the "
-                f"checkpoint shadows {shadowed}",
-            )
-        prices = 0
-        span_delta = 0
-        for node in shadowed:
-            node_event = self.event_at(node)
-            assert node_event is not None
-            prices += node_price(node_event)
-            span_delta += event_delta(node_event)
-        if summary.get("shadowedTokenCount") != prices:
-            raise LogViolationError(
-                "G-e",
-                seq,
-                f"shadowedTokenCount {summary.get('shadowedTokenCount')} differs from the "
-                f"price of the shadowed nodes, {prices}",
-            )
-        expected_sources = [bracket.start_seq, bracket.summary_seq, *shadowed]
-        if event.source_event_seqs != expected_sources:
-            raise LogViolationError(
-                "G-f",
-                seq,
-                f"checkpoint sourceEventSeqs must be {expected_sources}; found "
-                f"{event.source_event_seqs}",
-            )
-        own_price = node_price(event)
-        if own_price >= prices:
-            raise LogViolationError(
-                "G-g",
-                seq,
-                f"checkpoint priced {own_price} is not smaller than the {prices} it shadows",
-            )
-        before = self._open_before(change.start_index)
-        if before != 0 or span_delta != 0:
-            raise LogViolationError(
-                "G-h",
-                seq,
-                f"shadowed span is not balanced: {before} call(s) open before it, "
-                f"{before + span_delta} after it; cut where no tool call is open",
-            )
-        if bracket.turn is not None and change.start_index != 0:
-            raise LogViolationError(
-                "G-j",
-                seq,
-                f"automatic checkpoint replaces from surface index {change.start_index}; "
-                "automatic compaction is head-anchored",
-            )
-
-    def _open_before(self, index: int) -> int:
-        total = 0
-        for node in self.surface.nodes[:index]:
-            node_event = self.event_at(node)
-            assert node_event is not None
-            total += event_delta(node_event)
-        return total
 
     def _check_claim(self, event: SessionEvent, change: SurfaceChange) -> None:
         if change.kind != "replace" or self.claim is None:

@@ -1,10 +1,16 @@
-"""The fixed token heuristic: about four UTF-16 code units per token plus small overheads."""
+"""The fixed token heuristic: about four UTF-16 code units per token plus small overheads.
+
+A surface node is priced as the message it renders to (``node_price``), kept per event.
+"""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
 from typing import Any
+
+from compactcheck.invariants.session.envelope import SessionEvent
+from compactcheck.invariants.session.messages import raw_event_message
 
 
 def js_length(text: str) -> int:
@@ -67,4 +73,24 @@ def estimate_envelope(system: str | None, tools: Sequence[Any] | None) -> int:
         price += _quarter(system) + 4
     if tools:
         price += _quarter(js_json(list(tools))) + 4
+    return price
+
+
+# Prices of events priced lately, by the event object (kept in the entry, so that its id is not
+# reused while the entry lives): within a case the same events are priced by the harness, the
+# engine's meter, the log check and the laws. Events are frozen; cleared when full.
+_PRICED: dict[int, tuple[SessionEvent, int]] = {}
+_PRICED_KEPT = 8192
+
+
+def node_price(event: SessionEvent) -> int:
+    """The heuristic price of a surface node (0 when it renders to nothing)."""
+    kept = _PRICED.get(id(event))
+    if kept is not None and kept[0] is event:
+        return kept[1]
+    message = raw_event_message(event)
+    price = 0 if message is None else estimate_message(message)
+    if len(_PRICED) >= _PRICED_KEPT:
+        _PRICED.clear()
+    _PRICED[id(event)] = (event, price)
     return price

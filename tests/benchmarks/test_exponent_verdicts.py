@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from benchmarks.suite import exponent_verdicts
+from benchmarks.scaling import exponent_verdicts
 
 
 def test_a_step_the_control_also_outgrows_fails_as_stated_but_not_beside_it() -> None:

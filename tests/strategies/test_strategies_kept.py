@@ -4,7 +4,6 @@ cases are the ones it drew before anything was kept."""
 from __future__ import annotations
 
 import hashlib
-import sys
 
 import hypothesis
 import pytest
@@ -20,28 +19,37 @@ from compactcheck.invariants import (
     View,
 )
 from compactcheck.strategies import vocabulary as words
+from compactcheck.strategies.actions import plain_action
+from compactcheck.strategies.calls import Ids, routine_reads, tool_call
+from compactcheck.strategies.digits import WIDE
+from compactcheck.strategies.plans import (
+    CRITERIA_COUNTS,
+    MAX_STEPS,
+    STATUSES,
+    criteria,
+    step,
+    validation,
+)
+from compactcheck.strategies.scenarios import DEFAULT_MAX_TURNS, ROUTINE_COUNTS, ROUTINE_LEVELS
 from compactcheck.strategies.turns import ToolBatch
 
-# The module, not the function ``compactcheck.strategies`` exports under the same name.
-scenarios = sys.modules["compactcheck.strategies.scenarios"]
 
-
-@given(st.integers(0, scenarios._WIDE))
+@given(st.integers(0, WIDE))
 def test_a_kept_call_is_the_call_its_value_makes(value: int) -> None:
-    kept = scenarios._call(value)
-    assert scenarios._call(value) is kept
-    assert kept == scenarios._call.__wrapped__(value)
+    kept = tool_call(value)
+    assert tool_call(value) is kept
+    assert kept == tool_call.__wrapped__(value)
 
 
 def test_a_kept_plain_action_is_the_action_its_value_makes() -> None:
     for value in range(3 * 5):
-        assert scenarios._plain_action(value) == scenarios._plain_action.__wrapped__(value)
+        assert plain_action(value) == plain_action.__wrapped__(value)
 
 
 @given(
-    turn=st.integers(0, scenarios.DEFAULT_MAX_TURNS - 1),
-    count=st.sampled_from(scenarios.ROUTINE_COUNTS),
-    level=st.sampled_from(scenarios.ROUTINE_LEVELS),
+    turn=st.integers(0, DEFAULT_MAX_TURNS - 1),
+    count=st.sampled_from(ROUTINE_COUNTS),
+    level=st.sampled_from(ROUTINE_LEVELS),
     calls=st.integers(0, 300),
     batches=st.integers(0, 300),
     later=st.integers(0, 60),
@@ -49,26 +57,24 @@ def test_a_kept_plain_action_is_the_action_its_value_makes() -> None:
 def test_numbered_routine_reads_are_the_reads_numbered_one_by_one(
     turn: int, count: int, level: int, calls: int, batches: int, later: int
 ) -> None:
-    ids = scenarios._Ids()
+    ids = Ids()
     ids.calls, ids.batches = calls, batches
-    one_by_one = tuple(
-        ids.batch(read, later) for read in scenarios._routine_reads(turn, count, level)
-    )
-    kept = scenarios._Ids()
+    one_by_one = tuple(ids.batch(read, later) for read in routine_reads(turn, count, level))
+    kept = Ids()
     kept.calls, kept.batches = calls, batches
     assert kept.reads(turn, count, level) == one_by_one
     assert (kept.calls, kept.batches) == (ids.calls, ids.batches)
 
 
 @given(
-    index=st.integers(0, scenarios.MAX_STEPS - 1),
-    status=st.sampled_from(scenarios.STATUSES),
+    index=st.integers(0, MAX_STEPS - 1),
+    status=st.sampled_from(STATUSES),
     evidence=st.sampled_from(((), *((text,) for text in words.EVIDENCE))),
 )
 def test_a_kept_step_is_a_validated_step(
     index: int, status: StepStatus, evidence: tuple[str, ...]
 ) -> None:
-    kept = scenarios._step(index, status, evidence)
+    kept = step(index, status, evidence)
     title = words.STEP_TITLES[index % len(words.STEP_TITLES)]
     fresh = PlanStep(id=f"s{index + 1}", title=title, status=status, evidence=evidence)
     assert kept == fresh
@@ -77,13 +83,13 @@ def test_a_kept_step_is_a_validated_step(
 
 
 @given(
-    count=st.sampled_from(scenarios._CRITERIA_COUNTS),
+    count=st.sampled_from(CRITERIA_COUNTS),
     rotation=st.integers(0, len(words.CONSTRAINTS) - 1),
     satisfied=st.integers(0, 7),
 )
 def test_kept_criteria_are_validated_criteria(count: int, rotation: int, satisfied: int) -> None:
-    kept = scenarios._criteria(count, rotation, satisfied)
-    assert kept == scenarios._criteria.__wrapped__(count, rotation, satisfied)
+    kept = criteria(count, rotation, satisfied)
+    assert kept == criteria.__wrapped__(count, rotation, satisfied)
     assert len(kept) == count
     for criterion in kept:
         assert AcceptanceCriterion.model_validate(criterion.model_dump()) == criterion
@@ -97,16 +103,16 @@ def test_kept_criteria_are_validated_criteria(count: int, rotation: int, satisfi
 def test_a_kept_validation_record_is_a_validated_record(
     command: str, passed: bool, summary: str
 ) -> None:
-    kept = scenarios._validation(command, passed, summary)
+    kept = validation(command, passed, summary)
     fresh = ValidationRecord(command=command, passed=passed, summary=summary)
     assert kept == fresh
     assert kept.model_fields_set == fresh.model_fields_set
 
 
 def test_batches_other_than_routine_reads_are_numbered_one_by_one() -> None:
-    call = scenarios._call(0)
+    call = tool_call(0)
     batch = ToolBatch("", (call, call))
-    ids = scenarios._Ids()
+    ids = Ids()
     numbered = ids.batch(batch, 3)
     assert [c.call_id for c in numbered.calls] == ["call_1", "call_2"]
     assert numbered.batch_id == "batch_1"

@@ -14,8 +14,8 @@ from compactcheck.invariants.laws.session.reading import (
     visible,
     witness,
 )
-from compactcheck.invariants.session.checker import node_price
 from compactcheck.invariants.session.exchange import SessionAfter, SessionBefore
+from compactcheck.invariants.session.pricing import node_price
 from compactcheck.invariants.verdict import Finding, Violation, value_diff
 
 
