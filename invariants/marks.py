@@ -1,0 +1,74 @@
+"""The values and names of a fact, and whether an output still holds them: mechanical evidence.
+
+A fact's marks are its numbers, versions, amounts, ids, paths and proper names
+(``compactcheck.invariants.tokens``), read as lemmas. A mark the output holds in no form at all
+proves the fact lost, whatever the wording; one it holds in a near form ("500 dollars" for
+"$500", "Postgres" for "PostgreSQL", "src/auth.py" for "auth.py") proves nothing either way.
+Pure, no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Literal
+
+from compactcheck.invariants.fact_keys import keys_of
+from compactcheck.invariants.lexicon import MULTIPLIERS, lemma, value_like
+from compactcheck.invariants.sentences import SentenceIndex
+from compactcheck.invariants.tokens import distinctive_tokens
+
+Presence = Literal["present", "near", "absent"]
+
+# "e.g", "i.e": joined like an id, but words.
+_ABBREVIATION = re.compile(r"^(?:[a-z]{1,2}\.)+[a-z]{1,2}$")
+_CORE = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+@lru_cache(maxsize=4096)
+def marks_of(fact: str) -> tuple[str, ...]:
+    """The values and names of a fact, as lemmas: what its absence proves lost."""
+    keys = keys_of(fact)
+    found: list[str] = []
+    for mark in sorted(keys.values | keys.names):
+        if len(mark) < 2 or _ABBREVIATION.match(mark):
+            continue
+        # A compound word ("read-only") is a word, not a name.
+        if "-" in mark and mark.replace("-", "").isalpha():
+            continue
+        found.append(mark)
+    return tuple(found)
+
+
+def spelled(mark: str, fact: str) -> str:
+    """A mark as the fact writes it ("API" for the lemma "api")."""
+    for token in distinctive_tokens(fact):
+        if lemma(token.lower()) == mark:
+            return token
+    return mark
+
+
+def presence(mark: str, index: SentenceIndex) -> Presence:
+    """Whether ``mark`` is in the output: as it is, in a near form, or not at all."""
+    lemmas = index.lemmas
+    if mark in lemmas:
+        return "present"
+    lowered = index.lowered
+    if value_like(mark):
+        core = _CORE.search(mark)
+        digits = core.group() if core else mark
+        if re.search(rf"(?<![\d.]){re.escape(digits)}(?!\d)", lowered):
+            return "near"
+        # A number written out in words ("five hundred") may be this one.
+        return "near" if lemmas & MULTIPLIERS else "absent"
+    if re.search(rf"(?<!\w){re.escape(mark)}", lowered):
+        return "near"
+    if "/" in mark and mark.rsplit("/", 1)[-1] in lowered:
+        return "near"
+    stem = mark[:5]
+    if len(mark) >= 5 and any(other[:5] == stem for other in lemmas if len(other) >= 5):
+        return "near"
+    return "absent"
+
+
+__all__ = ["Presence", "marks_of", "presence", "spelled"]
