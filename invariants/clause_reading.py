@@ -9,6 +9,7 @@ any other word is unknown, and makes the statement unsure. Pure, no I/O.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -71,10 +72,14 @@ def shape_of(fact: str) -> FactShape:
     )
 
 
+# A tag that names a rule or a step ("[c1]", "[s2]"): a label, not a word of the rule.
+_TAG = re.compile(r"\[[^\]\s]{1,24}\]")
+
+
 @lru_cache(maxsize=16384)
 def tagged_words(text: str) -> Tagged:
-    """The words of a text with their lemmas, in order."""
-    return tuple((word, lemma_of(word)) for word in words(text))
+    """The words of a text with their lemmas, in order, its tags ("[c1]") left out."""
+    return tuple((word, lemma_of(word)) for word in words(_TAG.sub(" ", text)))
 
 
 def _bounds(tagged: Tagged, keys: Keys) -> frozenset[str]:

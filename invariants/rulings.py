@@ -32,6 +32,7 @@ from compactcheck.invariants.fact_keys import (
     verbatim_in,
     weakened,
 )
+from compactcheck.invariants.lexicon import lemma_of
 from compactcheck.invariants.marks import marks_of, presence, spelled
 from compactcheck.invariants.sentences import (
     RETIRING,
@@ -41,6 +42,7 @@ from compactcheck.invariants.sentences import (
     sentences,
     words,
 )
+from compactcheck.invariants.tokens import STOPWORDS
 
 Ruling = Literal[
     "kept", "reworded", "weakened", "changed", "contradicted", "stale", "retired", "dropped",
@@ -162,10 +164,17 @@ def _statements(fact: str, index: SentenceIndex) -> list[tuple[Sentence, Stateme
     return found
 
 
-def _words_anywhere(keys: Keys, index: SentenceIndex) -> bool:
-    """Whether any content word of a fact (or a form derived from it) is in the output."""
+def _words_anywhere(fact: str, index: SentenceIndex) -> bool:
+    """Whether any word of a fact that is not grammar (or a form derived from it) is in the
+    output; a fact of grammar alone is looked for word for word."""
+    keys = keys_of(fact)
+    own = keys.content or {
+        lemma for word in words(fact) if word not in STOPWORDS and (lemma := lemma_of(word))
+    }
+    if not own:
+        return fact.strip() in index
     lemmas = index.lemmas
-    return any(k in lemmas or any(derived(k, other) for other in lemmas) for k in keys.content)
+    return any(k in lemmas or any(derived(k, other) for other in lemmas) for k in own)
 
 
 def _current(fact: str, index: SentenceIndex, lean: FactRuling) -> FactRuling:
@@ -177,8 +186,7 @@ def _current(fact: str, index: SentenceIndex, lean: FactRuling) -> FactRuling:
         if lean.ruling == "changed" and lean.sentence is not None:
             return _sure(lean, f"{gone}, and {lean.sentence!r} says the rest of it otherwise")
         return _sure(lean, gone, ruling="dropped", sentence=None, message=None)
-    keys = keys_of(fact)
-    if not marks and keys.content and not _words_anywhere(keys, index):
+    if not marks and not _words_anywhere(fact, index):
         return _sure(lean, "none of its words appears in the output", ruling="dropped")
     read = _statements(fact, index)
     same = [(s, st) for s, st in read if st.says == "same"]
@@ -206,6 +214,8 @@ def _current(fact: str, index: SentenceIndex, lean: FactRuling) -> FactRuling:
         return _unsure(lean, other[0][1].reason)
     if lean.sentence is not None:
         return _unsure(lean, f"no one clause of {lean.sentence!r} holds every word of it")
+    if not marks:
+        return _unsure(lean, "it has no value or name, and some of its words are in the output")
     return _unsure(lean, "its values and names are in the output, but no sentence states it")
 
 
@@ -225,31 +235,30 @@ def _superseded(
         shown = spelled(marks[0], fact)
         reason = f"{shown!r}, which tells it from its replacement, appears nowhere in the output"
         return _sure(lean, reason, ruling="retired")
-    keys = keys_of(fact)
-    if not marks_of(fact) and keys.content and not _words_anywhere(keys, index):
+    if not marks_of(fact) and not _words_anywhere(fact, index):
         return _sure(lean, "none of its words appears in the output", ruling="retired")
     read = _statements(fact, index)
     if not read:
         return _unsure(lean, "its values are in the output, in no clause that states it")
-    if all(st.says in ("noted", "opposite") for _, st in read):
-        sentence, why = read[0]
+    # The output's last word on it decides, as a reader takes it: a rule listed and then
+    # replaced is retired; one replaced and then restated is stale again.
+    sentence, last = read[-1]
+    if last.says in ("noted", "opposite"):
         return _sure(
-            lean, why.reason, ruling="retired", sentence=sentence.text, message=sentence.message
+            lean, last.reason, ruling="retired", sentence=sentence.text, message=sentence.message
         )
-    restated = [(s, st) for s, st in read if st.says == "same" and not _noted_anywhere(s)]
-    if restated and len(restated) == len(read):
-        sentence, _ = restated[-1]
+    if last.says == "same" and not _noted_anywhere(sentence):
+        earlier = " (its last mention)" if len(read) > 1 else ""
         return _sure(
             lean,
-            f"{sentence.text!r} restates it with no replacement note",
+            f"{sentence.text!r} restates it with no replacement note{earlier}",
             ruling="stale",
             sentence=sentence.text,
             message=sentence.message,
         )
-    undecided = next((st for _, st in read if st.says is None), None)
-    if undecided is not None:
-        return _unsure(lean, undecided.reason)
-    return _unsure(lean, "the output restates it, and notes a replacement beside it")
+    if last.says is None:
+        return _unsure(lean, last.reason)
+    return _unsure(lean, f"{sentence.text!r} restates it, and notes a replacement beside it")
 
 
 def retired_on(fact: str, line: str, others: Sequence[str] = ()) -> bool:
@@ -318,8 +327,7 @@ def _new_claim(made: FactRuling, before: SentenceIndex) -> FactRuling:
             return _sure(made, f"none of {shown} appears in the input")
         shown = repr(spelled(there[0], made.fact))
         return _unsure(made, f"{shown} is in the input, in no sentence that states the claim")
-    keys = keys_of(made.fact)
-    if keys.content and not _words_anywhere(keys, before):
+    if not _words_anywhere(made.fact, before):
         return _sure(made, "none of its words appears in the input")
     return _unsure(made, "its words are in the input, in no sentence that states the claim")
 
@@ -352,7 +360,13 @@ def rulings(
     # A current value "changed" into a superseded one is the old value restated: the current
     # one is dropped, the old one stale.
     found = [
-        replace(r, ruling="dropped", sentence=None, message=None)
+        replace(
+            r,
+            ruling="dropped",
+            sentence=None,
+            message=None,
+            reason=f"{r.sentence!r} restates a superseded value in its place ({r.reason})",
+        )
         if r.ruling == "changed" and r.sentence in stale_in
         else r
         for r in found

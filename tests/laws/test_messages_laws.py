@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from compactcheck.invariants.catalogue import UnknownInvariantError, catalogue, select
 from compactcheck.invariants.facts import Budget, Facts, Reading
 from compactcheck.invariants.laws.messages import message_size
-from compactcheck.invariants.laws.messages.content import (
+from compactcheck.invariants.laws.messages.mentions import (
     Mention,
     _found_by,
     _polar,
