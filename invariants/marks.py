@@ -48,6 +48,27 @@ def spelled(mark: str, fact: str) -> str:
     return mark
 
 
+def _near_value(mark: str) -> str:
+    """The pattern of the near forms of a value: its number with its unit or prefix written
+    otherwise ("500 dollars", "80 percent", "issue 1832", "v3.12", "bill 412")."""
+    core = _CORE.search(mark)
+    digits = re.escape(core.group() if core else mark)
+    alone = r"(?<![\w.])"
+    if mark.startswith("$"):
+        return rf"{alone}{digits}\s*(?:dollars?|usd|bucks)\b|\b(?:usd|us\$)\s*{digits}(?!\w)"
+    if mark.endswith("%"):
+        return rf"{alone}{digits}\s*(?:percent|per\s+cent|pct)\b"
+    if mark.startswith("#"):
+        return rf"\b(?:no\.?|number|issue|bug|ticket|pr|pull request)\s*#?{digits}(?!\w)"
+    prefix = re.match(r"[a-z_]+", mark)
+    if prefix is not None:
+        return rf"\b{re.escape(prefix.group().rstrip('_'))}[\s_#-]*{digits}(?!\w)"
+    if "." in digits:
+        # A version written "v3.12", or given a patch level ("3.12.1").
+        return rf"{alone}v?{digits}(?!\w)"
+    return r"(?!)"
+
+
 def presence(mark: str, index: SentenceIndex) -> Presence:
     """Whether ``mark`` is in the output: as it is, in a near form, or not at all."""
     lemmas = index.lemmas
@@ -55,9 +76,7 @@ def presence(mark: str, index: SentenceIndex) -> Presence:
         return "present"
     lowered = index.lowered
     if value_like(mark):
-        core = _CORE.search(mark)
-        digits = core.group() if core else mark
-        if re.search(rf"(?<![\d.]){re.escape(digits)}(?!\d)", lowered):
+        if re.search(_near_value(mark), lowered):
             return "near"
         # A number written out in words ("five hundred") may be this one.
         return "near" if lemmas & MULTIPLIERS else "absent"

@@ -168,7 +168,9 @@ def check_main(arguments: argparse.Namespace, console: Console) -> int:
         colour = _COLOURS.get(made.ruling, "yellow")
         said = f": {made.sentence!r}" if made.sentence and made.ruling != "kept" else ""
         kind = "new claim" if made.kind == "invented" else made.kind
-        line = untrusted.safe_line(f"{kind} {made.fact!r}{said}")
+        # An unsure ruling says so, and why: no law fails on it.
+        unsure = f" (unsure: {made.reason})" if not made.certain else ""
+        line = untrusted.safe_line(f"{kind} {made.fact!r}{said}{unsure}")
         console.print(
             f"  [{colour}]{made.ruling:<12}[/{colour}] {escape(line)}",
             highlight=False,
@@ -189,6 +191,12 @@ def check_main(arguments: argparse.Namespace, console: Console) -> int:
                 f"[dim]not exercised {finding.invariant} (this pair could not break it)[/dim]",
                 highlight=False,
             )
+        for item in finding.review:
+            # What the reading could not settle, never a pass in silence.
+            said = untrusted.safe_line(
+                f"{item.kind} {item.fact!r}, leaning {item.leans}: {item.reason}"
+            )
+            console.print(f"  [yellow]for review[/yellow] {escape(said)}", highlight=False)
     broken = len(judgement.violations)
     exercised = sum(1 for f in judgement.findings if f.exercised)
     console.print(
