@@ -201,13 +201,6 @@ def _judged(
 def _polarity(shape: FactShape, read: ClauseReading, text: str) -> Statement:
     """The statement of a clause with no note: same, opposite, or why it cannot tell."""
     quoted = repr(text)
-    if read.unknown:
-        return Statement(
-            None,
-            "",
-            f"{quoted} also says {_listed(read)}, which the reading does not know",
-            text,
-        )
     for name, why in (
         ("hedge", "may soften it"),
         ("condition", "may limit it to a case or a time"),
@@ -215,6 +208,13 @@ def _polarity(shape: FactShape, read: ClauseReading, text: str) -> Statement:
     ):
         if read.flags.get(name):
             return Statement(None, "", f"{read.flags[name][0]!r} in {quoted} {why}", text)
+    if read.unknown:
+        return Statement(
+            None,
+            "",
+            f"{quoted} also says {_listed(read)}, which the reading does not know",
+            text,
+        )
     if read.restricted != shape.restricted:
         why = "drops the fact's restriction" if shape.restricted else "adds a restriction"
         return Statement(None, "", f"{quoted} {why}", text)
