@@ -103,9 +103,20 @@ def unprefixed(word: str, shape: FactShape) -> str | None:
     return None
 
 
+def stems(word: str) -> frozenset[str]:
+    """The bases an inflected word may have where the lemma dictionary has none ("fixing" is
+    "fix", "pushed" is "push", "running" is "run", "making" is "make")."""
+    for ending in ("ing", "ed"):
+        if word.endswith(ending) and len(word) > len(ending) + 2:
+            base = word[: -len(ending)]
+            doubled = {base[:-1]} if len(base) > 2 and base[-1] == base[-2] else set()
+            return frozenset({base, f"{base}e", *doubled})
+    return frozenset()
+
+
 def holds_all(shape: FactShape, tagged: Tagged) -> bool:
     """Whether a clause's words hold every value, name and content word the fact needs."""
-    lemmas = {lemma for _, lemma in tagged}
+    lemmas = {lemma for _, lemma in tagged} | {s for word, _ in tagged for s in stems(word)}
     lemmas |= {base for word, _ in tagged if (base := unprefixed(word, shape))}
     for key in shape.required:
         if key not in lemmas and not any(derived(key, other) for other in lemmas):
@@ -125,7 +136,10 @@ class ClauseReading:
 
 
 def own_word(word: str, lemma: str, keys: Keys) -> bool:
-    return word in keys.own or lemma in keys.own or any(derived(lemma, k) for k in keys.content)
+    """Whether a word is the fact's own: itself, its lemma, a stem or a derived form of one."""
+    if word in keys.own or lemma in keys.own or stems(word) & keys.content:
+        return True
+    return any(derived(lemma, k) for k in keys.content)
 
 
 def read_clause(shape: FactShape, tagged: Tagged, text: str) -> ClauseReading:
@@ -156,7 +170,7 @@ def read_clause(shape: FactShape, tagged: Tagged, text: str) -> ClauseReading:
             # A participle of the fact's verb with no "be" before it tells what was done
             # ("touched the API"), not a rule.
             if (
-                lemma in keys.content
+                (lemma in keys.content or stems(word) & keys.content)
                 and word != lemma
                 and word.endswith("ed")
                 and before not in PASSIVE_AUXILIARIES
@@ -206,6 +220,7 @@ __all__ = [
     "own_word",
     "read_clause",
     "shape_of",
+    "stems",
     "tagged_words",
     "unprefixed",
 ]

@@ -162,6 +162,12 @@ def check_main(arguments: argparse.Namespace, console: Console) -> int:
             style="dim",
             highlight=False,
         )
+    for read in judgement.inferences:
+        if read.field == "must_keep":
+            continue
+        sure = "" if read.certainty == "certain" else ", unsure"
+        said = untrusted.safe_line(f"{read.field.rstrip('s')} {read.text!r} ({read.source}{sure})")
+        console.print(f"  [dim]inferred[/dim] {escape(said)}", highlight=False)
     if judgement.rulings:
         console.print("rulings (what AFTER did to each fact of BEFORE):", highlight=False)
     for made in judgement.rulings:

@@ -276,6 +276,7 @@ too)."""
 # The leans of a current constraint's ruling that ``constraints_preserved`` judges ("weakened"
 # is ``constraints_not_weakened``'s).
 _JUDGED = frozenset({"kept", "reworded", "changed", "contradicted", "dropped"})
+_LOSSES = frozenset({"changed", "contradicted", "dropped"})
 
 
 def _current(
@@ -291,10 +292,20 @@ def _current(
     wanted = set(current)
     violations: list[Violation] = []
     review: list[Review] = []
+    # A constraint read off the history by a guess is not a rule for certain: its loss is too.
+    doubtful = {
+        i.text: i.source
+        for i in facts.inferences
+        if i.field == "constraints" and i.certainty == "unsure"
+    }
     for ruling in fact_rulings(before, after, facts):
         if ruling.kind != "constraint" or ruling.fact not in wanted:
             continue
         if ruling.ruling not in _JUDGED:
+            continue
+        if ruling.certain and ruling.fact in doubtful and ruling.ruling in _LOSSES:
+            why = f"{ruling.reason}; but it was inferred, unsure, from {doubtful[ruling.fact]}"
+            review.append(replace(_review("constraints_preserved", ruling), reason=why))
             continue
         if not ruling.certain or (ruling.ruling == "dropped" and out.holds(ruling.fact)):
             if not ruling.certain:
