@@ -40,12 +40,16 @@ from compactcheck.invariants.clause_reading import (
     tagged_words,
 )
 from compactcheck.invariants.lexicon import (
+    CONDITION_WORDS,
     FUNCTION_WORDS,
+    HEDGE_WORDS,
+    HEDGES,
     LAPSE_WORDS,
     PRONOUNS,
     negating,
     value_like,
 )
+from compactcheck.invariants.marks import marks_of
 from compactcheck.invariants.sentences import Clause, Sentence
 
 Certainty = Literal["certain", "unsure"]
@@ -58,6 +62,9 @@ _LIFTING = LAPSE_WORDS - {
     "instead", "rather", "replace", "replaces", "replacing", "supersede", "supersedes",
     "superseding",
 }  # fmt: skip
+_REPLACING = frozenset(
+    {"instead", "rather", "place", "replaces", "replacing", "replaced", "supersedes", "superseding"}
+)
 _BARE = NEUTRAL | LAPSE_WORDS | frozenset({"no", "not", "earlier", "previous", "old", "one"})
 # A clause that opens by retiring what follows it ("in place of the earlier rule: ...").
 _OPENER = re.compile(
@@ -96,6 +103,23 @@ def _note_of(clause: Clause, tagged: Tagged) -> str:
     return clause.text.strip() if lifting else ""
 
 
+def _qualifier(clause: Clause, tagged: Tagged, shape: FactShape) -> str:
+    """The hedge, condition or lapse a clause holding nothing else is ("Generally"), or ""."""
+    flagged = [
+        word
+        for word, _ in tagged
+        if word in HEDGE_WORDS | CONDITION_WORDS | LAPSE_WORDS and word not in shape.keys.own
+    ]
+    lowered = f" {clause.lowered} "
+    phrases = [hedge for hedge in HEDGES if f" {hedge} " in lowered and hedge not in shape.hedges]
+    if not (flagged or phrases):
+        return ""
+    plain = NEUTRAL | HEDGE_WORDS | CONDITION_WORDS | LAPSE_WORDS
+    if all(word in plain or negating(word) for word, _ in tagged) or phrases:
+        return (phrases or flagged)[0]
+    return ""
+
+
 def _carrying(
     shape: FactShape, clauses: Sequence[tuple[Clause, Tagged]]
 ) -> list[tuple[int, Tagged, str]]:
@@ -111,10 +135,9 @@ def _carrying(
             continue
         if any(negating(w) for w, _ in ahead):
             continue
-        marks_only = all(value_like(lemma) or lemma in shape.keys.names for _, lemma in ahead)
+        # A topic, then what is said of it ("Dev server port: 8080", "The public API: do not
+        # touch it"): its pronoun, if it has one, stands for the topic.
         pronoun = next((n for n, (w, _) in enumerate(rest) if w in PRONOUNS), None)
-        if pronoun is None and not marks_only:
-            continue
         taken = rest if pronoun is None else (*rest[:pronoun], *rest[pronoun + 1 :])
         joined = (*ahead, *taken)
         if holds_all(shape, joined):
@@ -139,6 +162,34 @@ def statement(fact: str, sentence: Sentence, following: Sentence | None = None) 
             None, "", f"its clauses say it both ways: {sentence.text!r}", sentence.text
         )
     return read[0]
+
+
+def noted_mention(fact: str, sentence: Sentence) -> Statement | None:
+    """A clause that names every value and name of ``fact`` with a note that retires it in the
+    same clause ("(was $500)", "Python 3.11 is superseded by 3.12"); None when there is none."""
+    marks = marks_of(fact)
+    # What a note retires is the fact's value ("instead of 3.11"), else its name.
+    named = {mark for mark in marks if value_like(mark)} or set(marks)
+    if not named:
+        return None
+    for clause in sentence.clauses:
+        tagged = tagged_words(clause.text)
+        lemmas = {lemma for _, lemma in tagged}
+        if not named <= lemmas:
+            continue
+        words_ = {word for word, _ in tagged}
+        lifting = sorted(words_ & _LIFTING)
+        # "... replaces Use Python 3.11", "instead of 3.11": a replacing word before the value
+        # retires what follows it.
+        first = min(n for n, (_, lemma) in enumerate(tagged) if lemma in named)
+        lifting += [w for w, _ in tagged[:first] if w in _REPLACING] or (
+            ["no longer"] if "no longer" in clause.lowered else []
+        )
+        if "retired" in clause.negations or lifting:
+            note = ", ".join(lifting) or clause.text.strip()
+            text = clause.text.strip()
+            return Statement("noted", note, f"{text!r} names it with a note that retires it", text)
+    return None
 
 
 def _judged(
@@ -177,6 +228,13 @@ def _judged(
     ]
     if sentence.text.rstrip().endswith("?"):
         return Statement(None, noted, "it is asked, not stated", text)
+    # A clause of nothing but a qualifier beside it ("Generally, don't ...", "..., where
+    # practical") qualifies it as if it were inside it.
+    beside = [c for c in (before, later[0] if later else None) if c is not None]
+    for other, words_ in beside:
+        qualifier = _qualifier(other, words_, shape)
+        if qualifier:
+            return Statement(None, noted, f"{qualifier!r} beside it may qualify it", text)
     if noted:
         if read.unknown:
             return Statement(
@@ -218,7 +276,9 @@ def _polarity(shape: FactShape, read: ClauseReading, text: str) -> Statement:
     if read.restricted != shape.restricted:
         why = "drops the fact's restriction" if shape.restricted else "adds a restriction"
         return Statement(None, "", f"{quoted} {why}", text)
-    permits = bool(read.flags.get("permission"))
+    # "Only PostgreSQL may be used" permits nothing else: a permission that restricts as the
+    # fact does is its requirement.
+    permits = bool(read.flags.get("permission")) and not (read.restricted and shape.restricted)
     if shape.bounds or read.bounds:
         fact_bound = effective_bound(shape.bounds, shape.negations)
         said = effective_bound(read.bounds, read.negations)
@@ -248,4 +308,4 @@ def _listed(read: ClauseReading) -> str:
     return ", ".join(map(repr, read.unknown))
 
 
-__all__ = ["CERTAINTIES", "Certainty", "Says", "Statement", "statement"]
+__all__ = ["CERTAINTIES", "Certainty", "Says", "Statement", "noted_mention", "statement"]

@@ -54,7 +54,7 @@ class FactShape:
 
 # Verbs a rule is framed by ("Keep functions under 40 lines", "Functions stay under 40 lines"):
 # a restatement may swap or drop them.
-_FRAME_VERBS = frozenset({"keep", "stay", "remain", "ensure", "make", "have", "be"})
+_FRAME_VERBS = frozenset({"keep", "stay", "remain", "ensure", "make", "have", "be", "set"})
 
 
 @lru_cache(maxsize=4096)
@@ -67,7 +67,7 @@ def shape_of(fact: str) -> FactShape:
         sum(negating(word) for word, _ in tagged),
         _bounds(tagged, keys),
         keys.restricted or any(p in lowered for p in RESTRICTING_PHRASES),
-        keys.values | keys.names | (keys.content - _FRAME_VERBS),
+        keys.values | keys.names | (keys.content - _FRAME_VERBS - FRAME_WORDS),
         tuple(hedge for hedge in HEDGES if f" {hedge} " in lowered),
     )
 
@@ -83,14 +83,18 @@ def tagged_words(text: str) -> Tagged:
 
 
 def _bounds(tagged: Tagged, keys: Keys) -> frozenset[str]:
-    """The directions a text bounds a value in ("under 40": upper), its negation applied."""
+    """The directions a text bounds a value in ("under 40": upper), its negation not applied.
+
+    A fact with no value bounds nothing: its "under" is a place ("files under migrations/").
+    """
     found: set[str] = set()
+    if not keys.values:
+        return frozenset()
     for word, lemma in tagged:
         if lemma in UPPER_BOUND or word in UPPER_BOUND:
             found.add("upper")
         elif lemma in LOWER_BOUND or word in LOWER_BOUND:
             found.add("lower")
-    del keys
     return frozenset(found)
 
 
@@ -161,7 +165,8 @@ def read_clause(shape: FactShape, tagged: Tagged, text: str) -> ClauseReading:
             if word == "avoid" and "avoid" not in keys.own:
                 flags.setdefault("hedge", []).append(word)
             continue
-        if lemma in UPPER_BOUND | LOWER_BOUND or word in UPPER_BOUND | LOWER_BOUND:
+        bound = lemma in UPPER_BOUND | LOWER_BOUND or word in UPPER_BOUND | LOWER_BOUND
+        if bound and keys.values:
             continue
         if word in RESTRICTIONS:
             restricted = True
@@ -171,6 +176,7 @@ def read_clause(shape: FactShape, tagged: Tagged, text: str) -> ClauseReading:
             # ("touched the API"), not a rule.
             if (
                 (lemma in keys.content or stems(word) & keys.content)
+                and word not in keys.own
                 and word != lemma
                 and word.endswith("ed")
                 and before not in PASSIVE_AUXILIARIES

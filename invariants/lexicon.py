@@ -142,7 +142,8 @@ FUNCTION_WORDS = _set(
     """a an the this these those that it its they them their we our us you your i my me to of
     in on at by for with from into onto as and or so than then any all every each there here be
     is are am been being do does doing have has having get gets please kindly also too still
-    now currently ever whatsoever absolutely strictly both either one"""
+    now currently ever whatsoever absolutely strictly both either one anything something
+    everything else"""
 )
 FRAME_WORDS = _set(
     """rule rules constraint constraints requirement requirements policy guideline guidelines
@@ -150,14 +151,15 @@ FRAME_WORDS = _set(
     keeps stay stays remain remains ensure ensures make sure project codebase code repo team
     agent assistant user everyone anyone task work goal goals objective time times
     circumstance circumstances update updated summary status context agreed decision state
-    apply applies stand stands hold holds matter going forward henceforth"""
+    apply applies stand stands hold holds matter going forward henceforth module runtime app
+    application package"""
 )
-FORCE_WORDS = _set("must should shall need needs required require requires mandatory will")
+FORCE_WORDS = _set("must should shall need needs required require requires mandatory will always")
 # Words that grant rather than require: a rule restated with one of them permits ("feel free
 # to touch it"), which is what contradicts a prohibition.
 PERMISSION_WORDS = _set(
     """may can could might allowed allow allows permitted permit permits ok okay fine free
-    freely feel welcome acceptable ahead needed useful want wants like go"""
+    freely feel welcome acceptable ahead needed useful want wants like go whatever"""
 )
 # Words that limit a rule to a case or a time ("only if", "unless", "before release").
 CONDITION_WORDS = _set(

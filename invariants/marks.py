@@ -31,7 +31,8 @@ def marks_of(fact: str) -> tuple[str, ...]:
     keys = keys_of(fact)
     found: list[str] = []
     for mark in sorted(keys.values | keys.names):
-        if len(mark) < 2 or _ABBREVIATION.match(mark):
+        # A single letter ("I") names nothing; a single digit is a value ("at most 3 times").
+        if (len(mark) < 2 and not mark.isdigit()) or _ABBREVIATION.match(mark):
             continue
         # A compound word ("read-only") is a word, not a name.
         if "-" in mark and mark.replace("-", "").isalpha():
@@ -60,12 +61,21 @@ def _near_value(mark: str) -> str:
         return rf"{alone}{digits}\s*(?:percent|per\s+cent|pct)\b"
     if mark.startswith("#"):
         return rf"\b(?:no\.?|number|issue|bug|ticket|pr|pull request)\s*#?{digits}(?!\w)"
-    prefix = re.match(r"[a-z_]+", mark)
-    if prefix is not None:
-        return rf"\b{re.escape(prefix.group().rstrip('_'))}[\s_#-]*{digits}(?!\w)"
-    if "." in digits:
+    ticket = re.fullmatch(r"([a-z]+)[-_#]?(\d+)", mark)
+    if ticket is not None:
+        # "BILL-412" as "bill 412", "v2" as "version 2".
+        name, number = (re.escape(part) for part in ticket.groups())
+        return rf"\b{name}[a-z]*[\s_#.-]*{number}(?!\w)"
+    date = re.fullmatch(r"(\d{4})-\d{1,2}-\d{1,2}", mark)
+    if date is not None:
+        # A date written in words ("June 30, 2025") keeps its year.
+        return rf"(?<![\w.-]){date.group(1)}(?![\w-])"
+    if re.fullmatch(r"v?\d+(?:\.\d+)+", mark):
         # A version written "v3.12", or given a patch level ("3.12.1").
         return rf"{alone}v?{digits}(?!\w)"
+    if "/" in mark:
+        # A path written from another root ("src/auth.py" for "auth.py"), or by its file name.
+        return rf"{re.escape(mark)}|(?<![\w.-]){re.escape(mark.rsplit('/', 1)[-1])}(?![\w-])"
     return r"(?!)"
 
 
@@ -84,8 +94,10 @@ def presence(mark: str, index: SentenceIndex) -> Presence:
         return "near"
     if "/" in mark and mark.rsplit("/", 1)[-1] in lowered:
         return "near"
+    # A name written short or long ("Postgres", "PostgreSQL"); a path or an id is no name.
     stem = mark[:5]
-    if len(mark) >= 5 and any(other[:5] == stem for other in lemmas if len(other) >= 5):
+    long_name = len(mark) >= 5 and mark.isalpha()
+    if long_name and any(other[:5] == stem for other in lemmas if len(other) >= 5):
         return "near"
     return "absent"
 

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from compactcheck.invariants.certainty import Certainty, Statement, statement
+from compactcheck.invariants.certainty import Certainty, Statement, noted_mention, statement
 from compactcheck.invariants.claims import stated, stated_claims
 from compactcheck.invariants.fact_keys import (
     Keys,
@@ -150,15 +150,18 @@ def _read(fact: str, index: SentenceIndex, kind: FactKind) -> FactRuling:
     return FactRuling(fact, kind, "dropped")
 
 
-def _statements(fact: str, index: SentenceIndex) -> list[tuple[Sentence, Statement]]:
-    """Each output sentence one clause of which holds the whole fact, with how it states it."""
+def _statements(
+    fact: str, index: SentenceIndex, superseded: bool = False
+) -> list[tuple[Sentence, Statement]]:
+    """Each output sentence one clause of which holds the whole fact, with how it states it;
+    of a superseded fact, also each that names its values with a note retiring them."""
     keys = keys_of(fact)
     found: list[tuple[Sentence, Statement]] = []
     for number in sorted(index.holding(keys.all)):
         sentence = index.sentence(number)
-        if not holds(keys, sentence):
-            continue
-        read = statement(fact, sentence, index.following(number))
+        read = statement(fact, sentence, index.following(number)) if holds(keys, sentence) else None
+        if superseded and (read is None or read.says is None):
+            read = noted_mention(fact, sentence) or read
         if read is not None:
             found.append((sentence, read))
     return found
@@ -235,9 +238,14 @@ def _superseded(
         shown = spelled(marks[0], fact)
         reason = f"{shown!r}, which tells it from its replacement, appears nowhere in the output"
         return _sure(lean, reason, ruling="retired")
+    # A restatement holds every value and name: one of them gone, it cannot be restated.
+    gone = [mark for mark in marks_of(fact) if presence(mark, index) == "absent"]
+    if gone:
+        reason = f"{spelled(gone[0], fact)!r} appears nowhere in the output: it is not restated"
+        return _sure(lean, reason, ruling="retired")
     if not marks_of(fact) and not _words_anywhere(fact, index):
         return _sure(lean, "none of its words appears in the output", ruling="retired")
-    read = _statements(fact, index)
+    read = _statements(fact, index, superseded=True)
     if not read:
         return _unsure(lean, "its values are in the output, in no clause that states it")
     # The output's last word on it decides, as a reader takes it: a rule listed and then
