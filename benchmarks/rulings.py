@@ -187,8 +187,8 @@ def _row(row: dict[str, object], where: str) -> Ruled:
             any(_restated(fact, claim) for fact in facts) for claim in stated_claims(summary)
         )
         return Ruled(expected, "none", sure, f"{given!r} -> {summary!r}", style)
-    summary = row.get("summary", row.get("sentence", row.get("output")))
-    if not isinstance(summary, str) or not isinstance(row.get("fact"), str):
+    said = row.get("summary", row.get("sentence", row.get("output")))
+    if not isinstance(said, str) or not isinstance(row.get("fact"), str):
         raise CorpusError(f"{where}: a row holds a 'fact' and a 'summary' (or 'sentence')")
     fact = str(row["fact"])
     kind = str(row.get("kind", "constraint"))
@@ -197,10 +197,8 @@ def _row(row: dict[str, object], where: str) -> Ruled:
     chosen: FactKind = (
         "goal" if kind == "goal" else "superseded" if kind == "superseded" else "constraint"
     )
-    made = ruling_of(fact, summary, chosen)
-    return Ruled(
-        expected, made.ruling, made.certain, f"{fact!r} -> {summary!r}", style, made.reason
-    )
+    made = ruling_of(fact, said, chosen)
+    return Ruled(expected, made.ruling, made.certain, f"{fact!r} -> {said!r}", style, made.reason)
 
 
 def _restated(fact: str, claim: str) -> bool:

@@ -9,7 +9,7 @@ sure that ruling is, is ``compactcheck.invariants.certainty``'s to say. Pure, no
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -20,6 +20,7 @@ from compactcheck.invariants.sentences import (
     STRONG,
     Sentence,
     lemma,
+    sentences,
     shape,
     value_like,
     words,
@@ -242,6 +243,23 @@ def verbatim_in(fact: str, text: str) -> bool:
     return False
 
 
+def retired_on(fact: str, line: str, others: Sequence[str] = ()) -> bool:
+    """Whether ``line`` names ``fact`` only to retire or negate it ("3.11 no longer applies").
+
+    The negating words of ``others`` (other facts named on the line) are theirs, not its.
+    """
+    keys = keys_of(fact)
+    anchors = keys.anchors
+    theirs = {word for other in others for word in words(other)}
+    for sentence in sentences(line):
+        if not sentence.lemmas & anchors:
+            continue
+        negations = negated(keys, sentence)[1] - theirs
+        if bool(negations) != keys.negative:
+            return True
+    return False
+
+
 __all__ = [
     "LIGHT",
     "Keys",
@@ -253,6 +271,7 @@ __all__ = [
     "keys_of",
     "needed",
     "negated",
+    "retired_on",
     "substituted",
     "verbatim_in",
     "weakened",

@@ -28,6 +28,7 @@ from compactcheck.invariants.fact_keys import (
     holds,
     keys_of,
     negated,
+    retired_on,
     substituted,
     verbatim_in,
     weakened,
@@ -267,23 +268,6 @@ def _superseded(
     if last.says is None:
         return _unsure(lean, last.reason)
     return _unsure(lean, f"{sentence.text!r} restates it, and notes a replacement beside it")
-
-
-def retired_on(fact: str, line: str, others: Sequence[str] = ()) -> bool:
-    """Whether ``line`` names ``fact`` only to retire or negate it ("3.11 no longer applies").
-
-    The negating words of ``others`` (other facts named on the line) are theirs, not its.
-    """
-    keys = keys_of(fact)
-    anchors = keys.anchors
-    theirs = {word for other in others for word in words(other)}
-    for sentence in sentences(line):
-        if not sentence.lemmas & anchors:
-            continue
-        negations = negated(keys, sentence)[1] - theirs
-        if bool(negations) != keys.negative:
-            return True
-    return False
 
 
 _SAID = frozenset({"kept", "reworded", "weakened"})
