@@ -21,6 +21,7 @@ from compactcheck.invariants import (
 )
 from compactcheck.invariants.formats import AnthropicRequest, GeminiRequest, ResponsesInput
 from compactcheck.invariants.messages import CHAT_MESSAGES
+from compactcheck.models.judge import JudgeAnswer, JudgeRequest
 from compactcheck.report.model import Report
 from compactcheck.targets.protocol import (
     ANY_COMPACT_REQUEST,
@@ -53,6 +54,8 @@ MODELS: dict[str, type[BaseModel] | TypeAdapter[Any]] = {
     "protocol-compact-request": ANY_COMPACT_REQUEST,
     "protocol-compact-response": AnyCompactResponse,
     "protocol-stop-request": StopRequest,
+    "judge-request": JudgeRequest,
+    "judge-answer": JudgeAnswer,
 }
 
 
