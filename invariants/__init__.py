@@ -49,7 +49,7 @@ from compactcheck.invariants.state import (
     RunStatus,
     SkillState,
 )
-from compactcheck.invariants.verdict import Finding, Violation, value_diff
+from compactcheck.invariants.verdict import Finding, Review, Violation, value_diff
 from compactcheck.invariants.wire import WireModel
 
 __all__ = [
@@ -77,6 +77,7 @@ __all__ = [
     "PendingUserInput",
     "PendingWork",
     "PlanStep",
+    "Review",
     "RunStatus",
     "SkillState",
     "SnapshotAfter",

@@ -25,6 +25,25 @@ class Budget(BaseModel):
     counter: Counter = "approx_tokens"
 
 
+class Inference(BaseModel):
+    """One fact read off a history rather than declared: where, how, and how surely.
+
+    ``certainty`` is "certain" where the history states it in a form that names a rule (a
+    "Constraints:" label, "Never ...", "Please don't ...", "Make sure to ...", a system prompt's
+    list), "unsure" where the reading guesses ("Also: ...", a numbered list no label names).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    field: Literal["goal", "constraints", "must_keep"]
+    text: str
+    certainty: Literal["certain", "unsure"] = "certain"
+    message: int | None = None
+    """The index of the history's message it was read from."""
+    source: str = ""
+    """How it was read, for a reader: "user message 2, after 'Also:'"."""
+
+
 class Facts(BaseModel):
     """The facts of a run at the moment it is compacted.
 
@@ -49,6 +68,8 @@ class Facts(BaseModel):
     inferred: tuple[str, ...] = ()
     """The fields read off the history (``compactcheck.invariants.inference``) rather than
     declared."""
+    inferences: tuple[Inference, ...] = ()
+    """Each fact of the inferred fields, where it was read and how surely."""
     reading: Reading = "tokens"
     """How goal, constraints and must-keep facts are looked up in the output (see ``Reading``)."""
 

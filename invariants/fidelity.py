@@ -45,10 +45,15 @@ KIND_NAMES = {
 
 @dataclass(frozen=True)
 class Survival:
-    """How many of the facts of one kind that the input held are still in the output."""
+    """How many of the facts of one kind that the input held are still in the output.
+
+    ``review`` counts those of ``kept`` whose ruling the reading could not settle: the laws
+    leave them for review, neither lost nor surely kept (messages view, tokens reading only).
+    """
 
     kept: int = 0
     present: int = 0
+    review: int = 0
 
     @property
     def share(self) -> float | None:
@@ -154,7 +159,9 @@ def messages_fidelity(
     """One messages compaction: facts looked up as the laws look them up (``Facts.reading``).
 
     A superseded constraint counts as reasserted where ``constraints_preserved`` would flag it:
-    the output's last mention asserts it as current, though the input's did not.
+    the output's last mention asserts it as current, though the input's did not (read by
+    tokens, where its ruling is a certain "stale"; one left for review is counted in
+    ``review``).
     """
     held_in, held_out = FactLookup.of(before, facts.reading), FactLookup.of(after, facts.reading)
     read = reassertions(before, after, facts)
@@ -167,7 +174,20 @@ def messages_fidelity(
         return measured
     made = fact_rulings(before, after, facts)
     constraints = _constraints_kept(facts.constraints, held_in, held_out, made)
-    return replace(measured, constraints=constraints, rulings=dict(Tally(r.ruling for r in made)))
+    superseded = {r.fact: r for r in made if r.kind == "superseded"}
+    sure = unsure = 0
+    for text, _, _ in read.asserted:
+        ruling = superseded.get(text)
+        if ruling is None or (ruling.certain and ruling.ruling == "stale"):
+            sure += 1
+        elif not ruling.certain:
+            unsure += 1
+    return replace(
+        measured,
+        constraints=constraints,
+        reasserted=Survival(sure, len(read.stale), unsure),
+        rulings=dict(Tally(r.ruling for r in made)),
+    )
 
 
 def _constraints_kept(
@@ -179,17 +199,23 @@ def _constraints_kept(
     """The current constraints kept, as ``constraints_preserved`` reads them sentence by sentence.
 
     A constraint said in other words ("Don't touch the public API") is kept though its tokens
-    are not all there; one whose polarity flipped or whose value changed is not, though they
-    are. Otherwise (no ruling, or one the law leaves to the tokens) the tokens decide.
+    are not all there; one whose polarity flipped or whose value changed, for certain, is not,
+    though they are. A constraint whose ruling is unsure is counted kept, as the law fails only
+    on a certain ruling, and counted in ``review`` too. Otherwise (no ruling, or one the law
+    leaves to the tokens) the tokens decide.
     """
-    ruled = {r.fact: r.ruling for r in made if r.kind == "constraint"}
+    ruled = {r.fact: r for r in made if r.kind == "constraint"}
     present = [text for text in dict.fromkeys(constraints) if text and held_in.holds(text)]
-    kept = 0
+    kept = review = 0
     for text in present:
-        ruling = ruled.get(text)
-        if ruling in FAITHFUL or (ruling not in BROKEN_RULINGS and held_out.holds(text)):
+        made_on = ruled.get(text)
+        ruling = made_on.ruling if made_on is not None else None
+        if made_on is not None and not made_on.certain and ruling != "weakened":
             kept += 1
-    return Survival(kept, len(present))
+            review += 1
+        elif ruling in FAITHFUL or (ruling not in BROKEN_RULINGS and held_out.holds(text)):
+            kept += 1
+    return Survival(kept, len(present), review)
 
 
 def snapshot_fidelity(

@@ -9,7 +9,12 @@ messages laws need three things from it, and each can be read off the history it
   message, without its marker or a leading ``[tag]``: the rules an agent prompt enumerates; and,
   in a user message, the items under a heading that names them ("Constraints:", "New rules:",
   "Requirements:") or the sentences after such a label on its line ("Fix the bug. Constraints:
-  Do not touch the public API. Never push to main."), as users give rules mid-conversation;
+  Do not touch the public API. Never push to main."), as users give rules mid-conversation; and
+  the rules people state in prose: a sentence that opens as a rule does ("Never ...", "Please
+  don't ...", "Make sure to ...", "You must not ..."), what follows "Also:", and the items of a
+  numbered list. Each is read with its certainty (``Inference``): unsure where the reading
+  guesses ("Also: the tests live in tests/", a numbered item that states no rule), and a law
+  leaves a loss of an unsure one for review;
 - ``must_keep``: the files the agent changed (path arguments of tool calls whose name says they
   write: ``write``, ``edit``, ``patch``, ``create``, ...), the ids of steps, tasks, tickets or
   issues passed to tools (``step_id``, ``ticket``, ...), and the ids of tool calls still waiting
@@ -26,9 +31,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
-from compactcheck.invariants.facts import Facts
+from compactcheck.invariants.facts import Facts, Inference
 from compactcheck.invariants.messages import (
     AssistantMessage,
     ChatMessage,
@@ -67,13 +73,25 @@ _RULES_LABEL = re.compile(
     r"(?:constraints?|rules?|requirements?)\s*[*_]*:\s*(?P<rest>.*)$",
     re.IGNORECASE | re.MULTILINE,
 )
-_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
+
+
+# Sentences that state a rule the way people do: "Never ...", "Please don't ...", "Make sure to
+# ...", "You must not ...", "Always ...". What follows "Also:" is a rule only as surely as this.
+_RULE_OPENING = re.compile(
+    r"^(?:please\s+)?(?:never|always|don['\u2019]t|do\s+not|make\s+sure|be\s+sure|ensure"
+    r"|you\s+(?:must|should|may)\s+(?:not|never)|you\s+must|must\s+not)\b",
+    re.IGNORECASE,
+)
+_ALSO = re.compile(r"^(?:also|and|plus|oh,?\s+and|one\s+more\s+thing)\s*[:,-]\s*", re.IGNORECASE)
+_NUMBERED = re.compile(r"^\s*\d{1,3}[.)]\s+(?:\[[^\]\s]{1,24}\]\s*)?(?P<text>\S.*?)\s*$")
+_PLAIN_SENTENCE = re.compile(r"(?<=[.!?;])\s+(?=\S)")
 
 
 def infer_facts(
     messages: Iterable[ChatMessage], declared: Facts | Mapping[str, Any] | None
 ) -> Facts:
-    """``declared`` completed with what the history shows; ``inferred`` names what was read.
+    """``declared`` completed with what the history shows; ``inferred`` names what was read,
+    ``inferences`` each fact read, where and how surely.
 
     A ``Facts`` object counts as fully declared (nothing is inferred); a mapping declares the
     fields it holds, and the inferable ones it lacks are read from ``messages``.
@@ -82,67 +100,157 @@ def infer_facts(
         return declared
     given = dict(declared or {})
     history = tuple(messages)
-    readers = {"goal": _goal, "constraints": _constraints, "must_keep": _must_keep}
+    read = {"goal": _goal, "constraints": _constraints, "must_keep": _must_keep}
     inferred: list[str] = []
+    inferences: list[Inference] = []
     for field in INFERABLE:
         if field in given:
             continue
-        given[field] = readers[field](history)
+        found = read[field](history)
+        inferences += found
+        texts = tuple(dict.fromkeys(item.text for item in found))
+        given[field] = texts[0] if field == "goal" else texts
+        if field == "goal" and not found:
+            given[field] = ""
         inferred.append(field)
     given.setdefault("inferred", tuple(inferred))
+    given.setdefault("inferences", tuple(inferences))
     return Facts.model_validate(given)
 
 
-def _goal(history: tuple[ChatMessage, ...]) -> str:
-    first = next((m for m in history if isinstance(m, UserMessage)), None)
+def inferred_rules(history: Iterable[ChatMessage]) -> tuple[Inference, ...]:
+    """Every goal and rule the history states, each with where it was read and how surely."""
+    messages = tuple(history)
+    return (*_goal(messages), *_constraints(messages))
+
+
+def _goal(history: tuple[ChatMessage, ...]) -> list[Inference]:
+    first = next(((i, m) for i, m in enumerate(history) if isinstance(m, UserMessage)), None)
     if first is None:
-        return ""
-    text = content_text(first.content).strip()
+        return []
+    at, message = first
+    text = content_text(message.content).strip()
     # The rules the user gave with the task are constraints, read as such: the goal is the task.
+    cut = len(text)
     label = _RULES_LABEL.search(text)
-    task = text[: label.start()].strip() if label is not None else ""
-    return task or text
+    if label is not None:
+        cut = label.start()
+    for rule in _user_rules(text):
+        if rule.at < cut:
+            cut = rule.at
+    task = text[:cut].strip()
+    return [Inference(field="goal", text=task or text, message=at, source=f"user message {at}")]
 
 
-def _constraints(history: tuple[ChatMessage, ...]) -> tuple[str, ...]:
-    found: dict[str, None] = {}
-    for message in history:
+def _constraints(history: tuple[ChatMessage, ...]) -> list[Inference]:
+    found: dict[str, Inference] = {}
+    for at, message in enumerate(history):
         if isinstance(message, SystemMessage):
             for line in content_text(message.content).splitlines():
                 match = _ITEM.match(line)
                 if match is not None and len(match["text"]) >= 3:
-                    found[match["text"]] = None
+                    text = match["text"]
+                    found.setdefault(
+                        text,
+                        Inference(
+                            field="constraints",
+                            text=text,
+                            message=at,
+                            source=f"system message {at}, a list item",
+                        ),
+                    )
         elif isinstance(message, UserMessage):
-            found.update(dict.fromkeys(_labelled_rules(content_text(message.content))))
-    return tuple(found)
+            for rule in _user_rules(content_text(message.content)):
+                found.setdefault(
+                    rule.text,
+                    Inference(
+                        field="constraints",
+                        text=rule.text,
+                        certainty=rule.certainty,
+                        message=at,
+                        source=f"user message {at}, {rule.how}",
+                    ),
+                )
+    return list(found.values())
 
 
-def _labelled_rules(text: str) -> Iterator[str]:
-    """The rules a user message gives under a label: the list items that follow it, or the
-    sentences after it on its line (the label opening the line or a sentence)."""
+@dataclass(frozen=True)
+class _Rule:
+    """A rule read in a user message: its text, where it starts, how it was read, how surely."""
+
+    text: str
+    at: int
+    how: str
+    certainty: Literal["certain", "unsure"]
+
+
+def _user_rules(text: str) -> Iterator[_Rule]:
+    """The rules a user message gives: under a label ("Constraints:"), after "Also:", as a
+    sentence that states a rule ("Please never ..."), or as a numbered list of requirements."""
     listing = False
-    for line in text.splitlines():
+    offset = 0
+    lines = text.splitlines(keepends=True)
+    numbered = sum(1 for line in lines if _NUMBERED.match(line))
+    for raw in lines:
+        start, line = offset, raw.rstrip("\r\n")
+        offset += len(raw)
         label = _RULES_LABEL.search(line)
         if label is not None:
             listing = True
-            for sentence in _SENTENCE_END.split(label["rest"].strip()):
-                rule = sentence.strip().rstrip(".;")
+            rest = label["rest"].strip()
+            base = start + line.find(rest) if rest else start
+            for sentence, at in _sentences(rest, base):
+                rule = sentence.rstrip(".;")
                 if len(rule) >= 3:
-                    yield rule
+                    yield _Rule(rule, at, "under a rules label", "certain")
             continue
         item = _ITEM.match(line)
         if listing and item is not None:
             if len(item["text"]) >= 3:
-                yield item["text"]
+                yield _Rule(item["text"], start, "a list item under a rules label", "certain")
             continue
         # The list ends at the first line that is not one of its items.
         listing = False
+        listed = _NUMBERED.match(line)
+        if listed is not None and numbered >= 2:
+            rule = listed["text"].rstrip(".;")
+            sure: Literal["certain", "unsure"] = (
+                "certain" if _RULE_OPENING.match(rule) else "unsure"
+            )
+            yield _Rule(rule, start, "an item of a numbered list", sure)
+            continue
+        yield from _plain_rules(line, start)
 
 
-def _must_keep(history: tuple[ChatMessage, ...]) -> tuple[str, ...]:
-    found: dict[str, None] = {}
+def _plain_rules(line: str, start: int) -> Iterator[_Rule]:
+    """The rules a line of prose states: "Also: ...", "Never ...", "Make sure to ..."."""
+    for sentence, at in _sentences(line.strip(), start + len(line) - len(line.lstrip())):
+        also = _ALSO.match(sentence)
+        said = sentence[also.end() :] if also is not None else sentence
+        said = said.strip().rstrip(".;!")
+        if len(said.split()) < 2:
+            continue
+        if _RULE_OPENING.match(said):
+            how = "after 'Also:'" if also is not None else "a sentence stating a rule"
+            yield _Rule(said, at, how, "certain")
+        elif also is not None:
+            yield _Rule(said, at, "after 'Also:'", "unsure")
+
+
+def _sentences(text: str, base: int) -> Iterator[tuple[str, int]]:
+    """The sentences of ``text`` with where each starts, ``base`` being where ``text`` does."""
+    at = 0
+    for piece in _PLAIN_SENTENCE.split(text):
+        found = text.find(piece, at)
+        at = found + len(piece)
+        if piece.strip():
+            yield piece.strip(), base + found
+
+
+def _must_keep(history: tuple[ChatMessage, ...]) -> list[Inference]:
+    found: dict[str, Inference] = {}
     answered = {m.tool_call_id for m in history if isinstance(m, ToolMessage)}
-    for message in history:
+    for at, message in enumerate(history):
         if not isinstance(message, AssistantMessage) or not message.tool_calls:
             continue
         for call in message.tool_calls:
@@ -151,10 +259,15 @@ def _must_keep(history: tuple[ChatMessage, ...]) -> tuple[str, ...]:
             for key, value in _leaves(arguments):
                 changed = writes and key in _PATH_KEYS and _looks_like_path(value)
                 if changed or (key in _ID_KEYS and value):
-                    found[value] = None
+                    how = "a file it changed" if changed else f"the {key} of a tool call"
+                    found.setdefault(value, _kept(value, at, how))
             if call.id not in answered:
-                found[call.id] = None
-    return tuple(found)
+                found.setdefault(call.id, _kept(call.id, at, "a call still waiting"))
+    return list(found.values())
+
+
+def _kept(text: str, at: int, how: str) -> Inference:
+    return Inference(field="must_keep", text=text, message=at, source=f"message {at}, {how}")
 
 
 def _arguments(text: str) -> Any:
@@ -201,4 +314,4 @@ def inferred_note(facts: Facts, invariant: str, because: str) -> str | None:
     return f"judged on inferred facts ({', '.join(used)} read from the history, not declared)"
 
 
-__all__ = ["INFERABLE", "LAW_READS", "infer_facts", "inferred_note"]
+__all__ = ["INFERABLE", "LAW_READS", "infer_facts", "inferred_note", "inferred_rules"]

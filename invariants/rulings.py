@@ -1,37 +1,49 @@
-"""A ruling per fact: what a compaction did to each goal and constraint the input held.
+"""A ruling per fact: what a compaction did to each goal and constraint the input held, and how
+sure the reading is of it.
 
 A reviewer reading a summary beside the facts it had to keep says of each one: kept word for
 word, reworded, weakened (a restriction relaxed: "only" dropped, "never" become "avoid if
 possible"), changed (a number, version, id or name differs), contradicted (its polarity
 flipped), dropped, or, of a superseded value, stale (restated as current) or retired; and of a
-constraint or goal the input never held, invented. This module makes those rulings from the
-sentences of the output (``compactcheck.invariants.sentences``). Pure, no model, no I/O.
+constraint or goal the input never held, invented.
+
+Each ruling is ``certain`` only on mechanical evidence (``compactcheck.invariants.certainty``),
+else ``unsure``, leaning to the ruling the lexical reading gives
+(``compactcheck.invariants.fact_keys``), with the reason it cannot settle it. A law fails only
+on a certain ruling; an unsure one is an item for a reader or a judge. Pure, no model, no I/O.
 """
 
 from __future__ import annotations
 
-import math
-import re
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from functools import lru_cache
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import Literal
 
+from compactcheck.invariants.certainty import Certainty, Statement, noted_mention, statement
+from compactcheck.invariants.claims import stated, stated_claims
+from compactcheck.invariants.fact_keys import (
+    Keys,
+    changed,
+    derived,
+    holds,
+    keys_of,
+    negated,
+    retired_on,
+    substituted,
+    verbatim_in,
+    weakened,
+)
+from compactcheck.invariants.lexicon import lemma_of
+from compactcheck.invariants.marks import marks_of, presence, spelled
 from compactcheck.invariants.sentences import (
-    HEDGES,
-    NEGATIONS,
-    RESTRICTIONS,
-    STRONG,
+    RETIRING,
     Sentence,
     SentenceIndex,
     kept_while_short,
-    lemma,
     sentences,
-    shape,
-    value_like,
     words,
 )
-from compactcheck.invariants.tokens import STOPWORDS, distinctive_tokens
+from compactcheck.invariants.tokens import STOPWORDS
 
 Ruling = Literal[
     "kept", "reworded", "weakened", "changed", "contradicted", "stale", "retired", "dropped",
@@ -47,241 +59,58 @@ FAILING: frozenset[Ruling] = frozenset({"changed", "contradicted", "stale", "dro
 FAITHFUL: frozenset[Ruling] = frozenset({"kept", "reworded", "retired"})
 """The rulings of a fact the output still says as the input did (or, superseded, no longer says)."""
 FactKind = Literal["goal", "constraint", "superseded", "invented"]
-# Verbs a rewording swaps or leaves out freely ("Write no new dependencies" is "No new
-# dependencies"): not keys of a fact, like the stop words.
-_LIGHT = STOPWORDS | {"add", "have", "get", "go", "put", "take", "let"}
 
 
 @dataclass(frozen=True)
 class FactRuling:
-    """What the output did to one fact, and the output sentence the ruling rests on."""
+    """What the output did to one fact, the output sentence the ruling rests on, and how sure
+    the reading is: ``certain`` on mechanical evidence, else ``unsure``; ``reason`` says which
+    evidence, or why there is none."""
 
     fact: str
     kind: FactKind
     ruling: Ruling
     sentence: str | None = None
     message: int | None = None
-
-
-@dataclass(frozen=True)
-class Keys:
-    """What must survive of a fact: its values, its names, its content lemmas, its polarity."""
-
-    values: frozenset[str]
-    names: frozenset[str]
-    content: frozenset[str]
-    own: frozenset[str]
-    negative: bool
-    restricted: bool
-    strong: bool
-    hedged: bool
+    certainty: Certainty = "unsure"
+    reason: str = ""
 
     @property
-    def all(self) -> frozenset[str]:
-        """Every key a sentence is looked up by."""
-        return self.values | self.names | self.content
-
-    @property
-    def anchors(self) -> frozenset[str]:
-        """The keys whose clause carries the fact's polarity: its values, else all its keys."""
-        return self.values or self.all
+    def certain(self) -> bool:
+        """Whether the ruling rests on mechanical evidence."""
+        return self.certainty == "certain"
 
 
-def _hedged(text: str) -> bool:
-    lowered = f" {text.lower()} "
-    return any(f" {hedge}" in lowered for hedge in HEDGES)
+def _sure(made: FactRuling, reason: str, **changes: object) -> FactRuling:
+    return replace(made, certainty="certain", reason=reason, **changes)  # type: ignore[arg-type]
 
 
-@lru_cache(maxsize=4096)
-def keys_of(fact: str) -> Keys:
-    """The keys of a fact (read once per fact text)."""
-    names = {lemma(token.lower()) for token in distinctive_tokens(fact) if not value_like(token)}
-    values: set[str] = set()
-    content: set[str] = set()
-    own: set[str] = set()
-    negative = restricted = strong = False
-    for word in words(fact):
-        if word in NEGATIONS or word.endswith(("n't", "n\u2019t")):
-            negative = True
-            strong = strong or word in STRONG or word in {"never", "mustn't"}
-            continue
-        if word in RESTRICTIONS:
-            restricted = True
-            continue
-        own.add(word)
-        if word in STRONG:
-            strong = True
-            continue
-        found = lemma(word)
-        own.add(found)
-        if value_like(found):
-            values.add(found)
-        elif found in names or word in names:
-            names.add(found)
-        elif found not in _LIGHT and word not in STOPWORDS and len(found) > 2:
-            content.add(found)
-    if "no longer" in fact.lower():
-        negative = True
-    names = {name for name in names if name in own}
-    content -= names
-    return Keys(
-        frozenset(values),
-        frozenset(names),
-        frozenset(content),
-        frozenset(own),
-        negative,
-        restricted,
-        strong,
-        _hedged(fact),
-    )
+def _unsure(made: FactRuling, reason: str) -> FactRuling:
+    return replace(made, certainty="unsure", reason=reason)
 
 
-def _needed(keys: Keys) -> int:
-    """How many content lemmas a sentence must hold to say the fact (a rewording changes some)."""
-    count = len(keys.content)
-    # A fact named by a name or an id leans on it; one named by words (and bare numbers, which
-    # turn up anywhere) needs more of its words.
-    named = keys.names or any(not value.isdigit() for value in keys.values)
-    return max(1, math.ceil((0.5 if named else 0.6) * count)) if count else 0
+def rule(
+    fact: str,
+    index: SentenceIndex,
+    kind: FactKind = "constraint",
+    marks: Sequence[str] | None = None,
+) -> FactRuling:
+    """The ruling on one fact of the input, read in the output's sentences, with its certainty.
 
-
-def _hits(keys: Keys, lemmas: frozenset[str]) -> int:
-    """How many content lemmas of the fact a sentence holds, a derived form counted too.
-
-    "indentation" is held by "indent": a lemma that begins with the other's five letters or more.
+    A superseded fact is "stale" where a sentence still asserts it, else "retired"; ``marks``
+    are the values and names that tell it from its replacement (its own by default).
     """
-    exact = keys.content & lemmas
-    count = len(exact)
-    for key in keys.content - exact:
-        if any(_derived(key, other) for other in lemmas):
-            count += 1
-    return count
+    lean = lean_of(fact, index, kind)
+    if kind == "superseded":
+        return _superseded(fact, index, lean, marks_of(fact) if marks is None else tuple(marks))
+    return _current(fact, index, lean)
 
 
-def _derived(one: str, other: str) -> bool:
-    short, long = (one, other) if len(one) <= len(other) else (other, one)
-    return len(short) >= 5 and long.startswith(short) and not value_like(long)
-
-
-def _holds(keys: Keys, sentence: Sentence) -> bool:
-    lemmas = sentence.lemmas
-    return keys.values <= lemmas and keys.names <= lemmas and _hits(keys, lemmas) >= _needed(keys)
-
-
-def _negated(keys: Keys, sentence: Sentence) -> tuple[bool, frozenset[str]]:
-    """Whether the clauses carrying the fact negate it, and by which words."""
-    anchors = keys.anchors
-    carrying = [clause for clause in sentence.clauses if clause.lemmas & anchors]
-    if carrying:
-        # The clause that says the fact is the one carrying most of it: an aside that names an
-        # old value it replaces ("(this replaces [c3]: Don't ever push to main)") shares a word
-        # with the new fact but does not negate it.
-        most = max(len(clause.lemmas & anchors) for clause in carrying)
-        carrying = [clause for clause in carrying if len(clause.lemmas & anchors) == most]
-    found: set[str] = set()
-    for clause in carrying or sentence.clauses:
-        found |= clause.negations - keys.own
-    return bool(found), frozenset(found)
-
-
-def _weakened(keys: Keys, sentence: Sentence, negations: frozenset[str]) -> bool:
-    """Whether the sentence says the fact with its restriction relaxed."""
-    if _hedged(sentence.text) and not keys.hedged:
-        return True
-    if keys.restricted:
-        lowered = sentence.text.lower()
-        said = any(word in RESTRICTIONS for word in words(lowered)) or any(
-            phrase in lowered for phrase in ("other than", "anything but", "nothing but", "except")
-        )
-        if not said:
-            return True
-    # "Never push" said as "avoid pushing": a prohibition become a preference.
-    return keys.strong and keys.negative and bool(negations) and negations <= {"avoid"}
-
-
-def _values(lemmas: Iterable[str]) -> set[str]:
-    return {found for found in lemmas if value_like(found)}
-
-
-def _names(sentence: Sentence) -> set[str]:
-    return {
-        lemma(token.lower()) for token in distinctive_tokens(sentence.text) if not value_like(token)
-    }
-
-
-def _changed(keys: Keys, sentence: Sentence) -> bool:
-    """Whether the sentence says the fact with a value or a name of the same kind replaced."""
-    lemmas = sentence.lemmas
-    if _hits(keys, lemmas) < _needed(keys):
-        return False
-    lost_values = keys.values - lemmas
-    lost_names = keys.names - lemmas
-    if not (lost_values or lost_names):
-        return False
-    foreign = _values(lemmas) - keys.values
-    for value in lost_values:
-        if not any(shape(value) == shape(other) for other in foreign):
-            return False
-    if lost_names:
-        other_names = _names(sentence) - keys.names - keys.own
-        anchored = bool(keys.values & lemmas or keys.content & lemmas or keys.names & lemmas)
-        if not (other_names and anchored):
-            return False
-    return True
-
-
-def _sequence(text: str) -> list[str]:
-    return [lemma(word) for word in words(text)]
-
-
-def _substituted(fact: str, keys: Keys, sentence: Sentence) -> bool:
-    """Whether a content word of the fact is replaced by another right before a word it qualifies.
-
-    "the orders table" said as "the users table": the word directly before "table" differs and
-    is no word of the fact. Only a word directly before a held key is compared, so that a
-    rewording that drops or moves a word ("Always answer in French") is not read as a change.
-    """
-    lemmas = sentence.lemmas
-    missing = keys.content - lemmas
-    if not missing:
-        return False
-    ours = _sequence(fact)
-    theirs = _sequence(sentence.text)
-    for at, word in enumerate(ours[:-1]):
-        head = ours[at + 1]
-        if word not in missing or head not in keys.all or head not in lemmas:
-            continue
-        for where, other in enumerate(theirs[1:], start=1):
-            before = theirs[where - 1]
-            foreign = before not in keys.own and before not in _LIGHT and before not in NEGATIONS
-            if other == head and foreign and len(before) > 2 and not value_like(before):
-                return True
-    return False
-
-
-def _verbatim(fact: str, text: str) -> bool:
-    """Whether ``fact`` occurs in ``text`` as whole words ("3.1" is not in "3.12")."""
-    at = text.find(fact)
-    while at >= 0:
-        end = at + len(fact)
-        before_ok = at == 0 or not text[at - 1].isalnum()
-        after_ok = end >= len(text) or not (
-            text[end].isalnum() or (text[end] in "._-/" and text[end + 1 : end + 2].isalnum())
-        )
-        if before_ok and after_ok:
-            return True
-        at = text.find(fact, at + 1)
-    return False
-
-
-def rule(fact: str, index: SentenceIndex, kind: FactKind = "constraint") -> FactRuling:
-    """The ruling on one fact of the input, read in the output's sentences.
-
-    A superseded fact is "stale" where a sentence still asserts it, else "retired".
-    """
+def lean_of(fact: str, index: SentenceIndex, kind: FactKind = "constraint") -> FactRuling:
+    """The ruling the lexical reading leans to, with no certainty of its own."""
     found = _read(fact, index, kind)
     verbatim = kind != "superseded" and fact.strip() and found.ruling != "weakened"
-    if verbatim and any(_verbatim(fact.strip(), text) for text in index.texts):
+    if verbatim and any(verbatim_in(fact.strip(), text) for text in index.texts):
         return FactRuling(fact, kind, "kept", found.sentence or fact.strip(), found.message)
     return found
 
@@ -290,26 +119,25 @@ def _read(fact: str, index: SentenceIndex, kind: FactKind) -> FactRuling:
     superseded = kind == "superseded"
     keys = keys_of(fact)
     candidates = index.holding(keys.all)
-    held = [index.sentence(n) for n in sorted(candidates) if _holds(keys, index.sentence(n))]
+    held = [index.sentence(n) for n in sorted(candidates) if holds(keys, index.sentence(n))]
     if keys.all and held:
         agreeing: list[tuple[Sentence, frozenset[str]]] = []
         for sentence in held:
-            negated, negations = _negated(keys, sentence)
-            if negated == keys.negative:
+            negative, negations = negated(keys, sentence)
+            if negative == keys.negative:
                 agreeing.append((sentence, negations))
         if superseded:
             if agreeing:
-                return FactRuling(
-                    fact, kind, "stale", agreeing[-1][0].text, agreeing[-1][0].message
-                )
+                last = agreeing[-1][0]
+                return FactRuling(fact, kind, "stale", last.text, last.message)
             return FactRuling(fact, kind, "retired", held[-1].text, held[-1].message)
         if not agreeing:
             return FactRuling(fact, kind, "contradicted", held[0].text, held[0].message)
         for sentence, _ in agreeing:
-            if _substituted(fact, keys, sentence):
+            if substituted(fact, keys, sentence):
                 return FactRuling(fact, kind, "changed", sentence.text, sentence.message)
         for sentence, negations in agreeing:
-            if not _weakened(keys, sentence, negations):
+            if not weakened(keys, sentence, negations):
                 return FactRuling(fact, kind, "reworded", sentence.text, sentence.message)
         first = agreeing[0][0]
         return FactRuling(fact, kind, "weakened", first.text, first.message)
@@ -318,91 +146,131 @@ def _read(fact: str, index: SentenceIndex, kind: FactKind) -> FactRuling:
     ranked = sorted(candidates, key=lambda n: (-candidates[n], n))
     for number in ranked:
         sentence = index.sentence(number)
-        if _changed(keys, sentence):
+        if changed(keys, sentence):
             return FactRuling(fact, kind, "changed", sentence.text, sentence.message)
     return FactRuling(fact, kind, "dropped")
 
 
-def retired_on(fact: str, line: str, others: Sequence[str] = ()) -> bool:
-    """Whether ``line`` names ``fact`` only to retire or negate it ("3.11 no longer applies").
-
-    The negating words of ``others`` (other facts named on the line) are theirs, not its.
-    """
+def _statements(
+    fact: str, index: SentenceIndex, superseded: bool = False
+) -> list[tuple[Sentence, Statement]]:
+    """Each output sentence one clause of which holds the whole fact, with how it states it;
+    of a superseded fact, also each that names its values with a note retiring them."""
     keys = keys_of(fact)
-    anchors = keys.anchors
-    theirs = {word for other in others for word in words(other)}
-    for sentence in sentences(line):
-        if not sentence.lemmas & anchors:
-            continue
-        negations = _negated(keys, sentence)[1] - theirs
-        if bool(negations) != keys.negative:
-            return True
-    return False
+    found: list[tuple[Sentence, Statement]] = []
+    for number in sorted(index.holding(keys.all)):
+        sentence = index.sentence(number)
+        read = statement(fact, sentence, index.following(number)) if holds(keys, sentence) else None
+        if superseded and (read is None or read.says is None):
+            read = noted_mention(fact, sentence) or read
+        if read is not None:
+            found.append((sentence, read))
+    return found
 
 
-# A line that states a constraint or goal by its label ("Constraint: Use MySQL 8."), and a
-# heading under whose list items each state one.
-_LABELLED = re.compile(
-    r"^\s*(?:[-*\u2022]|\d{1,3}[.)])?\s*\**\s*(?P<label>constraints?|rules?|requirements?|goals?"
-    r"|tasks?|objectives?)\s*\**\s*:\s*\**\s*(?P<text>\S.*?)\s*$",
-    re.IGNORECASE,
-)
-_HEADING = re.compile(
-    r"^\s*(?:#+\s*)?\**\s*(?:current\s+|active\s+)?(?:constraints?|rules?|requirements?|goals?)"
-    r"\s*\**\s*:?\s*\**\s*$",
-    re.IGNORECASE,
-)
-_ITEM = re.compile(r"^\s*(?:[-*\u2022]|\d{1,3}[.)])\s+(?:\[[^\]\s]{1,24}\]\s*)?(?P<text>\S.*?)\s*$")
+def _words_anywhere(fact: str, index: SentenceIndex) -> bool:
+    """Whether any word of a fact that is not grammar (or a form derived from it) is in the
+    output; a fact of grammar alone is looked for word for word."""
+    keys = keys_of(fact)
+    own = keys.content or {
+        lemma for word in words(fact) if word not in STOPWORDS and (lemma := lemma_of(word))
+    }
+    if not own:
+        return fact.strip() in index
+    lemmas = index.lemmas
+    return any(k in lemmas or any(derived(k, other) for other in lemmas) for k in own)
 
 
-_SENTENCE_START = re.compile(r"(?<=[.!?])\s+(?=[A-Z*])")
+def _current(fact: str, index: SentenceIndex, lean: FactRuling) -> FactRuling:
+    """The certainty of the ruling on a goal or a current constraint."""
+    marks = marks_of(fact)
+    absent = [mark for mark in marks if presence(mark, index) == "absent"]
+    if absent:
+        gone = f"{spelled(absent[0], fact)!r} appears nowhere in the output"
+        if lean.ruling == "changed" and lean.sentence is not None:
+            return _sure(lean, f"{gone}, and {lean.sentence!r} says the rest of it otherwise")
+        return _sure(lean, gone, ruling="dropped", sentence=None, message=None)
+    if not marks and not _words_anywhere(fact, index):
+        return _sure(lean, "none of its words appears in the output", ruling="dropped")
+    read = _statements(fact, index)
+    same = [(s, st) for s, st in read if st.says == "same"]
+    other = [(s, st) for s, st in read if st.says != "same"]
+    if same and not other:
+        sentence, why = same[0]
+        ruling = "kept" if lean.ruling == "kept" else "reworded"
+        return _sure(
+            lean, why.reason, ruling=ruling, sentence=sentence.text, message=sentence.message
+        )
+    if other and not same and all(st.says == "opposite" for _, st in other):
+        sentence, why = other[0]
+        return _sure(
+            lean,
+            why.reason,
+            ruling="contradicted",
+            sentence=sentence.text,
+            message=sentence.message,
+        )
+    if same and other:
+        return _unsure(
+            lean, f"the output says it both ways: {same[0][0].text!r} and {other[0][0].text!r}"
+        )
+    if other:
+        return _unsure(lean, other[0][1].reason)
+    if lean.sentence is not None:
+        return _unsure(lean, f"no one clause of {lean.sentence!r} holds every word of it")
+    if not marks:
+        return _unsure(lean, "it has no value or name, and some of its words are in the output")
+    return _unsure(lean, "its values and names are in the output, but no sentence states it")
+
+
+def _noted_anywhere(sentence: Sentence) -> bool:
+    """Whether a sentence holds a replacement or lapse note anywhere in its clauses."""
+    return any(
+        "retired" in c.negations or "no longer" in c.negations or c.negations & RETIRING
+        for c in sentence.clauses
+    )
+
+
+def _superseded(
+    fact: str, index: SentenceIndex, lean: FactRuling, marks: tuple[str, ...]
+) -> FactRuling:
+    """The certainty of the ruling on a superseded constraint: stale or retired."""
+    if marks and all(presence(mark, index) == "absent" for mark in marks):
+        shown = spelled(marks[0], fact)
+        reason = f"{shown!r}, which tells it from its replacement, appears nowhere in the output"
+        return _sure(lean, reason, ruling="retired")
+    # A restatement holds every value and name: one of them gone, it cannot be restated.
+    gone = [mark for mark in marks_of(fact) if presence(mark, index) == "absent"]
+    if gone:
+        reason = f"{spelled(gone[0], fact)!r} appears nowhere in the output: it is not restated"
+        return _sure(lean, reason, ruling="retired")
+    if not marks_of(fact) and not _words_anywhere(fact, index):
+        return _sure(lean, "none of its words appears in the output", ruling="retired")
+    read = _statements(fact, index, superseded=True)
+    if not read:
+        return _unsure(lean, "its values are in the output, in no clause that states it")
+    # The output's last word on it decides, as a reader takes it: a rule listed and then
+    # replaced is retired; one replaced and then restated is stale again.
+    sentence, last = read[-1]
+    if last.says in ("noted", "opposite"):
+        return _sure(
+            lean, last.reason, ruling="retired", sentence=sentence.text, message=sentence.message
+        )
+    if last.says == "same" and not _noted_anywhere(sentence):
+        earlier = " (its last mention)" if len(read) > 1 else ""
+        return _sure(
+            lean,
+            f"{sentence.text!r} restates it with no replacement note{earlier}",
+            ruling="stale",
+            sentence=sentence.text,
+            message=sentence.message,
+        )
+    if last.says is None:
+        return _unsure(lean, last.reason)
+    return _unsure(lean, f"{sentence.text!r} restates it, and notes a replacement beside it")
+
 
 _SAID = frozenset({"kept", "reworded", "weakened"})
-
-
-def stated(text: str) -> list[str]:
-    """The constraints and goals a text states by label or under a heading, in order."""
-    return list(_stated(text))
-
-
-# A round's output texts are read again at the next round and by every reading of a round (the
-# laws, the fidelity measure): each distinct text is read once while kept.
-@lru_cache(maxsize=4096)
-def _stated(text: str) -> tuple[str, ...]:
-    found: list[str] = []
-    under = False
-    for line in text.splitlines():
-        kind, said = _line(line)
-        if kind == "stated":
-            found.extend(said)
-            under = False
-        elif kind == "heading":
-            under = True
-        elif kind == "item" and under:
-            found.extend(said)
-        elif kind != "blank":
-            under = False
-    return tuple(found)
-
-
-# A new summary is mostly lines of the summary it replaces: each line is classified once while
-# kept, whatever text it is read in.
-@lru_cache(maxsize=16384)
-def _line(line: str) -> tuple[str, tuple[str, ...]]:
-    """What a line is to ``_stated`` (stated, heading, item, other, blank) and what it states."""
-    labelled = _LABELLED.match(line)
-    if labelled is not None:
-        return "stated", (labelled["text"],)
-    # A label may open a later sentence of the line ("Summary: ... Constraint: Use MySQL 8.").
-    later = [m for piece in _SENTENCE_START.split(line)[1:] if (m := _LABELLED.match(piece))]
-    if later:
-        return "stated", tuple(m["text"] for m in later)
-    if _HEADING.match(line):
-        return "heading", ()
-    item = _ITEM.match(line)
-    if item is not None:
-        return "item", (item["text"],)
-    return ("other" if line.strip() else "blank"), ()
 
 
 # A history states the same claims at every round (its system prompt's constraints, its goal
@@ -412,19 +280,21 @@ def _line(line: str) -> tuple[str, tuple[str, ...]]:
 def _says_one(claim: str, facts: tuple[str, ...]) -> bool:
     """Whether ``claim``, read alone, says one of ``facts`` (kept, reworded or weakened)."""
     own = SentenceIndex([claim])
-    return any(rule(fact, own).ruling in _SAID for fact in facts)
+    return any(lean_of(fact, own).ruling in _SAID for fact in facts)
 
 
 def invented(after: Sequence[str], before: Sequence[str], facts: Sequence[str]) -> list[FactRuling]:
     """The constraints and goals the output states that neither the facts nor the input held.
 
-    The input is read only when the output states one (most outputs state none by label).
+    Certain when none of the claim's values and names (or, with none, of its words) is in the
+    input; unsure when some are, where no sentence of the input states the claim. The input is
+    read only when the output states one (most outputs state none by label).
     """
     found: list[FactRuling] = []
     held: SentenceIndex | None = None
     known = tuple(facts)
     for message, text in enumerate(after):
-        for claim in _stated(text):
+        for claim in stated_claims(text):
             # A claim that says a fact (or a superseded one, ruled stale) is not new; one that
             # changes a fact is reported on that fact, and is a constraint nobody gave too.
             if _says_one(claim, known):
@@ -432,10 +302,26 @@ def invented(after: Sequence[str], before: Sequence[str], facts: Sequence[str]) 
             if any(claim in text for text in before):
                 continue
             held = held or SentenceIndex(list(before))
-            if rule(claim, held).ruling in _SAID:
+            if lean_of(claim, held).ruling in _SAID:
                 continue
-            found.append(FactRuling(claim, "invented", "invented", claim, message))
+            made = FactRuling(claim, "invented", "invented", claim, message)
+            found.append(_new_claim(made, held))
     return found
+
+
+def _new_claim(made: FactRuling, before: SentenceIndex) -> FactRuling:
+    """An invented claim with its certainty: sure when nothing of it is in the input."""
+    marks = marks_of(made.fact)
+    if marks:
+        there = [mark for mark in marks if presence(mark, before) != "absent"]
+        if not there:
+            shown = ", ".join(repr(spelled(mark, made.fact)) for mark in marks)
+            return _sure(made, f"none of {shown} appears in the input")
+        shown = repr(spelled(there[0], made.fact))
+        return _unsure(made, f"{shown} is in the input, in no sentence that states the claim")
+    if not _words_anywhere(made.fact, before):
+        return _sure(made, "none of its words appears in the input")
+    return _unsure(made, "its words are in the input, in no sentence that states the claim")
 
 
 def rulings(
@@ -455,16 +341,24 @@ def rulings(
         found.append(rule(goal, out, "goal"))
     for text in dict.fromkeys(constraints):
         found.append(rule(text, out, "constraint"))
+    current = {mark for text in constraints for mark in marks_of(text)}
     stale_in: set[str] = set()
     for text in dict.fromkeys(superseded):
-        made = rule(text, out, "superseded")
+        own = tuple(mark for mark in marks_of(text) if mark not in current)
+        made = rule(text, out, "superseded", own)
         found.append(made)
         if made.ruling == "stale" and made.sentence is not None:
             stale_in.add(made.sentence)
     # A current value "changed" into a superseded one is the old value restated: the current
     # one is dropped, the old one stale.
     found = [
-        FactRuling(r.fact, r.kind, "dropped")
+        replace(
+            r,
+            ruling="dropped",
+            sentence=None,
+            message=None,
+            reason=f"{r.sentence!r} restates a superseded value in its place ({r.reason})",
+        )
         if r.ruling == "changed" and r.sentence in stale_in
         else r
         for r in found
@@ -479,6 +373,11 @@ def rule_text(fact: str, summary: str, kind: FactKind = "constraint") -> Ruling:
     return rule(fact, SentenceIndex([summary]), kind).ruling
 
 
+def ruling_of(fact: str, summary: str, kind: FactKind = "constraint") -> FactRuling:
+    """The ruling on one fact against one summary text, with its certainty and reason."""
+    return rule(fact, SentenceIndex([summary]), kind)
+
+
 __all__ = [
     "FAILING",
     "FAITHFUL",
@@ -489,9 +388,11 @@ __all__ = [
     "Ruling",
     "invented",
     "keys_of",
+    "lean_of",
     "retired_on",
     "rule",
     "rule_text",
+    "ruling_of",
     "rulings",
     "sentences",
     "stated",

@@ -23,7 +23,19 @@ from dataclasses import dataclass, field
 from functools import lru_cache, wraps
 from typing import Concatenate, ParamSpec, Protocol, TypeVar
 
-import simplemma
+from compactcheck.invariants.lexicon import (
+    HEDGES,
+    NEGATING_OR_RETIRING,
+    NEGATIONS,
+    RESTRICTIONS,
+    RETIRING,
+    STRONG,
+    lemma,
+    lemma_of,
+    load_lexicon,
+    shape,
+    value_like,
+)
 
 # A word: letters, digits and the joiners that keep a version, path, id or amount in one piece;
 # an apostrophe stays inside ("don't", "user's") so that a contraction is read as one word.
@@ -59,100 +71,6 @@ _CLAUSE = re.compile(
     re.IGNORECASE,
 )
 _ASIDE = re.compile(r"\(([^()]*)\)")
-NEGATIONS: frozenset[str] = frozenset(
-    """not no never nothing none nobody nowhere neither nor without avoid cannot
-    forbid forbidden prohibit prohibited disallow disallowed refrain""".split()  # noqa: SIM905
-)
-# Words that retire a value in the clause that holds it ("3.11 is superseded", "instead of
-# 3.11"); read as negation only when the fact itself does not use them.
-RETIRING: frozenset[str] = frozenset(
-    """instead rather replace replaces replacing replaced supersede supersedes superseding
-    superseded obsolete deprecated outdated retire retired formerly previously
-    anymore""".split()  # noqa: SIM905
-)
-# Words that restrict a fact to one thing: "Use only PostgreSQL" without one is a weaker fact.
-RESTRICTIONS: frozenset[str] = frozenset({"only", "exclusively", "solely", "just", "sole"})
-_RESTRICTION_PHRASES = ("other than", "anything but", "nothing but", "nothing else", "except")
-# Words that make a rule absolute, and phrases that soften one into a preference.
-STRONG: frozenset[str] = frozenset({"never", "always", "must", "mustn't", "required"})
-HEDGES = (
-    "if possible", "where possible", "when possible", "whenever possible", "if you can",
-    "try to", "try not", "ideally", "preferably", "prefer", "if practical", "where practical",
-    "when practical", "where feasible", "if feasible", "generally", "usually", "consider",
-    "as much as possible", "unless necessary", "unless needed", "unless you have to",
-    "recommended", "if convenient", "optional", "optionally", "may want", "nice to have",
-    "when convenient", "should probably", "as far as possible", "if it can be helped",
-)  # fmt: skip
-_NEGATING_OR_RETIRING = NEGATIONS | RETIRING
-# Words of the same meaning in the rules agent prompts state, read as one word. Small on
-# purpose: a synonym counted wrongly would let a changed fact pass.
-_SYNONYMS: dict[str, str] = {
-    "write": "add", "introduce": "add", "install": "add", "include": "add", "create": "add",
-    "modify": "touch", "change": "touch", "edit": "touch", "alter": "touch",
-    "delete": "remove", "drop": "remove", "erase": "remove",
-    "execute": "run", "utilize": "use", "employ": "use", "e-mail": "email",
-    "test": "test", "tests": "test", "method": "function", "repository": "repo",
-    "record": "log", "print": "log", "output": "log",
-    "below": "under", "beneath": "under", "above": "over", "exceed": "over",
-    "target": "use", "targets": "use",
-}  # fmt: skip
-# Contractions whose base is not what a lemma dictionary returns for the first half.
-_CONTRACTED = {"won't": "will", "can't": "can", "shan't": "shall", "ain't": "be"}
-
-
-@lru_cache(maxsize=16384)
-def lemma(word: str) -> str:
-    """The dictionary form of a lower-case word, mapped onto the synonyms rules share."""
-    if word.endswith(("'s", "\u2019s")):
-        word = word[:-2]
-    if any(ch.isdigit() for ch in word) or any(ch in "./#:$%" for ch in word):
-        return word
-    base = simplemma.lemmatize(word, lang="en").lower()
-    return _SYNONYMS.get(base, _SYNONYMS.get(word, base))
-
-
-def load_lexicon() -> None:
-    """Load the lemma dictionary now (a sixth of a second of CPU), not on the first word read.
-
-    The laws read prose from their first judgement on; a process that judges under a clock
-    (a Hypothesis deadline, a timed benchmark) or forks judges from itself loads it first.
-    """
-    simplemma.lemmatize("compactions", lang="en")
-
-
-@lru_cache(maxsize=16384)
-def _lemma_of(word: str) -> str:
-    """The lemma of a word as written, a contraction read as its first half."""
-    return lemma(_CONTRACTED.get(word) or _uncontracted(word))
-
-
-def _uncontracted(word: str) -> str:
-    return word[:-3] if word.endswith(("n't", "n\u2019t")) else word
-
-
-def _negating(word: str) -> bool:
-    """Whether a lower-case word negates its clause ("not", "don't", "cannot")."""
-    return word in NEGATIONS or word.endswith(("n't", "n\u2019t"))
-
-
-def value_like(word: str) -> bool:
-    """Whether a word is a value: an amount, a number, a version, an id with a digit."""
-    return any(ch.isdigit() for ch in word)
-
-
-def shape(word: str) -> str:
-    """The kind of value a word is, so that "$500" is compared with "$5000", not with "3.12"."""
-    stripped = word.lstrip("$#")
-    if word.startswith("$"):
-        return "money"
-    if word.endswith("%"):
-        return "percent"
-    if re.fullmatch(r"v?\d+(?:\.\d+)+", stripped):
-        return "version"
-    if stripped.isdigit() or re.fullmatch(r"\d[\d,]*(?:\.\d+)?[kKmM]?", stripped):
-        return "number"
-    prefix = re.match(r"[A-Za-z_]+", stripped)
-    return f"id:{prefix.group().lower()}" if prefix else "id"
 
 
 @dataclass(frozen=True)
@@ -214,14 +132,14 @@ def _clause(text: str) -> Clause:
         negations.add("retired")
     said = list(words(text))
     for word in said:
-        lemmas.add(_lemma_of(word))
+        lemmas.add(lemma_of(word))
     lowered = text.lower()
     # Most clauses hold no restricting phrase: their words are read once.
     unrestricted = (
         said if _NOT_NEGATING.search(text) is None else words(_NOT_NEGATING.sub(" ", text))
     )
     for word in unrestricted:
-        if word in _NEGATING_OR_RETIRING or word.endswith(("n't", "n\u2019t")):
+        if word in NEGATING_OR_RETIRING or word.endswith(("n't", "n\u2019t")):
             negations.add(word)
     if "no longer" in lowered:
         negations.add("no longer")
@@ -374,6 +292,8 @@ class SentenceIndex:
             total += len(read.sentences)
         self._count = total
         self._numbered: dict[int, Sentence] = {}
+        self._lemmas: frozenset[str] | None = None
+        self._lowered: str | None = None
 
     def __len__(self) -> int:
         return self._count
@@ -410,6 +330,27 @@ class SentenceIndex:
     def __contains__(self, fact: str) -> bool:
         return any(fact in text for text in self.texts)
 
+    @property
+    def lemmas(self) -> frozenset[str]:
+        """Every lemma any of the texts holds."""
+        if self._lemmas is None:
+            self._lemmas = frozenset().union(*(read.lemmas for read in self._readings))
+        return self._lemmas
+
+    @property
+    def lowered(self) -> str:
+        """The texts joined, lower-cased (for a value or a name written otherwise)."""
+        if self._lowered is None:
+            self._lowered = "\n".join(self.texts).lower()
+        return self._lowered
+
+    def following(self, number: int) -> Sentence | None:
+        """The sentence after ``number`` when it is in the same text; None otherwise."""
+        if number + 1 >= self._count:
+            return None
+        after = self.sentence(number + 1)
+        return after if after.message == self.sentence(number).message else None
+
 
 __all__ = [
     "HEDGES",
@@ -421,6 +362,7 @@ __all__ = [
     "Sentence",
     "SentenceIndex",
     "lemma",
+    "load_lexicon",
     "sentences",
     "shape",
     "value_like",

@@ -50,17 +50,69 @@ def witness(*models: Witnessed | None) -> tuple[JsonValue, ...]:
 
 
 @dataclass(frozen=True)
+class Review:
+    """A ruling on meaning the reading could not settle: an item for a reader, or a judge.
+
+    It is never a violation and never a pass: ``fact`` (of ``kind``: goal, constraint,
+    superseded or invented), the output ``sentence`` the ruling rests on (``message`` is its
+    output index), the ruling it ``leans`` to, and the ``reason`` the reading is unsure.
+    """
+
+    invariant: str
+    fact: str
+    kind: str
+    leans: str
+    reason: str
+    sentence: str | None = None
+    message: int | None = None
+
+    @property
+    def leans_to_loss(self) -> bool:
+        """Whether the ruling it leans to is one its law fails on."""
+        return self.leans not in FAITHFUL_LEANS
+
+    def to_json_data(self) -> dict[str, Any]:
+        """The item as JSON data."""
+        data: dict[str, Any] = {
+            "invariant": self.invariant,
+            "fact": self.fact,
+            "kind": self.kind,
+            "leans": self.leans,
+            "reason": self.reason,
+        }
+        if self.sentence is not None:
+            data["sentence"] = self.sentence
+        if self.message is not None:
+            data["message"] = self.message
+        return data
+
+
+FAITHFUL_LEANS = frozenset({"kept", "reworded", "retired", "none"})
+"""The rulings a review item may lean to that say the fact survived as it should."""
+
+
+@dataclass(frozen=True)
 class Finding:
-    """The outcome of one checker on one example."""
+    """The outcome of one checker on one example.
+
+    ``violations`` rest on certain evidence; ``review`` holds the rulings on meaning the
+    reading could not settle, which are neither a violation nor a pass.
+    """
 
     invariant: str
     exercised: bool
     violations: tuple[Violation, ...] = ()
+    review: tuple[Review, ...] = ()
 
     @property
     def holds(self) -> bool:
-        """Whether no violation was found."""
+        """Whether no violation was found (items for review may remain: ``needs_review``)."""
         return not self.violations
+
+    @property
+    def needs_review(self) -> bool:
+        """Whether no violation was found but some ruling waits for a reader or a judge."""
+        return not self.violations and bool(self.review)
 
 
 _MAX_DIFF_SITES = 5

@@ -29,6 +29,7 @@ from compactcheck.base.errors import CompactcheckError, one_line
 from compactcheck.base.implementation import Implementation
 from compactcheck.base.selection import Selection
 from compactcheck.invariants import Facts, Finding, Invariant, View, Violation, parse_messages
+from compactcheck.invariants.facts import Inference
 from compactcheck.invariants.formats import (
     CHAT,
     Format,
@@ -85,6 +86,11 @@ class Judgement:
     def inferred(self) -> tuple[str, ...]:
         """The facts read off the history rather than declared (empty when all were declared)."""
         return self.facts.inferred if self.facts is not None else ()
+
+    @property
+    def inferences(self) -> tuple[Inference, ...]:
+        """Each inferred fact, with the message it was read from, how, and how surely."""
+        return self.facts.inferences if self.facts is not None else ()
 
     def raise_for_violations(self) -> None:
         """Raise ``ViolationError`` naming each broken law and why, if any law was broken."""

@@ -43,6 +43,7 @@ from compactcheck.harness.outcome import RoundOutcome
 from compactcheck.invariants import (
     Budget,
     ChatMessage,
+    Facts,
     SystemMessage,
     ToolMessage,
     UserMessage,
@@ -351,9 +352,20 @@ class TranscriptDriver:
         assert isinstance(case, TranscriptCase)
         outcomes: list[RoundOutcome] = []
         carried: tuple[ChatMessage, ...] = ()
+        opening: Facts | None = None
         for index, fresh in enumerate(case.rounds()):
             before = (*carried, *fresh)
             facts = infer_facts(before, {"budget": self.budget} if self.budget else None)
+            # The goal is the task's, inferred once: a later round's first user message is that
+            # round's own ("Go on. ..."), the task being in the summary carried forward.
+            if opening is None:
+                opening = facts
+            else:
+                goal = [i for i in opening.inferences if i.field == "goal"]
+                rest = [i for i in facts.inferences if i.field != "goal"]
+                facts = facts.model_copy(
+                    update={"goal": opening.goal, "inferences": (*goal, *rest)}
+                )
             if self.format == CHAT:
                 outcome = self.inner.one(
                     index + 1, dump_messages(before), facts, case.knobs, before

@@ -29,13 +29,21 @@ def print_judgement(judgement: Judgement, view: str, console: Console) -> None:
             style="dim",
             highlight=False,
         )
+    for read in judgement.inferences:
+        if read.field == "must_keep":
+            continue
+        sure = "" if read.certainty == "certain" else ", unsure"
+        said = untrusted.safe_line(f"{read.field.rstrip('s')} {read.text!r} ({read.source}{sure})")
+        console.print(f"  [dim]inferred[/dim] {escape(said)}", highlight=False)
     if judgement.rulings:
         console.print("rulings (what AFTER did to each fact of BEFORE):", highlight=False)
     for made in judgement.rulings:
         colour = _COLOURS.get(made.ruling, "yellow")
         said = f": {made.sentence!r}" if made.sentence and made.ruling != "kept" else ""
         kind = "new claim" if made.kind == "invented" else made.kind
-        line = untrusted.safe_line(f"{kind} {made.fact!r}{said}")
+        # An unsure ruling says so, and why: no law fails on it.
+        unsure = f" (unsure: {made.reason})" if not made.certain else ""
+        line = untrusted.safe_line(f"{kind} {made.fact!r}{said}{unsure}")
         console.print(
             f"  [{colour}]{made.ruling:<12}[/{colour}] {escape(line)}",
             highlight=False,
@@ -56,6 +64,12 @@ def print_judgement(judgement: Judgement, view: str, console: Console) -> None:
                 f"[dim]not exercised {finding.invariant} (this pair could not break it)[/dim]",
                 highlight=False,
             )
+        for item in finding.review:
+            # What the reading could not settle, never a pass in silence.
+            said = untrusted.safe_line(
+                f"{item.kind} {item.fact!r}, leaning {item.leans}: {item.reason}"
+            )
+            console.print(f"  [yellow]for review[/yellow] {escape(said)}", highlight=False)
     broken = len(judgement.violations)
     exercised = sum(1 for f in judgement.findings if f.exercised)
     console.print(

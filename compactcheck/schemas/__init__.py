@@ -28,6 +28,7 @@ from compactcheck.invariants import (
 )
 from compactcheck.invariants.formats import AnthropicRequest, GeminiRequest, ResponsesInput
 from compactcheck.invariants.messages import CHAT_MESSAGES
+from compactcheck.models.judge import JudgeAnswer, JudgeRequest
 from compactcheck.report.model import Report
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -53,6 +54,8 @@ MODELS: dict[str, type[BaseModel] | TypeAdapter[Any]] = {
     "protocol-compact-request": ANY_COMPACT_REQUEST,
     "protocol-compact-response": AnyCompactResponse,
     "protocol-stop-request": StopRequest,
+    "judge-request": JudgeRequest,
+    "judge-answer": JudgeAnswer,
 }
 
 

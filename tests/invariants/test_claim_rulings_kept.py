@@ -32,7 +32,7 @@ _SAYINGS = st.sampled_from(
 def _fresh(claim: str, facts: tuple[str, ...]) -> bool:
     """The ruling read afresh: the claim read alone, each fact ruled in it, nothing kept."""
     own = SentenceIndex([claim])
-    return any(rulings.rule(fact, own).ruling in rulings._SAID for fact in facts)
+    return any(rulings.lean_of(fact, own).ruling in rulings._SAID for fact in facts)
 
 
 @settings(max_examples=300, deadline=None)

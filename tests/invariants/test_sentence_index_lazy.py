@@ -7,6 +7,7 @@ from collections import defaultdict
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from compactcheck.invariants import claims
 from compactcheck.invariants import rulings as ruling
 from compactcheck.invariants.rulings import rule, rulings
 from compactcheck.invariants.sentences import Sentence, SentenceIndex, sentences
@@ -61,6 +62,20 @@ class _Eager:
     def sentence(self, number: int) -> Sentence:
         return self.sentences[number]
 
+    @property
+    def lemmas(self) -> frozenset[str]:
+        return frozenset(self.by_lemma)
+
+    @property
+    def lowered(self) -> str:
+        return "\n".join(self.texts).lower()
+
+    def following(self, number: int) -> Sentence | None:
+        after = self.sentences[number + 1] if number + 1 < len(self.sentences) else None
+        return (
+            after if after is not None and after.message == self.sentences[number].message else None
+        )
+
     def holding(self, keys: frozenset[str]) -> dict[int, int]:
         counts: dict[int, int] = defaultdict(int)
         for key in keys:
@@ -83,6 +98,10 @@ def test_the_index_numbers_and_finds_sentences_as_an_eager_one(
             found = lazy.sentence(number)
             assert (found, found.lemmas) == (expected, expected.lemmas)
         assert lazy.sentences == eager.sentences
+        assert (lazy.lemmas, lazy.lowered) == (eager.lemmas, eager.lowered)
+        assert [lazy.following(n) for n in range(len(lazy))] == [
+            eager.following(n) for n in range(len(eager.sentences))
+        ]
 
 
 @settings(max_examples=200, deadline=None)
@@ -113,21 +132,21 @@ def _stated_line_by_line(text: str) -> list[str]:
     found: list[str] = []
     under = False
     for line in text.splitlines():
-        labelled = ruling._LABELLED.match(line)
+        labelled = claims._LABELLED.match(line)
         if labelled is not None:
             found.append(labelled["text"])
             under = False
             continue
-        pieces = ruling._SENTENCE_START.split(line)[1:]
-        later = [m for piece in pieces if (m := ruling._LABELLED.match(piece))]
+        pieces = claims._SENTENCE_START.split(line)[1:]
+        later = [m for piece in pieces if (m := claims._LABELLED.match(piece))]
         if later:
             found.extend(m["text"] for m in later)
             under = False
             continue
-        if ruling._HEADING.match(line):
+        if claims._HEADING.match(line):
             under = True
             continue
-        item = ruling._ITEM.match(line)
+        item = claims._ITEM.match(line)
         if under and item is not None:
             found.append(item["text"])
         elif line.strip():

@@ -192,8 +192,23 @@ def test_same_seed_same_report(tmp_path: Path) -> None:
 MUTANTS = sorted(all_mutants().values(), key=lambda m: m.name)
 
 
-@pytest.mark.parametrize("mutant", MUTANTS, ids=[m.name for m in MUTANTS])
+# The weakening mutant plants a hedge, which the laws leave for review rather than fail (issue
+# 46); the report's verdict for review is to come, so its run does not report a violation yet.
+_REVIEWED = pytest.mark.xfail(
+    strict=True, reason="a hedge is an item for review; the report has no review verdict yet"
+)
+
+
+@pytest.mark.parametrize(
+    "mutant",
+    [
+        pytest.param(m, marks=_REVIEWED) if m.name == "messages-weaken-constraints" else m
+        for m in MUTANTS
+    ],
+    ids=[m.name for m in MUTANTS],
+)
 def test_every_mutant_target_is_caught_by_its_law(mutant: object, tmp_path: Path) -> None:
+    """Issue 46: messages-weaken-constraints pinned a violation; it is now left for review."""
     from compactcheck.reference_engine.mutants import Mutant
 
     assert isinstance(mutant, Mutant)

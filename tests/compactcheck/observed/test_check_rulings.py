@@ -47,6 +47,9 @@ _FACTS_FILE = ("--facts", "facts.json")
 
 
 def test_check_prints_a_ruling_per_fact(tmp_path: Path) -> None:
+    """Issue 46: this pinned a violation of ``constraints_not_weakened``; a hedge or a dropped
+    "only" is no mechanical evidence, so both weakenings are now printed for review instead,
+    each ruling saying whether it is unsure and why."""
     for name, data in (("before", _BEFORE), ("after", _AFTER), ("facts", _FACTS)):
         (tmp_path / f"{name}.json").write_text(json.dumps(data), encoding="utf-8")
     done = subprocess.run(
@@ -58,7 +61,12 @@ def test_check_prints_a_ruling_per_fact(tmp_path: Path) -> None:
         check=False,
     )
     assert done.returncode == 1, done.stderr
-    rulings = [line.split(None, 1) for line in done.stdout.splitlines() if line.startswith("  ")]
+    lines = done.stdout.splitlines()
+    rulings = [
+        line.split(None, 1)
+        for line in lines
+        if line.startswith("  ") and not line.startswith("  for review")
+    ]
     assert [(ruling, rest.split(":")[0]) for ruling, rest in rulings] == [
         ("reworded", "goal 'Fix the login bug in auth/login.py'"),
         ("contradicted", "constraint 'Do not touch the public API'"),
@@ -70,4 +78,9 @@ def test_check_prints_a_ruling_per_fact(tmp_path: Path) -> None:
         ("invented", "new claim 'Use MySQL 8.'"),
     ]
     assert "violation no_invented_constraints" in done.stdout
-    assert "violation constraints_not_weakened" in done.stdout
+    assert "violation constraints_not_weakened" not in done.stdout
+    unsure = [line for line in lines if "(unsure: " in line]
+    assert [line.split()[0] for line in unsure] == ["weakened", "weakened"]
+    review = [line for line in lines if line.startswith("  for review")]
+    assert len(review) == 2
+    assert "constraint 'Never push to main', leaning weakened: 'avoid'" in review[0]

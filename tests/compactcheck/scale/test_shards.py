@@ -67,6 +67,7 @@ def test_workers_beyond_the_units_cut_each_unit_into_shards(tmp_path: Path) -> N
 
 
 MUTANTS = sorted(all_mutants().values(), key=lambda m: m.name)
+REVIEWED = {"messages-weaken-constraints"}
 
 
 def _suite(shard: Shard, corpus: Path) -> Report:
@@ -105,7 +106,9 @@ def test_two_shards_merged_find_what_one_shard_finds_on_the_mutant_suite(tmp_pat
     first = _suite(Shard(1, 2), tmp_path / "first")
     second = _suite(Shard(2, 2), tmp_path / "second")
     merged = merge_reports([first, second])
-    expected = {(f"mutant:{m.name}", m.targets) for m in MUTANTS}
+    # The weakening mutant's loss is a hedge, which the laws leave for review (issue 46), and
+    # the report has no verdict for review yet: no shard finds it as a violation.
+    expected = {(f"mutant:{m.name}", m.targets) for m in MUTANTS if m.name not in REVIEWED}
     assert _found(whole) == expected
     assert _found(merged) == _found(whole)
 

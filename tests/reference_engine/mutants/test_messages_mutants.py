@@ -35,6 +35,9 @@ LONGER = message_histories(
     scenarios(max_turns=5, max_actions=6, late_results=False, pending_calls=False)
 )
 NEEDS_LONGER = {"messages-stale-constraint"}
+# Mutants whose planted loss is no mechanical evidence (issue 46): their law leaves it for review
+# ("..., where possible" is a hedge), so that review, not a violation, is what catches them.
+CAUGHT_BY_REVIEW = {"messages-weaken-constraints"}
 
 
 def histories_for(mutant: Mutant) -> st.SearchStrategy[Projected[MessageHistory]]:
@@ -69,9 +72,10 @@ def test_mutant_is_caught_by_its_law_with_a_small_witness(mutant: Mutant) -> Non
         handed: list[dict[str, Any]] = copy.deepcopy(before)
         after = backend(handed)
         assert handed == before, f"{mutant.name} edited its input"
-        caught = not law.check(
+        finding = law.check(
             projected.view.messages, parse_messages(after), facts_for(mutant, projected)
-        ).holds
+        )
+        caught = not finding.holds or (mutant.name in CAUGHT_BY_REVIEW and finding.needs_review)
         if caught and first is None:
             first = tried
         return caught
@@ -85,7 +89,15 @@ def test_mutant_is_caught_by_its_law_with_a_small_witness(mutant: Mutant) -> Non
     except NoSuchExample:
         pytest.fail(f"{mutant.name} was not caught by {mutant.targets} within 100 examples")
     after = parse_messages(mutant.build()(witness.view.as_dicts()))
-    violations = law.check(witness.view.messages, after, facts_for(mutant, witness)).violations
+    finding = law.check(witness.view.messages, after, facts_for(mutant, witness))
+    if mutant.name in CAUGHT_BY_REVIEW:
+        # Issue 46: this mutant was pinned as a violation; a hedge is left for review instead.
+        assert not finding.violations
+        assert finding.review
+        assert all(item.invariant == mutant.targets for item in finding.review)
+        assert len(witness.view.messages) <= mutant.max_witness
+        return
+    violations = finding.violations
     assert violations
     for violation in violations:
         assert violation.invariant == mutant.targets

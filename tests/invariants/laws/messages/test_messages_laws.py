@@ -13,7 +13,7 @@ from compactcheck.invariants.catalogue import UnknownInvariantError, catalogue, 
 from compactcheck.invariants.facts import Budget, Facts, Reading
 from compactcheck.invariants.laws.messages import message_size
 from compactcheck.invariants.laws.messages.alignment import identity_of
-from compactcheck.invariants.laws.messages.content import (
+from compactcheck.invariants.laws.messages.mentions import (
     Mention,
     _found_by,
     _polar,

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from compactcheck.invariants import Facts, Violation, parse_messages
+from compactcheck.invariants import Facts, Finding, Violation, parse_messages
 from compactcheck.invariants.laws.messages import LAWS
 from compactcheck.models import PlantingModel
 from compactcheck.models.planting import PLANT_KINDS, PlantKind
@@ -56,15 +56,22 @@ CHANGED: dict[PlantKind, str] = {
     "drop": "Push only to the release branch",
     "invent": "Use MySQL 8",
 }
-# The kinds today's laws do not report, and why.
+# The kinds whose loss is no mechanical evidence, so that the laws leave it for review rather
+# than fail it (issue 46): a hedge ("avoid ... if possible") is never certain, and a rule with no
+# value or name whose words partly survive elsewhere may have been reworded.
+REVIEWED: frozenset[PlantKind] = frozenset({"relax", "drop"})
 
 
-def _violations(model: PlantingModel) -> list[Violation]:
+def _findings(model: PlantingModel) -> list[Finding]:
     before = parse_messages(HISTORY)
     after = parse_messages(model_summariser(model)(HISTORY))
     assert len(after) < len(before)
     laws = [law for law in LAWS if not law.formats]
-    return [v for law in laws for v in law.check(before, after, FACTS).violations]
+    return [law.check(before, after, FACTS) for law in laws]
+
+
+def _violations(model: PlantingModel) -> list[Violation]:
+    return [v for finding in _findings(model) for v in finding.violations]
 
 
 def test_the_summariser_breaks_no_law_when_nothing_is_planted() -> None:
@@ -73,7 +80,7 @@ def test_the_summariser_breaks_no_law_when_nothing_is_planted() -> None:
     assert model.planted == []
 
 
-@pytest.mark.parametrize("kind", PLANT_KINDS)
+@pytest.mark.parametrize("kind", sorted(set(PLANT_KINDS) - REVIEWED))
 def test_each_planted_change_is_reported_naming_the_fact_it_changed(kind: PlantKind) -> None:
     model = PlantingModel(kind)
     found = _violations(model)
@@ -83,3 +90,18 @@ def test_each_planted_change_is_reported_naming_the_fact_it_changed(kind: PlantK
     assert all(CHANGED[kind] in violation.because for violation in found), [
         violation.because for violation in found
     ]
+
+
+@pytest.mark.parametrize("kind", sorted(REVIEWED))
+def test_a_planted_change_no_evidence_proves_is_left_for_review_naming_its_fact(
+    kind: PlantKind,
+) -> None:
+    """Issue 46: these two kinds were pinned as violations; their loss is not mechanical, so
+    they are items for review (never a violation, never a silent pass)."""
+    model = PlantingModel(kind)
+    findings = _findings(model)
+    assert [v for f in findings for v in f.violations] == []
+    review = [item for f in findings for item in f.review]
+    assert [item.fact for item in review] == [CHANGED[kind]]
+    assert review[0].leans_to_loss
+    assert review[0].reason

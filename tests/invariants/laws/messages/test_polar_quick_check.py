@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from compactcheck.invariants.laws.messages import content
+from compactcheck.invariants.laws.messages import mentions as content
 
 # Words that negate, words that only look like it, cases and the characters a case-insensitive
 # match treats as letters it is not (the Kelvin sign, a long s, a dotted capital I).

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compactcheck.invariants.laws.messages import content
+from compactcheck.invariants.laws.messages import mentions as content
 from compactcheck.invariants.sentences import LONGEST_KEPT
 
 _PIECES = st.sampled_from(
