@@ -20,7 +20,7 @@ from compactcheck.options.kinds import REPORTS
 # `fuzz` itself, so that `check` and the guard, which run in production, load none of it.
 if TYPE_CHECKING:
     from compactcheck.engine.events import Event
-    from compactcheck.models import Model, ModelSlot
+    from compactcheck.models import MeteredModel, Model, ModelSlot
     from compactcheck.report.model import Report
     from compactcheck.targets.registry import Target, resolve
 
@@ -35,6 +35,15 @@ def _default_corpus(compactor: str | Callable[..., Any]) -> Path:
     if isinstance(compactor, str):
         return location.for_targets([compactor]).corpus
     return location.state_dir([("the compactor", location.callable_file(compactor))]).corpus
+
+
+def _opened_judge(judge: str | ModelSlot | None) -> MeteredModel | None:
+    if judge is None:
+        return None
+    from compactcheck.models.judge import judge_slot
+
+    slot = judge_slot(judge) if isinstance(judge, str) else judge
+    return slot.shared().open()
 
 
 def _slot(model: str | ModelSlot | Model | None) -> ModelSlot | None:
@@ -67,6 +76,8 @@ def fuzz(
     on_event: Callable[[Event], None] | None = _DEFAULT["on_event"],
     transcripts: str | Path | None = _DEFAULT["transcripts"],
     model: str | ModelSlot | Model | None = _DEFAULT["model"],
+    judge: str | ModelSlot | None = _DEFAULT["judge"],
+    strict_review: bool = _DEFAULT["strict_review"],
     format: Format = _DEFAULT["format"],
     malformed: Sequence[str] = _DEFAULT["malformed"],
     verbatim: bool = _DEFAULT["verbatim"],
@@ -99,6 +110,9 @@ def fuzz(
     ``model`` is what a built-in summariser writes with: a name as ``--model`` takes it
     (``"paraphrase"``, ``"openai:gpt-4o-mini"``), a ``ModelSlot`` (its cache, cap, offline) or a
     ``Model`` object (an ``OpenAIModel`` on your own client, say), recorded beside the corpus.
+    ``judge`` (a name as ``--judge`` takes it, or a slot:
+    ``compactcheck.models.judge.judge_slot``) settles the rulings left for review, and
+    ``strict_review`` makes an item for review fail its law, as ``--strict-review`` does.
     ``format``, ``malformed`` and ``verbatim`` are ``run``'s ``--format``, ``--malformed`` and
     ``--verbatim``: the wire format a messages target is handed (a callable then takes and
     returns that provider's request), the named invalid-input scenarios to include, and reading
@@ -136,6 +150,8 @@ def fuzz(
         "max_total_examples": max_total_examples,
         "redis": redis,
         "redis_read_only": redis_read_only,
+        "judge": judge if isinstance(judge, str) else None,
+        "strict_review": strict_review,
         **{name: path for name, path in zip(REPORTS, (json, junit, markdown, html), strict=True)},
     }
     # A Budget is checked by its own model; the table's budget and counter are its two fields.
@@ -153,6 +169,8 @@ def fuzz(
         corpus_dir=Path(corpus_dir) if corpus_dir is not None else _default_corpus(compactor),
         transcripts=loaded,
         model=_slot(model),
+        # A judge given as a slot (its cache, cap, offline); a name becomes one from the values.
+        judge=judge if not isinstance(judge, str) else None,
     )
     calls = Calls.from_options(values)
     engine = Engine(config, calls=calls, workers=workers)
@@ -222,6 +240,7 @@ def check(
     invariants: Sequence[str] | None = None,
     exclude: Sequence[str] = (),
     format: Format | None = None,
+    judge: str | ModelSlot | None = None,
 ) -> Judgement:
     """Judge one compaction: ``before`` went in, ``after`` came out.
 
@@ -238,7 +257,9 @@ def check(
     a dict leaves out of the goal, constraints and must-keep identifiers is inferred from the
     history (``Judgement.inferred`` names it, and a violation judged on it says so); a ``Facts``
     is taken as declared whole. The snapshot and session views read their facts from the state
-    and the log. Raises ``CompactcheckError`` with one line for data that is not such a pair.
+    and the log. ``judge`` (a name as ``--judge`` takes it, or a slot) settles the rulings the
+    reading left for review. Raises ``CompactcheckError`` with one line for data that is not
+    such a pair.
     """
     for side, value in (("before", before), ("after", after)):
         if inspect.isawaitable(value):
@@ -249,7 +270,13 @@ def check(
             )
     try:
         return check_pair(
-            before, after, facts, view=view, format=format, selection=Selection(invariants, exclude)
+            before,
+            after,
+            facts,
+            view=view,
+            format=format,
+            selection=Selection(invariants, exclude),
+            judge=_opened_judge(judge),
         )
     except PairError as error:
         raise PairError(f"check: {error}") from None

@@ -25,10 +25,12 @@ class ExitCode(enum.IntEnum):
 
 # Each exit status in words: `compactcheck --help` lists them, and so does the reference.
 EXIT_MEANINGS: Mapping[ExitCode, str] = {
-    ExitCode.OK: "nothing was broken (with --require-level N: every target reached level N)",
+    ExitCode.OK: "nothing was broken (with --require-level N: every target reached level N); "
+    "items for review, where the reading could not settle a ruling, are listed and fail "
+    "nothing",
     ExitCode.FAILED: "a law was broken (with --require-level N: a target is below level N; in "
-    "an audit of traces: at a compaction point), a regression was found, a golden case "
-    "misbehaved",
+    "an audit of traces: at a compaction point; with --strict-review: a law was left for "
+    "review), a regression was found, a golden case misbehaved",
     ExitCode.USAGE: "bad input: an unknown option, target or invariant, an unreadable file; "
     "for an audit of traces also a trace file cut short or of no format it reads, model calls "
     "without message content (the line names the setting to turn on), no two consecutive calls "

@@ -15,7 +15,8 @@ from compactcheck.base.files import installed_version
 from compactcheck.corpus import location
 from compactcheck.engine.config import RunConfig, check_options, from_options
 from compactcheck.engine.config import model_slot as slot_of
-from compactcheck.models import ModelSlot
+from compactcheck.models import MeteredModel, ModelSlot
+from compactcheck.models.judge import judge_of
 from compactcheck.observed.transcripts import Transcript, load_transcripts
 from compactcheck.options import BY_KEY, Option, Settled, offered_by
 from compactcheck.options.kinds import (
@@ -192,6 +193,12 @@ def model_options(parser: argparse.ArgumentParser, *, replay: bool = False) -> N
         "the one it records)"
     }
     add_options(parser, _MODEL, helps=helps if replay else None)
+
+
+def opened_judge(arguments: argparse.Namespace) -> MeteredModel | None:
+    """The judge the options name (--judge), opened with its cap; None without one."""
+    slot = judge_of(vars(arguments))
+    return slot.shared().open() if slot is not None else None
 
 
 def model_slot(arguments: argparse.Namespace) -> ModelSlot | None:

@@ -16,6 +16,7 @@ from compactcheck.base.selection import Selection
 from compactcheck.cli import github, traces
 from compactcheck.cli.options import (
     add_options,
+    opened_judge,
     outputs,
     reading_option,
     toolkit_version,
@@ -28,6 +29,9 @@ from compactcheck.render import print_report
 from compactcheck.render.judgement import print_judgement
 from compactcheck.report import untrusted
 from compactcheck.verdicts import audit_exit, pair_exit
+
+# How a recorded pair's items for review are settled and counted.
+REVIEWING = ("judge", "max_judge_calls", "strict_review")
 
 
 class PairFileError(CompactcheckError, OSError):
@@ -71,7 +75,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
         help="declared facts: a JSON object or a file holding one (the rest is inferred)",
     )
     reading_option(parser)
-    add_options(parser, ["invariants", "exclude_invariants"])
+    add_options(parser, ["invariants", "exclude_invariants", *REVIEWING])
 
 
 def _declared(arguments: argparse.Namespace) -> dict[str, Any] | None:
@@ -147,6 +151,7 @@ def check_main(arguments: argparse.Namespace, console: Console) -> int:
             view=arguments.view,
             format=arguments.format,
             selection=Selection(arguments.invariants, arguments.exclude_invariants),
+            judge=opened_judge(arguments),
         )
     except PairError as error:
         if not error.side:
@@ -155,7 +160,7 @@ def check_main(arguments: argparse.Namespace, console: Console) -> int:
         detail = str(error).removeprefix(f"the {error.side} side is ")
         raise PairFileError(f"{error.side.upper()} {path}: {detail}") from None
     print_judgement(judgement, arguments.view, console)
-    return pair_exit(judgement.findings)
+    return pair_exit(judgement.findings, arguments.strict_review)
 
 
 def audit_main(arguments: argparse.Namespace, console: Console) -> int:
@@ -178,6 +183,8 @@ def audit_main(arguments: argparse.Namespace, console: Console) -> int:
         facts=_declared(arguments),
         on_violation=show,
         toolkit_version=toolkit_version(),
+        judge=opened_judge(arguments),
+        strict_review=arguments.strict_review,
     )
     write_outputs(report, arguments)
     print_report(report, console)

@@ -12,7 +12,7 @@ from rich.console import Console
 
 from compactcheck.base.errors import ExitCode, OutputFileError, one_line
 from compactcheck.cli.github import error_annotations, step_summary
-from compactcheck.cli.options import natural, toolkit_version, write_outputs
+from compactcheck.cli.options import natural, opened_judge, toolkit_version, write_outputs
 from compactcheck.observed.traces import KINDS, TraceError, audit_traces
 from compactcheck.observed.traces.conversations import DEFAULT_WINDOW
 from compactcheck.observed.traces.judging import KEEP_CONVERSATIONS, KEEP_POINTS
@@ -139,6 +139,8 @@ def traces_main(arguments: argparse.Namespace, console: Console) -> int:
             on_point=show,
             toolkit_version=toolkit_version(),
             name=name,
+            judge=opened_judge(arguments),
+            strict_review=arguments.strict_review,
         )
     write_outputs(report, arguments)
     print_report(report, console)

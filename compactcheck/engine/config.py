@@ -18,6 +18,7 @@ from compactcheck.invariants import Budget
 from compactcheck.invariants.facts import Reading
 from compactcheck.invariants.formats import CHAT, Format
 from compactcheck.models import ModelSlot
+from compactcheck.models.judge import judge_of
 from compactcheck.options import Front, OptionError, Profile, Settled, check_together, default
 from compactcheck.scale.database import check_reachable, profile_database
 from compactcheck.verdicts.counts import MIN_COMPACTIONS
@@ -88,14 +89,20 @@ class RunConfig:
     transcripts: tuple[Transcript, ...] = ()
     # The model the built-in summarisers write with (--model); None: their own echo, as before.
     model: ModelSlot | None = None
+    # The judge that settles the rulings left for review (--judge); None: they stay for review.
+    judge: ModelSlot | None = None
+    # Whether an item for review fails its law (--strict-review).
+    strict_review: bool = False
 
     def __post_init__(self) -> None:
         # The model cache sits beside the corpus the run was given, fixed here so that a
         # shard's own corpus folder (for_piece) does not move it; and its caps get the run's
         # one ledger, so that every target and worker process spends from the same.
-        if self.model is not None:
-            placed = replace(self.model, cache_dir=self.model.cache_for(self.corpus_dir))
-            object.__setattr__(self, "model", placed.shared())
+        for name in ("model", "judge"):
+            slot: ModelSlot | None = getattr(self, name)
+            if slot is not None:
+                placed = replace(slot, cache_dir=slot.cache_for(self.corpus_dir))
+                object.__setattr__(self, name, placed.shared())
 
     def hypothesis_database(self) -> ExampleDatabase | None:
         """The example database of the profile: local in dev, local plus Redis in campaign."""
@@ -182,6 +189,7 @@ def from_options(
     corpus_why: str = "",
     transcripts: tuple[Transcript, ...] = (),
     model: ModelSlot | None = None,
+    judge: ModelSlot | None = None,
 ) -> RunConfig:
     """The run config that checked option values (keyed as ``compactcheck.options`` names them)
     make, with their profile and seed settled (``compactcheck.options.settle``) and what only a
@@ -213,6 +221,8 @@ def from_options(
         format=values["format"],
         transcripts=transcripts,
         model=model,
+        judge=judge if judge is not None else judge_of(values),
+        strict_review=bool(values.get("strict_review")),
     )
 
 

@@ -54,6 +54,7 @@ def report_of(
         started_at=started,
         targets=list(done),
         malformed=list(config.malformed),
+        strict_review=config.strict_review,
     )
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from compactcheck.base.call_law import CALL_ANSWERED, call_finding
 from compactcheck.base.selection import Selection
@@ -13,9 +15,15 @@ from compactcheck.harness import RoundOutcome
 from compactcheck.invariants import Budget, Finding, Invariant, View
 from compactcheck.invariants.formats import CHAT, Format
 from compactcheck.invariants.sentences import load_lexicon
+from compactcheck.models import MeteredModel
+from compactcheck.models.judge import settle, settled_finding
+from compactcheck.report.model import ReviewItem
 from compactcheck.targets.registry import Target, resolve
+from compactcheck.verdicts.counts import Reviewed, review_items
 from compactcheck.verdicts.levels import accepted_waivers
 
+# The most distinct items for review a law keeps in a run (the others are counted).
+_KEPT_REVIEW = 1000
 # Told of each law's first failure, as it is met: the law, the round, the finding.
 Found = Callable[[Invariant, RoundOutcome, Finding], None]
 
@@ -27,12 +35,6 @@ def finding(outcome: RoundOutcome, law: Invariant) -> Finding | None:
     if not outcome.judges(law):
         return None
     return outcome.judge(law)
-
-
-def broken(outcome: RoundOutcome, law: Invariant) -> Finding | None:
-    """The law's finding on a round that breaks it; None where it holds or does not apply."""
-    found = finding(outcome, law)
-    return found if found is not None and not found.holds else None
 
 
 class Judge:
@@ -67,10 +69,39 @@ class Judge:
         )
         self.tally = Tally()
         self.failures: dict[str, Failure] = {}
+        # What the run's judge (--judge) settles the items for review with; opened on first use.
+        self._judge: MeteredModel | None = None
+        # Each law's distinct items for review (at most _KEPT_REVIEW kept, the rest counted), and
+        # those a judge settled as faithful.
+        self.review: dict[str, dict[ReviewItem, None]] = defaultdict(dict)
+        self.review_beyond: Counter[str] = Counter()
+        self.settled: dict[str, dict[ReviewItem, None]] = defaultdict(dict)
         if view == "messages":
             # The messages laws read prose from their first judgement on: the lemma dictionary
             # (a sixth of a second of CPU) is loaded with the judge, not inside the first case.
             load_lexicon()
+
+    def finding(self, outcome: RoundOutcome, law: Invariant) -> Finding | None:
+        """One law's finding on one round, its items for review settled by the run's judge
+        where it has one; None where the law does not apply to the round."""
+        judged = finding(outcome, law)
+        if judged is None or not judged.review or self.config.judge is None:
+            return judged
+        if self._judge is None:
+            self._judge = self.config.judge.open(self.config.corpus_dir)
+        settled = settle(judged.review, self._judge)
+        faithful = [s for s in settled if s.outcome == "pass"]
+        for item in faithful:
+            for shown in review_items(
+                replace(judged, review=(item.item,)), outcome.round, item.shown()
+            ):
+                self.settled[law.id].setdefault(shown)
+        return settled_finding(judged, settled)
+
+    def broken(self, outcome: RoundOutcome, law: Invariant) -> Finding | None:
+        """The law's finding on a round that breaks it; None where it holds or does not apply."""
+        found = self.finding(outcome, law)
+        return found if found is not None and not found.holds else None
 
     def judge(self, outcomes: Sequence[RoundOutcome], found: Found) -> None:
         """Count every round of a case and judge every law on it; ``found`` hears first failures."""
@@ -79,12 +110,31 @@ class Judge:
             tally.count(outcome)
             self.fidelity.count(outcome)
             for law in self.judging:
-                judged = finding(outcome, law)
+                judged = self.finding(outcome, law)
                 if judged is None:
                     continue
                 tally.exercised[law.id] += judged.exercised
+                if judged.review:
+                    self._keep_review(law.id, review_items(judged, outcome.round))
                 if not judged.holds and law.id not in self.failures:
                     found(law, outcome, judged)
+
+    def _keep_review(self, law: str, items: Sequence[ReviewItem]) -> None:
+        kept = self.review[law]
+        for item in items:
+            if item in kept:
+                continue
+            if len(kept) < _KEPT_REVIEW:
+                kept[item] = None
+            else:
+                self.review_beyond[law] += 1
+
+    def reviewed(self, law: str) -> Reviewed:
+        """A law's items for review: those left, then those a judge settled as faithful (each
+        once); only those left count."""
+        left = list(self.review.get(law, {}))
+        count = len(left) + self.review_beyond[law]
+        return Reviewed.of([*left, *self.settled.get(law, {})], count=count)
 
     def others_broken(self, outcome: RoundOutcome, hunted: Invariant, found: Found) -> None:
         """Laws a shrinking hunt's round breaks that exploring never saw broken.
@@ -95,7 +145,7 @@ class Judge:
         for law in self.judging:
             if law.id == hunted.id or law.id in self.failures:
                 continue
-            judged = broken(outcome, law)
+            judged = self.broken(outcome, law)
             if judged is not None:
                 found(law, outcome, judged)
 

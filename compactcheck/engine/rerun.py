@@ -8,7 +8,6 @@ from pathlib import Path
 
 from compactcheck.backends.ahead import answered_ahead
 from compactcheck.corpus.entry import RerunVerdict, note_reproduced
-from compactcheck.engine.judge import finding
 from compactcheck.engine.search import Search
 from compactcheck.invariants import Invariant
 from compactcheck.report.model import Reproduced
@@ -55,7 +54,7 @@ def reproduce(search: Search, law: Invariant) -> Reproduced:
     ):
         outcomes = [rerun() for _ in range(3)]
     for outcome in outcomes:
-        judged = finding(outcome, law)
+        judged = search.judge.finding(outcome, law)
         if judged is None:
             unanswered += 1
         elif not judged.holds:

@@ -58,6 +58,7 @@ def law_result(judge: Judge, search: Search, law: Invariant) -> InvariantResult:
         applicable=judge.applies(law),
         min_exercised=judge.config.min_exercised,
         cap=judge.config.example_cap,
+        review=judge.reviewed(law.id),
     )
     return result.model_copy(update={"level": level_of(law.id, bool(law.formats), judge.format)})
 
@@ -70,7 +71,14 @@ def ruled_facts(law: Invariant, outcome: RoundOutcome) -> list[RuledFact]:
     if facts.reading != "tokens" or not outcome.answered:
         return []
     return [
-        RuledFact(fact=made.fact, kind=made.kind, ruling=made.ruling, sentence=made.sentence)
+        RuledFact(
+            fact=made.fact,
+            kind=made.kind,
+            ruling=made.ruling,
+            sentence=made.sentence,
+            certainty=made.certainty,
+            reason=made.reason,
+        )
         for made in fact_rulings(tuple(outcome.before), tuple(outcome.after), facts)
     ]
 

@@ -21,7 +21,7 @@ from compactcheck.corpus.replay import recorded_rounds
 from compactcheck.engine.config import RunConfig
 from compactcheck.engine.events import Event, ExampleJudged, Note, Shrunk, ViolationFound
 from compactcheck.engine.heap import searching
-from compactcheck.engine.judge import Judge, broken
+from compactcheck.engine.judge import Judge
 from compactcheck.engine.recording import Recorder
 from compactcheck.engine.steering import history_size, steer
 from compactcheck.engine.tally import Failure
@@ -322,7 +322,7 @@ class Search:
             steer(case, outcomes)
             for outcome in outcomes:
                 self.judge.others_broken(outcome, law, other)
-                judged = broken(outcome, law)
+                judged = self.judge.broken(outcome, law)
                 if judged is not None:
                     found.append(Failure(outcome, judged, history_size(outcome)))
                     raise _BrokenLawError

@@ -4,7 +4,6 @@ own (the pytest plugin's ``check_case``), where Hypothesis draws, replays and sh
 from __future__ import annotations
 
 from compactcheck.engine.config import RunConfig
-from compactcheck.engine.judge import broken
 from compactcheck.engine.results import witness_of
 from compactcheck.engine.steering import history_size
 from compactcheck.engine.tally import Failure
@@ -28,7 +27,7 @@ class Trial:
         search = self._run.search
         law = next(law for law in self._run.judge.judging if law.id == invariant)
         for outcome in search.run_case(case):
-            finding = broken(outcome, law)
+            finding = self._run.judge.broken(outcome, law)
             if finding is not None:
                 path = search.witnesses.record(law, outcome, finding, shrunk=False)
                 failure = Failure(outcome, finding, history_size(outcome))

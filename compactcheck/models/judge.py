@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -202,6 +202,15 @@ def settled_finding(finding: Finding, settled: Sequence[Settled]) -> Finding:
     return replace(finding, violations=tuple(violations), review=tuple(review))
 
 
+def settle_findings(findings: Sequence[Finding], judge: MeteredModel) -> tuple[Finding, ...]:
+    """Each finding as its judge's answers leave it (``settled_finding``); those without items
+    for review as they are."""
+    return tuple(
+        settled_finding(found, settle(found.review, judge)) if found.review else found
+        for found in findings
+    )
+
+
 def check_judge(name: str) -> str:
     """A judge name, checked for its shape (ModelError naming the known ones)."""
     provider, _, rest = name.partition(":")
@@ -224,6 +233,19 @@ def judge_slot(
     return ModelSlot(name, cache_dir=cache_dir, max_calls=max_calls, offline=offline, source=source)
 
 
+def judge_of(values: Mapping[str, Any]) -> ModelSlot | None:
+    """The judge slot that checked option values name; None without a judge."""
+    name = values.get("judge")
+    if not name:
+        return None
+    return judge_slot(
+        name,
+        cache_dir=values.get("model_cache"),
+        max_calls=values.get("max_judge_calls"),
+        offline=bool(values.get("offline")),
+    )
+
+
 __all__ = [
     "JUDGE_NAMES",
     "JUDGE_PROTOCOL",
@@ -231,8 +253,10 @@ __all__ = [
     "JudgeRequest",
     "Settled",
     "check_judge",
+    "judge_of",
     "judge_slot",
     "request_of",
     "settle",
+    "settle_findings",
     "settled_finding",
 ]

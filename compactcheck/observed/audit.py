@@ -25,7 +25,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import JsonValue, ValidationError
 
@@ -49,13 +49,18 @@ from compactcheck.observed.judging import (
 )
 from compactcheck.report.model import (
     CALL_STATUSES,
+    MAX_REVIEW_ITEMS,
     Counterexample,
     InvariantResult,
     Report,
+    ReviewItem,
     TargetReport,
 )
-from compactcheck.verdicts.counts import Counts, recorded_result
+from compactcheck.verdicts.counts import Counts, Reviewed, recorded_result, review_items
 from compactcheck.verdicts.levels import level_reached
+
+if TYPE_CHECKING:
+    from compactcheck.models import MeteredModel
 
 MAX_ERRORS_SHOWN = 10
 
@@ -87,12 +92,16 @@ class _Law:
     exercised: int = 0
     first: Counterexample | None = None
     violations: int = 0
+    # Items for review met on the pairs (the first few kept: a log may hold millions), counted.
+    review: list[ReviewItem] = field(default_factory=list)
+    reviewed: int = 0
 
 
 @dataclass
 class _Audit:
     selection: Selection
     format: Format | None
+    judge: MeteredModel | None = None
     laws: dict[str, _Law] = field(default_factory=dict)
     statuses: Counter[str] = field(default_factory=Counter)
     formats: Counter[str] = field(default_factory=Counter)
@@ -134,12 +143,16 @@ def audit(
     facts: Facts | dict[str, Any] | None = None,
     on_violation: Callable[[Finding], None] | None = None,
     toolkit_version: str | None = None,
+    judge: MeteredModel | None = None,
+    strict_review: bool = False,
 ) -> Report:
     """Judge every pair of the log at ``path`` (a JSON Lines file or a folder of them).
 
     ``format`` names the pairs' format (default: each line's ``format``, else detected);
     ``facts`` declares facts for every pair without its own (the rest is inferred);
-    ``on_violation`` sees each violation as it is found. The report is a run's: write it with
+    ``on_violation`` sees each violation as it is found; ``judge`` settles the rulings left for
+    review (``compactcheck.models.judge.judge_slot(...).open()``) and ``strict_review`` makes an
+    item for review fail its law (``--strict-review``). The report is a run's: write it with
     ``compactcheck.report.io.write_report`` or render it like any other.
     """
     started = time.monotonic()
@@ -148,7 +161,7 @@ def audit(
         toolkit_version = installed_version()
     selection = Selection(invariants, exclude)
     selection.check(["messages"])
-    state = _Audit(selection, check_format(format) if format is not None else None)
+    state = _Audit(selection, check_format(format) if format is not None else None, judge)
     for file in log_files(path):
         for number, line in _lines(file):
             state.pairs += 1
@@ -162,7 +175,9 @@ def audit(
             for violation, pair_id in found:
                 if on_violation is not None:
                     on_violation(Finding(file, number, pair_id, violation))
-    return _report(state, path, started, toolkit_version)
+    return _report(state, path, started, toolkit_version).model_copy(
+        update={"strict_review": strict_review}
+    )
 
 
 def _one(
@@ -187,10 +202,18 @@ def _one(
     pair_id = record.get("id")
     shown_id = str(pair_id) if pair_id is not None else None
     out: list[tuple[Violation, str | None]] = []
-    for finding in judge_messages(pair, state.laws_of(pair.format), known):
+    findings = judge_messages(pair, state.laws_of(pair.format), known)
+    if state.judge is not None:
+        from compactcheck.models.judge import settle_findings
+
+        findings = settle_findings(findings, state.judge)
+    for finding in findings:
         law = state.laws[finding.invariant]
         if finding.exercised:
             law.exercised += 1
+        items = review_items(finding, 1)
+        law.reviewed += len(items)
+        law.review += items[: max(0, MAX_REVIEW_ITEMS - len(law.review))]
         if not finding.violations:
             continue
         law.violations += 1
@@ -242,6 +265,7 @@ def _report(state: _Audit, path: Path, started: float, toolkit_version: str) -> 
             first=law.first,
             violations=law.violations,
             requires_budget=law.law.requires_budget,
+            review=Reviewed.of(law.review, law.reviewed),
         )
         # A log of several formats is held to the strictest placement of each law.
         level = min(

@@ -193,6 +193,10 @@ def annotated(findings: Sequence[Finding], facts: Facts) -> tuple[Finding, ...]:
     return tuple(out)
 
 
+if TYPE_CHECKING:
+    from compactcheck.models import MeteredModel
+
+
 def _marked(violation: Violation, facts: Facts) -> Violation:
     note = inferred_note(facts, violation.invariant, violation.because)
     return violation if note is None else replace(violation, because=f"{violation.because}; {note}")
@@ -206,8 +210,14 @@ def check_pair(
     view: View = "messages",
     format: Format | None = None,
     selection: Selection | None = None,
+    judge: MeteredModel | None = None,
 ) -> Judgement:
-    """Judge one recorded compaction; PairError when the data is not a pair of that view."""
+    """Judge one recorded compaction; PairError when the data is not a pair of that view.
+
+    With a ``judge`` (``compactcheck.models.judge.judge_slot(...).open()``), the rulings left
+    for review are settled by it: a loss becomes a violation, a faithful one passes; a certain
+    ruling is never asked about.
+    """
     chosen = selection or Selection(None, ())
     chosen.check([view])
     try:
@@ -216,6 +226,11 @@ def check_pair(
             known = infer_facts(pair.before, facts)
             laws = chosen.laws(view, pair.format)
             findings = judge_messages(pair, laws, known)
+            if judge is not None:
+                # Only with a judge: a pair check in production loads none of the models.
+                from compactcheck.models.judge import settle_findings
+
+                findings = settle_findings(findings, judge)
             ruled = (
                 fact_rulings(pair.before, pair.after, known) if known.reading == "tokens" else ()
             )

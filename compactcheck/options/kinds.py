@@ -32,6 +32,9 @@ MODEL_NAMES_HELP = (  # compactcheck.models.slot.NAMES_HELP
     "echo, paraphrase, lossy, wording, plant-KIND (polarity, number, relax, stale, drop, invent), "
     "openai:MODEL, anthropic:MODEL or py:path.py:attribute"
 )
+JUDGE_NAMES_HELP = (  # compactcheck.models.judge.JUDGE_NAMES
+    "openai:MODEL, anthropic:MODEL or cmd:PROGRAM (a program answering one JSON line per item)"
+)
 LEVELS = ("1", "2", "3")  # compactcheck.invariants.levels.LEVELS
 PROFILES = ("dev", "ci", "campaign")
 COUNTERS = ("messages", "characters", "approx_tokens")
@@ -117,6 +120,17 @@ def model_name(text: str) -> str:
 
     try:
         return check_name(text)
+    except CompactcheckError as error:
+        raise argparse.ArgumentTypeError(one_line(error)) from None
+
+
+def judge_name(text: str) -> str:
+    """A judge name as ``--judge`` takes it."""
+    from compactcheck.base.errors import CompactcheckError, one_line
+    from compactcheck.models.judge import check_judge
+
+    try:
+        return check_judge(text)
     except CompactcheckError as error:
         raise argparse.ArgumentTypeError(one_line(error)) from None
 

@@ -11,6 +11,7 @@ from compactcheck.options.kinds import (
     COUNTERS,
     DEFAULT_MEMORY_LIMIT_MB,
     DEFAULT_TIMEOUT,
+    JUDGE_NAMES_HELP,
     LEVELS,
     MALFORMED,
     MODEL_NAMES_HELP,
@@ -24,6 +25,7 @@ from compactcheck.options.kinds import (
     csv,
     flag,
     integer,
+    judge_name,
     level,
     malformed,
     model_name,
@@ -247,6 +249,41 @@ OPTIONS: tuple[Option, ...] = (
                 "the most tokens the requests sent may take in the session",
             ),
         )
+    ),
+    _session(
+        "judge",
+        judge_name,
+        None,
+        "settle the rulings on meaning the reading is not sure of (the verdict review) with a "
+        f"judge: {JUDGE_NAMES_HELP}; its answers are recorded beside the model cache and never "
+        "override a certain ruling",
+        metavar="NAME",
+        plugin_help="settle the rulings left for review with a judge, as run --judge: "
+        + JUDGE_NAMES_HELP,
+    ),
+    _session(
+        "max_judge_calls",
+        natural,
+        None,
+        "the most requests sent to the judge in the whole run (recorded answers do not count); "
+        "past it an item stays for review",
+        library=None,
+        metavar="N",
+        missing={
+            "library": "judge=judge_slot(name, max_calls=N) (compactcheck.models.judge)",
+            "marker": _SESSION,
+        },
+    ),
+    _everywhere(
+        "strict_review",
+        flag,
+        False,
+        "an item for review (a ruling on meaning the reading could not settle) fails its law as a "
+        "violation does (exit 1, and no level above it), until a judge settles it; by default a "
+        "law with items for review holds, and they are listed for a reader",
+        flag=True,
+        marker=False,
+        missing={"marker": _SESSION},
     ),
     _session(
         "offline",

@@ -4,6 +4,7 @@ law tests share: each (target, view, shard) is fuzzed once, for the tests of all
 from __future__ import annotations
 
 import shlex
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from compactcheck.invariants import View
 from compactcheck.models import ModelSlot
 from compactcheck.observed.transcripts import Transcript
 from compactcheck.options import BY_KEY
+from compactcheck.render.review import review_lines
 from compactcheck.render.violation import violation_text
 from compactcheck.report.model import Counterexample, InvariantResult, TargetReport
 from compactcheck.report.untrusted import safe_line
@@ -50,8 +52,13 @@ class LawSession:
 
 
 SESSION = pytest.StashKey[LawSession]()
-# How the plugin spells --require-level, in the outcomes it reports.
+# How the plugin spells --require-level and --strict-review, in the outcomes it reports.
 _REQUIRE_LEVEL = BY_KEY["require_level"].spelled("plugin")
+_STRICT_REVIEW = BY_KEY["strict_review"].spelled("plugin")
+
+
+class ReviewWarning(UserWarning):
+    """A law held beside rulings on meaning the reading could not settle: items for a reader."""
 
 
 def open_target(name: str, spec: str, view: View | None, calls: Calls, config: RunConfig) -> Target:
@@ -218,7 +225,9 @@ class LawCase:
         and a law at or below it that was not judged (or is waived) fails, as the CLI's gate.
         """
         result = self.result()
-        decided = law_outcome(result, self.require_level, _REQUIRE_LEVEL)
+        decided = law_outcome(
+            result, self.require_level, _REQUIRE_LEVEL, self.config.strict_review, _STRICT_REVIEW
+        )
         reason, example = safe_line(decided.reason, 2000), decided.example
         if decided.outcome == "expected failure":
             entry = self.entry(example) if example is not None else None
@@ -226,7 +235,18 @@ class LawCase:
             pytest.xfail(reason + replay)
         if decided.outcome == "failed":
             shown = self.failure(example) if example is not None else f"{self.target} {reason}"
+            if result.review and example is None:
+                shown = "\n".join([shown, *review_lines(result)])
             pytest.fail(shown, pytrace=False)
         if decided.outcome == "skipped":
             pytest.skip(reason)
+        if result.review:
+            # Held, with items a reader must see: pytest lists them in its warnings summary.
+            lines = review_lines(result)
+            warnings.warn(
+                ReviewWarning(
+                    f"{self.invariant} on {self.target} [{self.view}]: " + "\n".join(lines)
+                ),
+                stacklevel=2,
+            )
         return result

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from rich.console import Console, Group
 from rich.panel import Panel
@@ -22,6 +23,7 @@ from compactcheck.render._digest import (
 from compactcheck.render._stderr import stderr_parts
 from compactcheck.render.fidelity_rows import fidelity_gaps, fidelity_rows
 from compactcheck.render.points import print_points
+from compactcheck.render.review import REVIEW_NOTE, review_count, review_lines, reviews
 from compactcheck.render.violation import violation_parts
 from compactcheck.report.compare import Regression, Summary
 from compactcheck.report.model import InvariantResult, Report, TargetReport, Verdict
@@ -35,6 +37,7 @@ VERDICT_STYLES: dict[Verdict, str] = {
     "skipped": "yellow",
     "unknown": "yellow",
     "waived": "blue",
+    "review": "bold yellow",
 }
 
 
@@ -59,10 +62,12 @@ def print_report(report: Report, console: Console) -> None:
         console.print(Text("INCOMPLETE: the run was interrupted; the results are partial.", "bold"))
 
     numbers = {id(result): number for number, (_, result, _) in violations(report)}
+    reviewed = {id(result): number for number, (_, result) in reviews(report)}
+    notes = _Numbers(numbers, reviewed)
     if console.width < _wide_width(report):
-        _narrow_tables(report, console, numbers)
+        _narrow_tables(report, console, notes)
     else:
-        _wide_table(report, console, numbers)
+        _wide_table(report, console, notes)
     _after_table(report, console)
     print_points(report, console)
 
@@ -122,7 +127,7 @@ def shortened(names: Sequence[str], width: int) -> list[str]:
     return out
 
 
-def _narrow_tables(report: Report, console: Console, numbers: dict[int, int]) -> None:
+def _narrow_tables(report: Report, console: Console, numbers: _Numbers) -> None:
     titles = [f"{target.target} [{where(target)}]" for target in report.targets]
     for title, target in zip(shortened(titles, console.width - 4), report.targets, strict=True):
         table = Table(title=_safe(title), title_justify="left", expand=True)
@@ -149,7 +154,7 @@ def _narrow_tables(report: Report, console: Console, numbers: dict[int, int]) ->
     )
 
 
-def _wide_table(report: Report, console: Console, numbers: dict[int, int]) -> None:
+def _wide_table(report: Report, console: Console, numbers: _Numbers) -> None:
     table = Table(title="Conformance")
     table.add_column("target [view]", overflow="fold", ratio=2, min_width=_target_width(report))
     # A law id is never broken across lines: it is copied into --invariants and the like.
@@ -181,9 +186,21 @@ def _wide_table(report: Report, console: Console, numbers: dict[int, int]) -> No
 _SHARED_AT = 3
 
 
-def _notes(
-    target: TargetReport, numbers: dict[int, int], start: int = 0
-) -> tuple[list[str], list[str]]:
+@dataclass(frozen=True)
+class _Numbers:
+    """Where a result's panel is: its violation's number, its review's number."""
+
+    violations: dict[int, int]
+    reviews: dict[int, int]
+
+    def __contains__(self, key: int) -> bool:
+        return key in self.violations
+
+    def __getitem__(self, key: int) -> int:
+        return self.violations[key]
+
+
+def _notes(target: TargetReport, numbers: _Numbers, start: int = 0) -> tuple[list[str], list[str]]:
     """Each law's note for the table, and the notes said once under it for several laws.
 
     A violation's note points to its panel. Passes beside calls that errored end with the same
@@ -194,6 +211,8 @@ def _notes(
     for result in target.results:
         if id(result) in numbers:
             notes.append(f"see violation {numbers[id(result)]}")
+        elif result.verdict == "review" and id(result) in numbers.reviews:
+            notes.append(f"{review_count(result)}: see review {numbers.reviews[id(result)]}")
         else:
             notes.append(result.because or "")
     shared: list[str] = []
@@ -219,7 +238,7 @@ def _notes(
     return notes, shared
 
 
-def _errored_pass_clause(results: Sequence[InvariantResult], numbers: dict[int, int]) -> str:
+def _errored_pass_clause(results: Sequence[InvariantResult], numbers: _Numbers) -> str:
     """The clause that passes beside errored calls share, when at least two passes say it."""
     ends = {
         errored_clause(r.errored)
@@ -244,6 +263,21 @@ def _after_table(report: Report, console: Console) -> None:
         if calls:
             console.print(_safe(f"{target.target} [{where(target)}] {calls}", "dim"))
     _fidelity(report, console)
+
+    # Items for review first: a reader must look at them before trusting the passes.
+    listed = reviews(report)
+    for number, (target, result) in listed:
+        items = [Text(line) for line in review_lines(result)]
+        title = Text.assemble(
+            (f"review {number}: ", "bold yellow"),
+            safe_line(result.invariant, 120),
+            " on ",
+            safe_line(target.target, 200),
+            f" [{safe_line(where(target), 60)}]",
+        )
+        console.print(Panel(Group(*items), title=title, title_align="left", border_style="yellow"))
+    if listed:
+        console.print(_safe(REVIEW_NOTE, "dim"))
 
     for number, (target, result, example) in violations(report):
         parts = [

@@ -25,6 +25,7 @@ from compactcheck.render.charts import survival_chart
 from compactcheck.render.conversation import Picture, picture
 from compactcheck.render.fidelity_rows import FidelityRow, fidelity_gaps, fidelity_rows
 from compactcheck.render.points import html_points
+from compactcheck.render.review import REVIEW_NOTE, review_count, reviews
 from compactcheck.render.violation import history_text, input_problems_line
 from compactcheck.report.compare import summary
 from compactcheck.report.model import Counterexample, Report, Verdict
@@ -156,6 +157,11 @@ def render_html(report: Report) -> str:
             if (calls := calls_line(target, report.max_examples))
         ],
         witnesses=witnesses,
+        reviews=[
+            (number, t.target, where(t), r.invariant, review_count(r), r.review)
+            for number, (t, r) in reviews(report)
+        ],
+        review_note=REVIEW_NOTE,
         point_lines=html_points(report)[0],
         points=html_points(report)[1],
         measured=measured(report),

@@ -59,6 +59,13 @@ def print_judgement(judgement: Judgement, view: str, console: Console) -> None:
                 )
         elif verdict == "pass":
             console.print(f"[green]pass[/green] {finding.invariant}", highlight=False)
+        elif verdict == "review":
+            count = len(finding.review)
+            console.print(
+                f"[yellow]review[/yellow] {finding.invariant}: held wherever it could be judged; "
+                f"{count} item{'s' if count != 1 else ''} for a reader",
+                highlight=False,
+            )
         else:
             console.print(
                 f"[dim]not exercised {finding.invariant} (this pair could not break it)[/dim]",
@@ -72,8 +79,11 @@ def print_judgement(judgement: Judgement, view: str, console: Console) -> None:
             console.print(f"  [yellow]for review[/yellow] {escape(said)}", highlight=False)
     broken = len(judgement.violations)
     exercised = sum(1 for f in judgement.findings if f.exercised)
+    reviewed = sum(1 for f in judgement.findings if f.review and not f.violations)
     console.print(
-        f"{broken} violation(s); {exercised} of {len(judgement.findings)} laws exercised",
+        f"{broken} violation{'s' if broken != 1 else ''}; "
+        + (f"{reviewed} law{'s' if reviewed != 1 else ''} left for review; " if reviewed else "")
+        + f"{exercised} of {len(judgement.findings)} laws exercised",
         highlight=False,
     )
 

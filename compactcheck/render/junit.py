@@ -6,6 +6,7 @@ import xml.etree.ElementTree as ET
 
 from compactcheck.render._digest import calls_line, header_fields, where
 from compactcheck.render.points import junit_points
+from compactcheck.render.review import review_lines
 from compactcheck.render.violation import history_text, input_problems_line
 from compactcheck.report.model import InvariantResult, Report, TargetReport
 from compactcheck.report.untrusted import block, json_block, safe_line
@@ -40,7 +41,9 @@ def _failure_text(result: InvariantResult, target: TargetReport) -> str:
     return "\n".join(parts)
 
 
-def _testcase(suite: ET.Element, target: TargetReport, result: InvariantResult) -> None:
+def _testcase(
+    suite: ET.Element, target: TargetReport, result: InvariantResult, strict_review: bool
+) -> None:
     case = ET.SubElement(
         suite,
         "testcase",
@@ -68,9 +71,16 @@ def _testcase(suite: ET.Element, target: TargetReport, result: InvariantResult) 
         error.text = "\n".join(
             [because, *(safe_line(line, 1000) for line in target.errors)]
         ).strip()
+    elif result.verdict == "review" and strict_review:
+        # --strict-review: an item for review fails its law (compactcheck.verdicts).
+        failure = ET.SubElement(case, "failure", message=because, type="review")
+        failure.text = "\n".join(review_lines(result))
     elif result.verdict in ("skipped", "unknown", "waived"):
         reason = because or "no reason given"
         ET.SubElement(case, "skipped", message=f"{result.verdict}: {reason}")
+    if result.review and not (result.verdict == "review" and strict_review):
+        # Held, with items a reader must see: listed beside the passing test.
+        ET.SubElement(case, "system-out").text = "\n".join(review_lines(result))
 
 
 def render_junit(report: Report) -> str:
@@ -81,7 +91,8 @@ def render_junit(report: Report) -> str:
         verdicts = [result.verdict for result in target.results]
         numbers = {
             "tests": len(verdicts),
-            "failures": verdicts.count("violation"),
+            "failures": verdicts.count("violation")
+            + (verdicts.count("review") if report.strict_review else 0),
             "errors": verdicts.count("errored"),
             "skipped": verdicts.count("skipped") + verdicts.count("unknown"),
         }
@@ -103,7 +114,7 @@ def render_junit(report: Report) -> str:
             fields.append(("implementation", f"{implementation.name} {implementation.version}"))
         _properties(suite, fields)
         for result in target.results:
-            _testcase(suite, target, result)
+            _testcase(suite, target, result, report.strict_review)
         if target.stderr:
             ET.SubElement(suite, "system-err").text = block(target.stderr, 4000)
         for name in totals:

@@ -17,6 +17,7 @@ from compactcheck.render._digest import (
 from compactcheck.render._stderr import stderr_parts
 from compactcheck.render.fidelity_rows import fidelity_gaps, fidelity_rows
 from compactcheck.render.points import markdown_points
+from compactcheck.render.review import REVIEW_NOTE, item_lines, review_count, reviews
 from compactcheck.render.violation import history_text, input_problems_line
 from compactcheck.report.compare import Summary, summary
 from compactcheck.report.model import Report, Verdict
@@ -29,6 +30,7 @@ VERDICT_MARKS: dict[Verdict, str] = {
     "skipped": "⏭️ skipped",
     "unknown": "❔ unknown",
     "waived": "🔷 waived",
+    "review": "🔎 review",
 }
 
 # Every ASCII punctuation character that can start inline syntax in CommonMark or GitHub's
@@ -137,6 +139,22 @@ def render_markdown(report: Report) -> str:
 
     out += fidelity_section(report)
     out += markdown_points(report, text)
+    listed = reviews(report)
+    if listed:
+        out += ["## For review", "", text(REVIEW_NOTE, 1000), ""]
+    for number, (target, result) in listed:
+        out += [
+            f"### R{number}: {text(result.invariant, 120)} on {text(target.target, 200)} "
+            f"\\[{text(where(target), 60)}\\]",
+            "",
+            f"{text(review_count(result), 200)}:",
+            "",
+        ]
+        for item in result.review:
+            head, *rest = item_lines(item)
+            out.append(f"- {text(head, 1000)}")
+            out += [f"  {text(line.strip(), 1000)}" for line in rest]
+        out.append("")
     if numbered:
         out += ["## Violations", ""]
     for number, (target, result, example) in numbered:

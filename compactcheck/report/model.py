@@ -10,8 +10,12 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator
 from compactcheck.base.implementation import Implementation
 from compactcheck.report.trace_points import TraceReading
 
-Verdict = Literal["pass", "violation", "skipped", "errored", "unknown", "waived"]
-VERDICTS: tuple[Verdict, ...] = ("pass", "violation", "skipped", "errored", "unknown", "waived")
+Verdict = Literal["pass", "review", "violation", "skipped", "errored", "unknown", "waived"]
+VERDICTS: tuple[Verdict, ...] = (
+    "pass", "review", "violation", "skipped", "errored", "unknown", "waived"
+)  # fmt: skip
+# The most items for review one law's result lists (it counts them all).
+MAX_REVIEW_ITEMS = 20
 SCHEMA_VERSION = 1
 
 # What a target's calls came to, in the order a report lists them ("timed out" is a kind of
@@ -43,6 +47,27 @@ class RuledFact(_ReportModel):
         "or invented"
     )
     sentence: str | None = Field(default=None, description="the output sentence read")
+    certainty: Literal["certain", "unsure"] = Field(
+        default="certain",
+        description="certain only on mechanical evidence (a value or name gone, one clause holding "
+        "the whole fact); an unsure ruling fails no law, it is an item for review",
+    )
+    reason: str = Field(default="", description="why the ruling is certain or unsure")
+
+
+class ReviewItem(_ReportModel):
+    """A ruling on meaning the reading could not settle: a fact, the sentence, and why."""
+
+    fact: str
+    kind: str = Field(description="goal, constraint, superseded, or invented (a new claim)")
+    leans: str = Field(description="the ruling the reading leans to (a loss, or faithful)")
+    reason: str = Field(description="why the reading is not sure")
+    sentence: str | None = Field(default=None, description="the output sentence it rests on")
+    message: int | None = Field(default=None, description="that sentence's output index")
+    round: int = Field(default=0, description="the compaction round it was met in (0: unknown)")
+    judged: str | None = Field(
+        default=None, description="what a judge (--judge) said of it, where one was asked"
+    )
 
 
 class Counterexample(_ReportModel):
@@ -100,6 +125,14 @@ class InvariantResult(_ReportModel):
         default=None,
         description="the reason the target declared for not promising this law; a violation of a "
         "waived law has the verdict 'waived' (judged and shown, never counted as a violation)",
+    )
+    review: list[ReviewItem] = Field(
+        default_factory=list,
+        description="rulings the reading could not settle, each met where the law otherwise "
+        f"held: the verdict 'review' (at most {MAX_REVIEW_ITEMS} listed)",
+    )
+    reviewed: int = Field(
+        default=0, description="distinct items for review met, listed or not (see review)"
     )
 
 
@@ -320,6 +353,11 @@ class Report(_ReportModel):
     shards: list[str] = Field(
         default_factory=list,
         description="the shards (i/M) of a cut run that this report holds; empty for a whole run",
+    )
+    strict_review: bool = Field(
+        default=False,
+        description="items for review fail their law (--strict-review); by default a law with "
+        "items for review holds, and the items are listed for a reader",
     )
 
     @field_validator("shards")

@@ -213,6 +213,7 @@ def merge_reports(reports: Sequence[Report], *, corpus: Path | None = None) -> R
         targets=targets,
         shards=shards,
         malformed=first.malformed,
+        strict_review=any(report.strict_review for report in reports),
     )
 
 

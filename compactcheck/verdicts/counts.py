@@ -17,11 +17,13 @@ from dataclasses import asdict, dataclass
 from compactcheck.base.call_law import CALL_ANSWERED as CALL_ANSWERED
 from compactcheck.invariants import Finding
 from compactcheck.report.model import (
+    MAX_REVIEW_ITEMS,
     MIN_COMPACTED_PERCENT,
     VACUITY_PREFIX,
     Counterexample,
     InvariantResult,
     ModelCalls,
+    ReviewItem,
     Verdict,
 )
 
@@ -61,6 +63,54 @@ class Counts:
 _COUNT_FIELDS = tuple(Counts.__dataclass_fields__)
 
 
+@dataclass(frozen=True)
+class Reviewed:
+    """The items for review one law met: the first ones, and how many distinct ones in all."""
+
+    items: tuple[ReviewItem, ...] = ()
+    count: int = 0
+
+    @classmethod
+    def of(cls, items: Sequence[ReviewItem], count: int | None = None) -> Reviewed:
+        """At most MAX_REVIEW_ITEMS of ``items`` (each once), counting ``count`` or them all."""
+        kept = tuple(dict.fromkeys(items))
+        return cls(kept[:MAX_REVIEW_ITEMS], len(kept) if count is None else count)
+
+    @classmethod
+    def summed(cls, results: Sequence[InvariantResult]) -> Reviewed:
+        """The items of several shards' results of one law, together."""
+        items = [item for result in results for item in result.review]
+        return cls.of(items, sum(result.reviewed for result in results))
+
+
+NO_REVIEW = Reviewed()
+
+
+def review_items(found: Finding, round: int, judged: str | None = None) -> list[ReviewItem]:
+    """A finding's items for review as the report lists them."""
+    return [
+        ReviewItem(
+            fact=item.fact,
+            kind=item.kind,
+            leans=item.leans,
+            reason=item.reason,
+            sentence=item.sentence,
+            message=item.message,
+            round=round,
+            judged=judged,
+        )
+        for item in found.review
+    ]
+
+
+def review_line(review: Reviewed) -> str:
+    """How a law's because says its items for review: how many, and where they are listed."""
+    return (
+        f"held wherever it could be judged; {review.count} item(s) for a reader: rulings on "
+        "meaning the reading could not settle (listed under review; --judge settles them)"
+    )
+
+
 def _result(
     invariant: str,
     statement: str,
@@ -68,6 +118,7 @@ def _result(
     verdict: Verdict,
     because: str | None,
     counterexample: Counterexample | None = None,
+    review: Reviewed = NO_REVIEW,
 ) -> InvariantResult:
     return InvariantResult(
         invariant=invariant,
@@ -76,7 +127,16 @@ def _result(
         verdict=verdict,
         because=because,
         counterexample=counterexample,
+        review=list(review.items),
+        reviewed=review.count,
     )
+
+
+def _reviewed(verdict: Verdict, because: str, review: Reviewed) -> tuple[Verdict, str]:
+    """A law that held, with items a reader must see: the verdict review. Anything else stands."""
+    if verdict == "pass" and review.count:
+        return "review", f"{review_line(review)}; {because}"
+    return verdict, because
 
 
 MIN_COMPACTIONS = 3
@@ -223,20 +283,24 @@ def run_result(
     applicable: bool,
     min_exercised: int,
     cap: int,
+    review: Reviewed = NO_REVIEW,
 ) -> InvariantResult:
-    """A law's result in a run: broken, not applicable, or what its counts earn."""
+    """A law's result in a run: broken, not applicable, or what its counts earn (review where it
+    held beside items the reading could not settle)."""
     if counterexample is not None:
         if invariant == CALL_ANSWERED and every_call_failed(counts.answered, calls.statuses):
             # Not one call answered: nothing was judged, and the run says so (exit 3); the
             # corpus keeps the failing call all the same.
             because = f"every call failed: {counterexample.because}"
             return _result(invariant, statement, counts, "errored", because)
-        return violated(invariant, statement, counts, counterexample)
+        return violated(invariant, statement, counts, counterexample, review=review)
     if not applicable:
         why = f"{NOT_APPLICABLE}: no budget was declared (--budget N)"
         return _result(invariant, statement, counts, "skipped", why)
-    verdict, because = quiet_verdict(invariant, counts, calls, min_exercised, cap)
-    return _result(invariant, statement, counts, verdict, because)
+    verdict, because = _reviewed(
+        *quiet_verdict(invariant, counts, calls, min_exercised, cap), review
+    )
+    return _result(invariant, statement, counts, verdict, because, review=review)
 
 
 def violated(
@@ -245,8 +309,10 @@ def violated(
     counts: Counts,
     counterexample: Counterexample,
     because: str | None = None,
+    review: Reviewed = NO_REVIEW,
 ) -> InvariantResult:
-    """A broken law's result: its counterexample, and its own because unless told another."""
+    """A broken law's result: its counterexample, and its own because unless told another (its
+    items for review are kept: a reader still sees them)."""
     return _result(
         invariant,
         statement,
@@ -254,6 +320,7 @@ def violated(
         "violation",
         counterexample.because if because is None else because,
         counterexample,
+        review,
     )
 
 
@@ -267,8 +334,9 @@ def merged_result(
     """
     first = results[0]
     counts = Counts.summed(results)
+    review = Reviewed.summed(results)
     if smallest is not None:
-        return violated(first.invariant, first.statement, counts, smallest)
+        return violated(first.invariant, first.statement, counts, smallest, review=review)
     verdicts = {result.verdict for result in results}
     if verdicts == {"skipped"} and is_not_applicable(first):
         return _result(first.invariant, first.statement, counts, "skipped", first.because)
@@ -282,7 +350,8 @@ def merged_result(
         errored=counts.errored,
     )
     if judged is not None:
-        return _result(first.invariant, first.statement, counts, *judged)
+        verdict, because = _reviewed(*judged, review)
+        return _result(first.invariant, first.statement, counts, verdict, because, review=review)
     for verdict in _QUIET_ORDER:
         for result in results:
             if result.verdict == verdict:
@@ -303,6 +372,7 @@ def recorded_result(
     first: Counterexample | None,
     violations: int,
     requires_budget: bool,
+    review: Reviewed = NO_REVIEW,
 ) -> InvariantResult:
     """A law's result over recorded compactions (an audit's log): every exercised law is judged.
 
@@ -313,14 +383,15 @@ def recorded_result(
         because = first.because
         if violations > 1:
             because += f" (and {violations - 1} more pair(s) broke it)"
-        return violated(invariant, statement, counts, first, because)
+        return violated(invariant, statement, counts, first, because, review)
     if requires_budget and counts.exercised == 0:
         why = f"{NOT_APPLICABLE}: no pair declared a budget (facts.budget)"
         return _result(invariant, statement, counts, "skipped", why)
     compactions = counts.compactions
     if counts.exercised:
         because = f"held on {compactions} compacted pairs; {counts.exercised} exercised it"
-        return _result(invariant, statement, counts, "pass", because)
+        verdict, because = _reviewed("pass", because, review)
+        return _result(invariant, statement, counts, verdict, because, review=review)
     if compactions:
         because = f"none of the {compactions} compacted pairs could have broken it"
         return _result(invariant, statement, counts, "unknown", because)
@@ -329,9 +400,12 @@ def recorded_result(
 
 
 def pair_verdict(finding: Finding) -> Verdict:
-    """A law's verdict on one recorded pair: broken, passed, or "unknown" (it could not break)."""
+    """A law's verdict on one recorded pair: broken; held, with items for review where the
+    reading could not settle a ruling; passed; or "unknown" (it could not break)."""
     if finding.violations:
         return "violation"
+    if finding.review:
+        return "review"
     return "pass" if finding.exercised else "unknown"
 
 
@@ -347,7 +421,7 @@ def overlaid(
     if waived is not None and result.verdict == "violation":
         update["verdict"] = "waived"
         update["because"] = f"waived ({waived}): {result.because}"
-    if model is not None and model.refused and result.verdict == "pass":
+    if model is not None and model.refused and result.verdict in ("pass", "review"):
         update["verdict"] = "unknown"
         update["because"] = f"inconclusive ({model.model}: {model.reason}): {result.because}"
     return result.model_copy(update=update)

@@ -9,25 +9,31 @@ from compactcheck.report.model import InvariantResult, TargetReport
 from compactcheck.verdicts.counts import is_not_applicable
 
 
-def _holds(result: InvariantResult) -> bool:
+def _passed(result: InvariantResult, strict_review: bool) -> bool:
+    # A law that held beside items for review held, unless review is strict.
+    return result.verdict == "pass" or (result.verdict == "review" and not strict_review)
+
+
+def _holds(result: InvariantResult, strict_review: bool) -> bool:
     # A budget law with no budget declared promises nothing either way.
-    return result.verdict == "pass" or is_not_applicable(result)
+    return _passed(result, strict_review) or is_not_applicable(result)
 
 
-def level_reached(results: Sequence[InvariantResult]) -> int | None:
+def level_reached(results: Sequence[InvariantResult], strict_review: bool = False) -> int | None:
     """The highest N such that every law of levels 1..N held, unwaived, and one of each passed.
 
-    A waived law is not promised, so its level is not reached however it fared (it is shown as
-    waived, never as a violation, and never counts toward the level). None when the results
-    carry no levels (a report written before them).
+    A law with items for review held (its verdict is review), unless ``strict_review``: then it
+    holds a level as a violation does. A waived law is not promised, so its level is not reached
+    however it fared (it is shown as waived, never as a violation, and never counts toward the
+    level). None when the results carry no levels (a report written before them).
     """
     if results and all(result.level == 0 for result in results):
         return None
     reached = 0
     for level in sorted(LEVELS):
         laws = [r for r in results if r.level == level]
-        promised = all(r.waived is None and _holds(r) for r in laws)
-        if not laws or not promised or not any(r.verdict == "pass" for r in laws):
+        promised = all(r.waived is None and _holds(r, strict_review) for r in laws)
+        if not laws or not promised or not any(_passed(r, strict_review) for r in laws):
             break
         reached = level
     return reached
@@ -77,6 +83,8 @@ def level_text(
             why += "; " + "; ".join(rules)
     elif any(r.waived is not None for r in laws):
         why = "not promised (waived)"
+    elif any(r.verdict == "review" for r in laws):
+        why = "left for review (--strict-review: an item for review holds no level)"
     else:
         why = "not judged (no law of it was exercised, or a judgement errored)"
     return f"{reached}; level {nxt} ({LEVELS[nxt]}) {why}"

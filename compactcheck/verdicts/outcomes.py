@@ -15,9 +15,15 @@ from typing import Literal
 from compactcheck.base.errors import ExitCode
 from compactcheck.invariants import Finding
 from compactcheck.invariants.levels import LEVELS
-from compactcheck.report.model import Counterexample, InvariantResult, Report, TargetReport
+from compactcheck.report.model import (
+    Counterexample,
+    InvariantResult,
+    Report,
+    TargetReport,
+    Verdict,
+)
 from compactcheck.verdicts.counts import is_not_applicable, pair_verdict
-from compactcheck.verdicts.levels import level_text
+from compactcheck.verdicts.levels import level_reached, level_text
 
 Outcome = Literal["passed", "failed", "expected failure", "skipped"]
 """A law's test outcome, as pytest reports it (pass, fail, xfail, skip)."""
@@ -43,10 +49,21 @@ def above_required(result: InvariantResult, required: int | None) -> bool:
     return required is not None and result.level > required
 
 
+STRICT_REVIEW = "--strict-review"
+
+
 def law_outcome(
-    result: InvariantResult, required: int | None = None, option: str = "--require-level"
+    result: InvariantResult,
+    required: int | None = None,
+    option: str = "--require-level",
+    strict_review: bool = False,
+    strict_option: str = STRICT_REVIEW,
 ) -> LawOutcome:
     """A law's result as a test outcome, under ``required`` (given as ``option``) when given.
+
+    A law that held beside items for review (the verdict review) passes, its items listed for
+    a reader; with ``strict_review`` (given as ``strict_option``) it fails as a violation does,
+    until a judge settles the items.
 
     A violation fails, or is an expected failure above the required level; an errored target
     fails. A law that was not judged (skipped, unknown) or is waived is skipped, unless a
@@ -64,6 +81,13 @@ def law_outcome(
         return LawOutcome("failed", because, example)
     if result.verdict == "errored":
         return LawOutcome("failed", f"errored: {because}")
+    if result.verdict == "review" and strict_review:
+        reason = f"review ({strict_option}: an item for review fails its law): {because}"
+        if above:
+            return LawOutcome("expected failure", f"level {result.level} law, {reason}")
+        return LawOutcome("failed", reason)
+    if result.verdict == "review":
+        return LawOutcome("passed", f"review: {because}")
     if result.verdict == "pass":
         return LawOutcome("passed")
     if required is not None and not above and not is_not_applicable(result):
@@ -79,12 +103,19 @@ def report_exit(report: Report) -> ExitCode:
     """1 on any violation; 3 inconclusive; 0 when every applicable law passed.
 
     Inconclusive: an errored or unknown verdict remains, or nothing passed at all. A law
-    skipped as not applicable (say, a budget law with no declared budget) does not count.
+    skipped as not applicable (say, a budget law with no declared budget) does not count. A law
+    that held beside items for review passed, unless the report was made with --strict-review:
+    then it fails the run as a violation does.
     """
     verdicts = {result.verdict for target in report.targets for result in target.results}
-    if "violation" in verdicts:
+    return _exit_of(verdicts, report.strict_review)
+
+
+def _exit_of(verdicts: set[Verdict], strict_review: bool) -> ExitCode:
+    if "violation" in verdicts or (strict_review and "review" in verdicts):
         return ExitCode.FAILED
-    if "pass" not in verdicts or "errored" in verdicts or "unknown" in verdicts:
+    held = "pass" in verdicts or "review" in verdicts
+    if not held or "errored" in verdicts or "unknown" in verdicts:
         return ExitCode.INCONCLUSIVE
     return ExitCode.OK
 
@@ -95,16 +126,25 @@ class LevelGate:
 
     target: TargetReport
     required: int
+    # Whether an item for review holds no level (--strict-review).
+    strict_review: bool = False
+
+    @property
+    def level(self) -> int:
+        """The level the target reaches (with items for review holding none, when strict)."""
+        if self.strict_review:
+            return level_reached(self.target.results, strict_review=True) or 0
+        return self.target.level or 0
 
     @property
     def reached(self) -> bool:
         """Whether the target reaches the required level."""
-        return (self.target.level or 0) >= self.required
+        return self.level >= self.required
 
     def line(self) -> str:
         """For example "ok: mine [messages] reaches level 2 of 3 (...); required 1 (...)"."""
         target = self.target
-        reached = level_text(target.level or 0, target.results, target.format)
+        reached = level_text(self.level, target.results, target.format)
         return (
             f"{'ok' if self.reached else 'below'}: {target.target} [{target.view}] reaches "
             f"{reached}; required {self.required} ({LEVELS[self.required]})"
@@ -113,7 +153,7 @@ class LevelGate:
 
 def level_gates(report: Report, required: int) -> list[LevelGate]:
     """Each target of the report against the required level."""
-    return [LevelGate(target, required) for target in report.targets]
+    return [LevelGate(target, required, report.strict_review) for target in report.targets]
 
 
 def run_exit(report: Report, required: int | None = None) -> ExitCode:
@@ -144,12 +184,13 @@ def replay_exit(verdicts: Collection[ReplayVerdict]) -> ExitCode:
     return ExitCode.OK if set(verdicts) <= {"fixed"} else ExitCode.INCONCLUSIVE
 
 
-def pair_exit(findings: Sequence[Finding]) -> ExitCode:
-    """A pair check's exit: 1 if a law broke, 0 if one passed, else 3 (nothing could break)."""
+def pair_exit(findings: Sequence[Finding], strict_review: bool = False) -> ExitCode:
+    """A pair check's exit: 1 if a law broke (or, with ``strict_review``, left items for
+    review), 0 if one held, else 3 (nothing could break)."""
     verdicts = {pair_verdict(finding) for finding in findings}
-    if "violation" in verdicts:
+    if "violation" in verdicts or (strict_review and "review" in verdicts):
         return ExitCode.FAILED
-    return ExitCode.OK if "pass" in verdicts else ExitCode.INCONCLUSIVE
+    return ExitCode.OK if verdicts & {"pass", "review"} else ExitCode.INCONCLUSIVE
 
 
 def audit_exit(report: Report) -> ExitCode:

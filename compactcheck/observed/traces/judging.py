@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from compactcheck.base.files import installed_version
 from compactcheck.base.implementation import Implementation
@@ -25,9 +25,22 @@ from compactcheck.observed.traces.conversations import DEFAULT_WINDOW, Tracker
 from compactcheck.observed.traces.points import Point, locate
 from compactcheck.observed.traces.records import Record, TraceError
 from compactcheck.observed.traces.sources import read_all
-from compactcheck.report.model import Counterexample, InvariantResult, Report, TargetReport
+from compactcheck.report.model import (
+    MAX_REVIEW_ITEMS,
+    Counterexample,
+    InvariantResult,
+    Report,
+    ReviewItem,
+    TargetReport,
+)
 from compactcheck.report.trace_points import PointViolation, TracePoint, TraceReading
-from compactcheck.verdicts.counts import Counts, pair_verdict, recorded_result
+from compactcheck.verdicts.counts import (
+    Counts,
+    Reviewed,
+    pair_verdict,
+    recorded_result,
+    review_items,
+)
 from compactcheck.verdicts.levels import level_reached
 
 KEEP_CONVERSATIONS = 100
@@ -37,12 +50,19 @@ KEEP_POINTS = 1000
 that memory stays bounded however long the traces: ``on_point`` still sees every one."""
 
 
+if TYPE_CHECKING:
+    from compactcheck.models import MeteredModel
+
+
 @dataclass
 class _Law:
     law: Invariant[Any, Any]
     exercised: int = 0
     violations: int = 0
     first: Counterexample | None = None
+    # Items for review met on the pairs (the first few kept: a log may hold millions), counted.
+    review: list[ReviewItem] = field(default_factory=list)
+    reviewed: int = 0
 
 
 @dataclass
@@ -51,6 +71,7 @@ class _State:
     facts: Facts | dict[str, Any] | None
     keep: int
     keep_points: int = KEEP_POINTS
+    judge: MeteredModel | None = None
     laws: dict[str, _Law] = field(default_factory=dict)
     formats: set[str] = field(default_factory=set)
     inferred: dict[str, None] = field(default_factory=dict)
@@ -76,10 +97,15 @@ class _State:
 
 
 def judge_point(
-    point: Point, facts: Facts | dict[str, Any] | None, selection: Selection
+    point: Point,
+    facts: Facts | dict[str, Any] | None,
+    selection: Selection,
+    judge: MeteredModel | None = None,
 ) -> Judgement:
     """The judgement of one point: ``check`` on its (before, after) pair, in its format."""
-    return check_pair(point.before, point.after, facts, format=point.format, selection=selection)
+    return check_pair(
+        point.before, point.after, facts, format=point.format, selection=selection, judge=judge
+    )
 
 
 def _time(nanos: int) -> str:
@@ -133,7 +159,7 @@ def _record(state: _State, point: Point, judgement: Judgement) -> TracePoint:
 
 
 def _judge(state: _State, point: Point) -> TracePoint:
-    judgement = judge_point(point, state.facts, state.selection)
+    judgement = judge_point(point, state.facts, state.selection, state.judge)
     state.formats.add(point.format)
     for name in judgement.inferred:
         state.inferred[name] = None
@@ -148,6 +174,9 @@ def _judge(state: _State, point: Point) -> TracePoint:
             law = state.laws[finding.invariant] = _Law(chosen)
         if finding.exercised:
             law.exercised += 1
+        items = review_items(finding, 1)
+        law.reviewed += len(items)
+        law.review += items[: max(0, MAX_REVIEW_ITEMS - len(law.review))]
         if finding.violations:
             law.violations += 1
             if law.first is None:
@@ -181,6 +210,8 @@ def audit_traces(
     on_point: Callable[[TracePoint], None] | None = None,
     toolkit_version: str | None = None,
     name: str | None = None,
+    judge: MeteredModel | None = None,
+    strict_review: bool = False,
 ) -> Report:
     """Find the compaction points of traces and judge each one; the audit's report.
 
@@ -192,7 +223,7 @@ def audit_traces(
     started = time.monotonic()
     selection = Selection(invariants, exclude)
     selection.check(["messages"])
-    state = _State(selection, facts, keep_conversations, keep_points)
+    state = _State(selection, facts, keep_conversations, keep_points, judge)
     is_paths = isinstance(sources, (list, tuple)) and all(
         isinstance(s, (str, Path)) for s in sources
     )
@@ -231,13 +262,14 @@ def audit_traces(
         points=list(state.points.values()),
         points_left_out=state.left_out,
     )
-    return _report(
+    report = _report(
         state,
         reading,
         name or (", ".join(map(str, paths)) or "records"),
         started,
         toolkit_version or installed_version(),
     )
+    return report.model_copy(update={"strict_review": strict_review})
 
 
 def _report(
@@ -263,6 +295,7 @@ def _report(
             first=law.first,
             violations=law.violations,
             requires_budget=law.law.requires_budget,
+            review=Reviewed.of(law.review, law.reviewed),
         )
         level = min(
             (level_of(law.law.id, bool(law.law.formats), f) for f in state.formats),

@@ -69,7 +69,9 @@ def test_renderer_matches_its_golden_file(name: str, fmt: str) -> None:
 
 def test_every_golden_input_has_every_verdict() -> None:
     report = golden("report")
-    assert set(report.verdicts()) == {"pass", "violation", "errored", "skipped", "unknown"}
+    assert set(report.verdicts()) == {
+        "pass", "review", "violation", "errored", "skipped", "unknown"
+    }  # fmt: skip
     assert report_exit(report) == 1
 
 
@@ -90,15 +92,37 @@ def test_junit_parses_with_one_testcase_per_target_and_invariant(name: str) -> N
         children = {child.tag for child in case} - {"properties"}
         expected = {
             "pass": set(),
+            # Held, its items for review listed beside the passing test.
+            "review": {"system-out"},
             "violation": {"failure"},
             "errored": {"error"},
             "skipped": {"skipped"},
             "unknown": {"skipped"},
         }[verdict]
         assert children == expected, (case.get("name"), verdict)
+        if verdict == "review":
+            shown = case.findtext("system-out") or ""
+            assert "2 items for review" in shown
+            assert "The public API is off-limits." in shown
+
     properties = {p.get("name"): p.get("value") for p in suites[0].findall("properties/property")}
     assert properties["seed"] == str(report.seed)
     assert properties["profile"] == report.profile.replace("\x1b", "")
+
+
+def test_junit_fails_a_law_left_for_review_only_when_review_is_strict() -> None:
+    strict = golden("report").model_copy(update={"strict_review": True})
+    root = ET.fromstring(render_junit(strict).encode("utf-8"))
+    [case] = [
+        case
+        for case in root.iter("testcase")
+        if case.get("name") == "goal_preserved"
+        and "drop-tool-results" in str(case.get("classname"))
+    ]
+    failure = case.find("failure")
+    assert failure is not None
+    assert failure.get("type") == "review"
+    assert report_exit(strict) == 1
 
 
 def test_junit_failure_carries_the_because_line_and_witness() -> None:

@@ -66,6 +66,7 @@ def test_summary_keeps_first_seen_order_and_later_reports_win() -> None:
     assert table.cell(("b", "snapshot"), "budget") is None
     assert table.counts() == {
         "pass": 2,
+        "review": 0,
         "violation": 0,
         "skipped": 0,
         "errored": 1,
