@@ -2,7 +2,10 @@
 
 It is a fake: rule-based, deterministic, local, no weights. Each kind of change is a loss a real
 summary makes: a polarity flipped, a number, version or id changed, a restriction relaxed, a
-superseded value restated as current, a fact dropped, or a constraint nobody gave invented.
+superseded value restated as current, a fact dropped, a constraint nobody gave invented, a rule in
+force stated as lapsed ("We used to ..."), a global rule narrowed to one file, a hard rule
+softened by a hedge ("Where possible, ..."), or the rules merged into one sentence with one
+member's number changed.
 What it planted is recorded (``Plant``), so that a test can check that a checker reports that
 change and no other.
 """
@@ -14,9 +17,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal, get_args
 
+from compactcheck.models.phrasing import FACT_LINE, VERBS, lowered, merged, merged_run
 from compactcheck.models.request import ModelRequest
 
-PlantKind = Literal["polarity", "number", "relax", "stale", "drop", "invent"]
+PlantKind = Literal[
+    "polarity", "number", "relax", "stale", "drop", "invent", "lapsed", "narrow", "hedge", "member"
+]
 PLANT_KINDS: tuple[PlantKind, ...] = get_args(PlantKind)
 
 # A line that states a fact a summary must keep: a constraint (bulleted with its id, or
@@ -30,14 +36,17 @@ _REPLACES = re.compile(r"\(replaces \[[^\]]+\] (?P<old>[^()]+)\)")
 _NUMBER = re.compile(r"(?<![\w.])(\d+)(?=(?:\.\d+)*%?(?![\w.]))|(?<=-)(\d+)\b")
 INVENTED = "Constraint: Use MySQL 8."
 """The constraint the ``invent`` kind adds, which no generated history ever gives."""
+NARROWED_TO = "src/app.py"
+"""The file the ``narrow`` kind narrows a rule to when its request names no Python file."""
+_PATH = re.compile(r"(?<![\w/.-])(?:[\w-]+/)*[\w-]+\.py\b")
 
 
 @dataclass(frozen=True)
 class Plant:
     """One change a planting model made: its kind, which call, and the text before and after.
 
-    ``before`` is the line it changed ('' for an invented line); ``after`` what stands there
-    now ('' for a dropped line).
+    ``before`` is the line it changed ('' for an invented line; for ``member``, the lines it
+    merged, joined by newlines); ``after`` what stands there now ('' for a dropped line).
     """
 
     kind: PlantKind
@@ -115,11 +124,34 @@ def relaxed(text: str) -> str | None:
     return None
 
 
+def lapsed(text: str) -> str:
+    """The rule stated as one that no longer holds: "We used to never push to main"."""
+    match = re.match(r"(Do not|Never) ", text)
+    if match is not None:
+        negation = "not" if match.group(1) == "Do not" else "never"
+        return f"We used to {negation} {text[match.end() :]}"
+    if text.split(" ", 1)[0].lower() in VERBS:
+        return f"We used to {lowered(text)}"
+    return f"It used to be the rule that {lowered(text)}"
+
+
+def hedged(text: str) -> str:
+    """The rule softened by a hedge, every word of it kept: "Where possible, keep ..."."""
+    return f"Where possible, {lowered(text)}"
+
+
+def narrowed(text: str, path: str) -> str:
+    """The rule narrowed to one file: "Do not touch the public API in src/app.py"."""
+    return f"{text} in {path}"
+
+
 def _changed(
-    lines: list[str], change: Callable[[str], str | None]
+    lines: list[str], change: Callable[[str], str | None], constraints_only: bool = False
 ) -> tuple[list[str], int, str] | None:
     """The lines with the first fact line ``change`` applies to changed; which line, and how."""
     for index in _fact_lines(lines):
+        if constraints_only and _is_goal(lines[index]):
+            continue
         head, text, note = _split(lines[index])
         out = change(text)
         if out is not None and out != text:
@@ -184,12 +216,46 @@ class PlantingModel:
                     restated = f"Constraint: {note.group('old').strip()}"
                     return [*lines, restated], Plant("stale", self.calls, "", restated)
             return lines, None
-        change = {"polarity": flipped, "number": renumbered, "relax": relaxed}[self.kind]
-        done = _changed(lines, change)
+        if self.kind == "member":
+            return self._member(lines)
+        if self.kind in ("lapsed", "narrow", "hedge"):
+            path = next((m.group() for line in lines for m in _PATH.finditer(line)), NARROWED_TO)
+            changes: dict[str, Callable[[str], str | None]] = {
+                "lapsed": lapsed,
+                "narrow": lambda text: narrowed(text, path),
+                "hedge": hedged,
+            }
+            done = _changed(lines, changes[self.kind], constraints_only=True)
+        else:
+            change = {"polarity": flipped, "number": renumbered, "relax": relaxed}[self.kind]
+            done = _changed(lines, change)
         if done is None:
             return lines, None
         out, index, new = done
         return out, Plant(self.kind, self.calls, lines[index], new)
+
+    def _member(self, lines: list[str]) -> tuple[list[str], Plant | None]:
+        """The first run of constraint bullets merged into one sentence (as the phrasing fake
+        merges them), the number of its first current member that has one changed."""
+        current = set(_fact_lines(lines))
+        at = 0
+        while at < len(lines):
+            run = merged_run(lines, at)
+            if run < 2:
+                at += 1
+                continue
+            parts = [FACT_LINE.match(line) for line in lines[at : at + run]]
+            ids = [part["id"] for part in parts if part]
+            texts = [part["text"] for part in parts if part]
+            for offset, text in enumerate(texts):
+                changed = renumbered(text) if at + offset in current else None
+                if changed is not None:
+                    said = "- " + merged(ids, [*texts[:offset], changed, *texts[offset + 1 :]])
+                    before = "\n".join(lines[at : at + run])
+                    out = [*lines[:at], said, *lines[at + run :]]
+                    return out, Plant("member", self.calls, before, said)
+            at += run
+        return lines, None
 
 
 def planting(kind: PlantKind) -> Callable[[], PlantingModel]:

@@ -55,8 +55,23 @@ CHANGED: dict[PlantKind, str] = {
     "stale": "Use Python 3.11",
     "drop": "Push only to the release branch",
     "invent": "Use MySQL 8",
+    "lapsed": "Do not touch the public API",
+    "narrow": "Do not touch the public API",
+    "hedge": "Do not touch the public API",
+    "member": "Keep test coverage above 90%",
 }
-# The kinds today's laws do not report, and why.
+# The kinds today's laws do not report, and why: strict, so that the day a reading reports one,
+# this test says so and its mark goes.
+NOT_REPORTED: dict[PlantKind, str] = {
+    "lapsed": "no law reports a rule in force stated as lapsed ('We used to ...'), issue 46",
+    "narrow": "no law reports a global rule narrowed to one file, issue 46",
+}
+KINDS = [
+    pytest.param(kind, marks=pytest.mark.xfail(reason=NOT_REPORTED[kind], strict=True))
+    if kind in NOT_REPORTED
+    else kind
+    for kind in PLANT_KINDS
+]
 
 
 def _violations(model: PlantingModel) -> list[Violation]:
@@ -73,7 +88,7 @@ def test_the_summariser_breaks_no_law_when_nothing_is_planted() -> None:
     assert model.planted == []
 
 
-@pytest.mark.parametrize("kind", PLANT_KINDS)
+@pytest.mark.parametrize("kind", KINDS)
 def test_each_planted_change_is_reported_naming_the_fact_it_changed(kind: PlantKind) -> None:
     model = PlantingModel(kind)
     found = _violations(model)
