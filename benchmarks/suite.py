@@ -51,6 +51,8 @@ from benchmarks.snapshot_validation import (
     time_validation,
 )
 from benchmarks.throughput import throughput
+from benchmarks.wording_corpus import wording_corpus_section
+from benchmarks.wording_runs import wording_runs
 from compactcheck.base.backend import Backend, handed
 from compactcheck.base.loading import load_attribute
 from compactcheck.engine.target_run import TargetRun
@@ -609,6 +611,9 @@ def main() -> None:
         "audit": lambda: audit_speed(1_000 if quick else 20_000),
         "plugin": lambda: plugin_startup(3 if quick else 10),
         "rulings": rulings_section,
+        "wording-corpus": wording_corpus_section,
+        # 3 fakes and 10 planted kinds, each over the seeds (about 40 minutes in full).
+        "wording-runs": lambda: wording_runs(3, 50) if quick else wording_runs(20, 200),
         # The whole test suite, last (about 12 minutes on 2 vCPUs); not in a quick run.
         "suite": suite_time,
     }

@@ -145,11 +145,24 @@ def narrowed(text: str, path: str) -> str:
     return f"{text} in {path}"
 
 
+def _in_order(lines: list[str], last: bool) -> list[int]:
+    """The fact lines in the order a change tries them: constraints first, the last first when
+    ``last``, then the goal."""
+    found = _fact_lines(lines)
+    constraints = [index for index in found if not _is_goal(lines[index])]
+    goals = [index for index in found if _is_goal(lines[index])]
+    return [*(reversed(constraints) if last else constraints), *goals]
+
+
 def _changed(
-    lines: list[str], change: Callable[[str], str | None], constraints_only: bool = False
+    lines: list[str],
+    change: Callable[[str], str | None],
+    constraints_only: bool = False,
+    last: bool = False,
 ) -> tuple[list[str], int, str] | None:
-    """The lines with the first fact line ``change`` applies to changed; which line, and how."""
-    for index in _fact_lines(lines):
+    """The lines with the first fact line ``change`` applies to changed (the last, when
+    ``last``); which line, and how."""
+    for index in _in_order(lines, last):
         if constraints_only and _is_goal(lines[index]):
             continue
         head, text, note = _split(lines[index])
@@ -165,15 +178,21 @@ class PlantingModel:
 
     ``kind`` is the change; ``at_call`` plants it only in that call (1-based) and repeats the
     others faithfully, so that a run of chained compactions shows the round it happened in.
-    ``planted`` lists what it changed, one ``Plant`` per change, in call order; a request with
-    nothing of the kind to change is answered unchanged, and nothing is listed.
+    ``last`` plants it in the last constraint (or update, or run of rules) it applies to rather
+    than the first: the first are often a system prompt's, which a summarising compactor keeps
+    as it is beside the summary, so that only the summary's copy would change. ``planted``
+    lists what it changed, one ``Plant`` per change, in call order; a request with nothing of
+    the kind to change is answered unchanged, and nothing is listed.
     """
 
-    def __init__(self, kind: PlantKind = "number", at_call: int | None = None) -> None:
+    def __init__(
+        self, kind: PlantKind = "number", at_call: int | None = None, last: bool = False
+    ) -> None:
         if kind not in PLANT_KINDS:
             raise ValueError(f"planting kind {kind!r}: expected one of {', '.join(PLANT_KINDS)}")
         self.kind: PlantKind = kind
         self.at_call = at_call
+        self.last = last
         self.calls = 0
         self.planted: list[Plant] = []
 
@@ -210,7 +229,7 @@ class PlantingModel:
                 "drop", self.calls, lines[index], ""
             )
         if self.kind == "stale":
-            for line in lines:
+            for line in reversed(lines) if self.last else lines:
                 note = _REPLACES.search(line)
                 if note is not None:
                     restated = f"Constraint: {note.group('old').strip()}"
@@ -225,36 +244,41 @@ class PlantingModel:
                 "narrow": lambda text: narrowed(text, path),
                 "hedge": hedged,
             }
-            done = _changed(lines, changes[self.kind], constraints_only=True)
+            done = _changed(lines, changes[self.kind], constraints_only=True, last=self.last)
         else:
             change = {"polarity": flipped, "number": renumbered, "relax": relaxed}[self.kind]
-            done = _changed(lines, change)
+            done = _changed(lines, change, last=self.last)
         if done is None:
             return lines, None
         out, index, new = done
         return out, Plant(self.kind, self.calls, lines[index], new)
 
     def _member(self, lines: list[str]) -> tuple[list[str], Plant | None]:
-        """The first run of constraint bullets merged into one sentence (as the phrasing fake
-        merges them), the number of its first current member that has one changed."""
+        """The first run of constraint bullets (the last, when ``last``) merged into one
+        sentence as the phrasing fake merges them, the number of its first current member that
+        has one (the last) changed."""
         current = set(_fact_lines(lines))
+        runs: list[tuple[int, int]] = []
         at = 0
         while at < len(lines):
             run = merged_run(lines, at)
-            if run < 2:
-                at += 1
-                continue
+            if run >= 2:
+                runs.append((at, run))
+            at += max(run, 1)
+        for at, run in reversed(runs) if self.last else runs:
             parts = [FACT_LINE.match(line) for line in lines[at : at + run]]
             ids = [part["id"] for part in parts if part]
             texts = [part["text"] for part in parts if part]
-            for offset, text in enumerate(texts):
-                changed = renumbered(text) if at + offset in current else None
+            offsets = range(len(texts) - 1, -1, -1) if self.last else range(len(texts))
+            for offset in offsets:
+                changed = renumbered(texts[offset]) if at + offset in current else None
                 if changed is not None:
-                    said = "- " + merged(ids, [*texts[:offset], changed, *texts[offset + 1 :]])
+                    texts[offset] = changed
+                    said = "- " + merged(ids, texts)
                     before = "\n".join(lines[at : at + run])
-                    out = [*lines[:at], said, *lines[at + run :]]
-                    return out, Plant("member", self.calls, before, said)
-            at += run
+                    return [*lines[:at], said, *lines[at + run :]], Plant(
+                        "member", self.calls, before, said
+                    )
         return lines, None
 
 

@@ -162,3 +162,34 @@ def test_lapsed_words_each_shape_of_rule_as_a_past_one() -> None:
     for rule, lapsed in said.items():
         request = ModelRequest(turns=(Turn(role="user", text=f"Constraint: {rule}"),))
         assert model.answer(request) == f"Constraint: {lapsed}"
+
+
+@pytest.mark.parametrize(
+    ("kind", "before", "after"),
+    [
+        (
+            "polarity",
+            "- [c6] Push only to the release branch",
+            "- [c6] Push also to the release branch",
+        ),
+        (
+            "lapsed",
+            "- [c6] Push only to the release branch",
+            "- [c6] We used to push only to the release branch",
+        ),
+        (
+            "number",
+            "- [c5] Use Python 3.12 (replaces [c1] Use Python 3.11)",
+            "- [c5] Use Python 4.12 (replaces [c1] Use Python 3.11)",
+        ),
+    ],
+)
+def test_last_plants_in_the_last_constraint_the_change_applies_to(
+    kind: PlantKind, before: str, after: str
+) -> None:
+    # The first constraints are often a system prompt's, which a summariser keeps beside its
+    # summary; the last are most often only in the turns the summary replaces.
+    model = PlantingModel(kind, last=True)
+    model.answer(REQUEST)
+    [plant] = model.planted
+    assert (plant.before, plant.after) == (before, after)
