@@ -613,7 +613,7 @@ def main() -> None:
         "rulings": rulings_section,
         "wording-corpus": wording_corpus_section,
         # 3 fakes and 10 planted kinds, each over the seeds (about 40 minutes in full).
-        "wording-runs": lambda: wording_runs(3, 50) if quick else wording_runs(20, 200),
+        "wording-runs": lambda: wording_runs(1, 30) if quick else wording_runs(20, 200),
         # The whole test suite, last (about 12 minutes on 2 vCPUs); not in a quick run.
         "suite": suite_time,
     }
