@@ -24,7 +24,7 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import compactcheck
@@ -70,6 +70,7 @@ class Run:
     verdicts: dict[str, str]
     planted: bool
     seconds: float
+    because: dict[str, str] = field(default_factory=dict)  # each violated law's because line
 
 
 def run_once(model: Model, seed: int, examples: int, folder: Path, target: str = TARGET) -> Run:
@@ -86,7 +87,12 @@ def run_once(model: Model, seed: int, examples: int, folder: Path, target: str =
     seconds = time.perf_counter() - start
     verdicts = {result.invariant: str(result.verdict) for result in report.targets[0].results}
     planted = bool(model.planted) if isinstance(model, PlantingModel) else False
-    return Run(verdicts, planted, seconds)
+    because = {
+        result.invariant: result.because
+        for result in report.targets[0].results
+        if result.verdict == "violation" and result.because
+    }
+    return Run(verdicts, planted, seconds, because)
 
 
 def _planting(kind: PlantKind) -> Callable[[int], Model]:
@@ -126,6 +132,19 @@ def faithful_table(runs: dict[str, list[Run]]) -> list[str]:
         row = f"{fake:<10}" + "".join(f"{_cell(cell, total):>14}" for cell in cells)
         row += f"{_cell(clean, total):>11}{seconds:>9.0f}"
         lines.append(row + (f"  ({reviews} with a law in review)" if reviews else ""))
+    return lines
+
+
+def first_violations(runs: dict[str, list[Run]], width: int = 220) -> list[str]:
+    """Per fake and meaning law it violated: the first seed's because line, cut to ``width``."""
+    lines = []
+    for fake, done in runs.items():
+        for law in MEANING_LAWS:
+            seed = next((at for at, run in enumerate(done) if law in run.because), None)
+            if seed is not None:
+                said = " ".join(done[seed].because[law].split())
+                cut = said if len(said) <= width else said[: width - 3] + "..."
+                lines.append(f"  {fake}, {law}, seed {seed}: {cut}")
     return lines
 
 
@@ -186,6 +205,8 @@ def wording_runs(
         faithful = {name: _runs(FAITHFUL[name], chosen, examples, root, name) for name in fakes}
         print(f"faithful fakes: seeds (of {seeds}) ending with no violation of each meaning law")
         print("\n".join(faithful_table(faithful)))
+        print("the first violation of each law, per fake:")
+        print("\n".join(first_violations(faithful)) or "  none")
         if "phrasing" in faithful:
             clean = sum(
                 all(run.verdicts.get(law) != "violation" for law in MEANING_LAWS)

@@ -3,7 +3,14 @@ meaning law, a planted kind's seeds caught by a law that should catch it, review
 
 from __future__ import annotations
 
-from benchmarks.wording_runs import CATCHES, MEANING_LAWS, Run, faithful_table, planted_table
+from benchmarks.wording_runs import (
+    CATCHES,
+    MEANING_LAWS,
+    Run,
+    faithful_table,
+    first_violations,
+    planted_table,
+)
 from compactcheck.models.planting import PLANT_KINDS, PlantKind
 
 
@@ -46,3 +53,17 @@ def test_a_planted_kind_is_caught_only_by_its_laws_and_review_stands_apart() -> 
 def test_every_planted_kind_names_meaning_laws_that_should_catch_it() -> None:
     assert set(CATCHES) == set(PLANT_KINDS)
     assert all(laws and set(laws) <= set(MEANING_LAWS) for laws in CATCHES.values())
+
+
+def test_the_first_violation_of_each_law_is_shown_with_its_seed() -> None:
+    failing = Run(
+        {law: "violation" if law == "constraints_preserved" else "pass" for law in MEANING_LAWS},
+        False,
+        1.0,
+        {"constraints_preserved": "current constraint 'Never push to main' is contradicted"},
+    )
+    lines = first_violations({"phrasing": [_run(), failing, failing]})
+    assert lines == [
+        "  phrasing, constraints_preserved, seed 1: current constraint 'Never push to main' is "
+        "contradicted"
+    ]
