@@ -31,6 +31,8 @@ from benchmarks.session_exchange import session_exchange_costs
 from benchmarks.snapshot_validation import checker
 from benchmarks.throughput import throughput
 from benchmarks.trace_audit import trace_audit
+from benchmarks.wording_corpus import wording_corpus_section
+from benchmarks.wording_runs import wording_runs
 
 
 def _machine() -> str:
@@ -76,6 +78,9 @@ def main() -> None:
         "traces": lambda: trace_audit(
             [1_000, 10_000] if quick else [10_000, 100_000], [20_000] if quick else [20_000, 2_000]
         ),
+        "wording-corpus": wording_corpus_section,
+        # 3 fakes and 10 planted kinds, each over the seeds (about 40 minutes in full).
+        "wording-runs": lambda: wording_runs(1, 30) if quick else wording_runs(20, 200),
         # The whole test suite, last (about 12 minutes on 2 vCPUs); not in a quick run.
         "suite": suite_time,
     }

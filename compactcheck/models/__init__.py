@@ -2,7 +2,7 @@
 
 A ``ModelRequest`` is provider-neutral and its canonical JSON is its cache key; a ``Model``
 answers one with text. ``ModelSlot`` names the model of a run (``echo``, ``paraphrase``,
-``lossy``, ``wording``, ``plant-KIND``, ``openai:MODEL``, ``anthropic:MODEL``,
+``lossy``, ``wording``, ``phrasing``, ``plant-KIND``, ``openai:MODEL``, ``anthropic:MODEL``,
 ``py:path.py:attr``) and ``open`` puts it behind a ``ModelCache``, a ``Meter`` and the run's
 ``Ledger`` of calls and tokens (``MeteredModel``). The LangChain and pydantic-ai bridges
 (``langchain_chat``, ``pydantic_ai_function``) import their framework, so they are not imported
@@ -15,6 +15,7 @@ from compactcheck.models.fakes import EchoModel, LossyModel, ParaphraseModel
 from compactcheck.models.ledger import Ledger, Spend
 from compactcheck.models.meter import Meter, MeteredModel
 from compactcheck.models.model import Model, ModelError, ModelRefusedError, Reply
+from compactcheck.models.phrasing import PhrasingModel
 from compactcheck.models.planting import Plant, PlantingModel
 from compactcheck.models.request import ModelRequest, Turn
 from compactcheck.models.slot import ModelSlot, check_name
@@ -37,6 +38,7 @@ __all__ = [
     "ModelSlot",
     "OpenAIModel",
     "ParaphraseModel",
+    "PhrasingModel",
     "Plant",
     "PlantingModel",
     "Reply",

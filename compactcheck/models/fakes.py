@@ -5,8 +5,9 @@ frame of each line and its stop words change, content words are lower-cased, and
 distinctive token (``compactcheck.invariants.tokens``) stays, in order, none invented. ``lossy``
 repeats it but drops the distinctive tokens whose stable hash is even, and says which.
 ``wording`` restates it in a model's words, every fact kept (``compactcheck.models.wording``);
-``plant-KIND`` repeats it with one planted change of a kind, and says which
-(``compactcheck.models.planting``).
+``phrasing`` restates each goal and rule in the shapes models give them, every fact kept
+(``compactcheck.models.phrasing``); ``plant-KIND`` repeats it with one planted change of a
+kind, and says which (``compactcheck.models.planting``).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections.abc import Callable
 
 from compactcheck.invariants.tokens import NEGATIONS, STOPWORDS, TOKEN, distinctive_tokens
 from compactcheck.models.model import Model
+from compactcheck.models.phrasing import PhrasingModel
 from compactcheck.models.planting import PLANT_KINDS, PlantingModel, planting
 from compactcheck.models.request import ModelRequest
 from compactcheck.models.wording import WordingModel
@@ -128,7 +130,8 @@ FAKES: dict[str, Callable[[], Model]] = {
     "paraphrase": ParaphraseModel,
     "lossy": LossyModel,
     "wording": WordingModel,
+    "phrasing": PhrasingModel,
     **{f"plant-{kind}": planting(kind) for kind in PLANT_KINDS},
 }
 """The local models by name: free, deterministic, never recorded."""
-FAKE_TYPES = (EchoModel, ParaphraseModel, LossyModel, WordingModel, PlantingModel)
+FAKE_TYPES = (EchoModel, ParaphraseModel, LossyModel, WordingModel, PhrasingModel, PlantingModel)

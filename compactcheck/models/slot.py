@@ -22,8 +22,8 @@ from compactcheck.models.model import Model, ModelError, Reply, reply_of
 from compactcheck.models.request import ModelRequest
 
 NAMES_HELP = (
-    "echo, paraphrase, lossy, wording, plant-KIND (polarity, number, relax, stale, drop, invent), "
-    "openai:MODEL, anthropic:MODEL or py:path.py:attribute"
+    "echo, paraphrase, lossy, wording, phrasing, plant-KIND (polarity, number, relax, stale, drop, "
+    "invent, lapsed, narrow, hedge, member), openai:MODEL, anthropic:MODEL or py:path.py:attribute"
 )
 
 

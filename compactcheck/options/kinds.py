@@ -29,8 +29,8 @@ CHAT = "openai-chat"  # compactcheck.invariants.formats.CHAT
 MALFORMED = ("late-results", "pending-calls")  # compactcheck.harness.MALFORMED
 REDIS_URL_VARIABLE = "COMPACTCHECK_REDIS_URL"  # compactcheck.scale.database
 MODEL_NAMES_HELP = (  # compactcheck.models.slot.NAMES_HELP
-    "echo, paraphrase, lossy, wording, plant-KIND (polarity, number, relax, stale, drop, invent), "
-    "openai:MODEL, anthropic:MODEL or py:path.py:attribute"
+    "echo, paraphrase, lossy, wording, phrasing, plant-KIND (polarity, number, relax, stale, drop, "
+    "invent, lapsed, narrow, hedge, member), openai:MODEL, anthropic:MODEL or py:path.py:attribute"
 )
 JUDGE_NAMES_HELP = (  # compactcheck.models.judge.JUDGE_NAMES
     "openai:MODEL, anthropic:MODEL or cmd:PROGRAM (a program answering one JSON line per item)"

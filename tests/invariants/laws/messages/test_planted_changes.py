@@ -55,11 +55,27 @@ CHANGED: dict[PlantKind, str] = {
     "stale": "Use Python 3.11",
     "drop": "Push only to the release branch",
     "invent": "Use MySQL 8",
+    "lapsed": "Do not touch the public API",
+    "narrow": "Do not touch the public API",
+    "hedge": "Do not touch the public API",
+    "member": "Keep test coverage above 90%",
 }
 # The kinds whose loss is no mechanical evidence, so that the laws leave it for review rather
 # than fail it (issue 46): a hedge ("avoid ... if possible") is never certain, and a rule with no
 # value or name whose words partly survive elsewhere may have been reworded.
 REVIEWED: frozenset[PlantKind] = frozenset({"relax", "drop"})
+# The kinds today's laws do not report, and why: strict, so that the day a reading reports one,
+# this test says so and its mark goes.
+NOT_REPORTED: dict[PlantKind, str] = {
+    "lapsed": "no law reports a rule in force stated as lapsed ('We used to ...')",
+    "narrow": "no law reports a global rule narrowed to one file",
+}
+KINDS = [
+    pytest.param(kind, marks=pytest.mark.xfail(reason=NOT_REPORTED[kind], strict=True))
+    if kind in NOT_REPORTED
+    else kind
+    for kind in sorted(set(PLANT_KINDS) - REVIEWED)
+]
 
 
 def _findings(model: PlantingModel) -> list[Finding]:
@@ -80,7 +96,7 @@ def test_the_summariser_breaks_no_law_when_nothing_is_planted() -> None:
     assert model.planted == []
 
 
-@pytest.mark.parametrize("kind", sorted(set(PLANT_KINDS) - REVIEWED))
+@pytest.mark.parametrize("kind", KINDS)
 def test_each_planted_change_is_reported_naming_the_fact_it_changed(kind: PlantKind) -> None:
     model = PlantingModel(kind)
     found = _violations(model)
