@@ -211,6 +211,27 @@ def input_problems_line(example: Counterexample) -> str | None:
     )
 
 
+def fix_lines(example: Counterexample) -> list[str]:
+    """A witness's fix: a head line, then one line per repair; empty when it has none."""
+    fix = example.fix
+    if fix is None:
+        return []
+    sizes = f"{fix.size_answer} -> {fix.size_repaired} {fix.counter}, the input {fix.size_input}"
+    if fix.lawful:
+        head = f"{len(fix.changes)} repair(s) make this answer lawful ({sizes})"
+    else:
+        head = f"no lawful repair: {fix.note}"
+        if fix.changes:
+            head += f" (after {len(fix.changes)} repair(s): {sizes})"
+    return [
+        head,
+        *(
+            f"{c.law}: {c.what} ({c.repair}; {c.size_before} -> {c.size_after})"
+            for c in fix.changes
+        ),
+    ]
+
+
 def unconcluded(report: Report) -> list[tuple[TargetReport, InvariantResult]]:
     """Every (target, result) that ended neither in a pass nor in a violation."""
     return [

@@ -17,6 +17,7 @@ from compactcheck.report.render._digest import (
     counts_line,
     fidelity_gaps,
     fidelity_rows,
+    fix_lines,
     header_fields,
     history_text,
     input_problems_line,
@@ -266,6 +267,10 @@ def _after_table(report: Report, console: Console) -> None:
         rejected = input_problems_line(example)
         if rejected:
             parts.append(_safe(rejected, "yellow"))
+        fix = fix_lines(example)
+        if fix:
+            parts.append(Text.assemble(("fix: ", "bold"), safe_line(fix[0], 2000)))
+            parts += [_safe(f"- {line}", "green") for line in fix[1:]]
         if example.corpus_file:
             parts.append(Text.assemble(("corpus file: ", "bold"), safe_line(example.corpus_file)))
         title = Text.assemble(

@@ -17,6 +17,7 @@ from compactcheck.report.render._digest import (
     counts_line,
     fidelity_gaps,
     fidelity_rows,
+    fix_lines,
     header_fields,
     history_text,
     input_problems_line,
@@ -55,6 +56,7 @@ class _Witness:
     rejected: str | None
     picture: Picture | None
     history: str
+    fix: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -141,6 +143,7 @@ def render_html(report: Report) -> str:
             rejected=input_problems_line(example),
             picture=picture(target.view, example.input, example.output, target.format),
             history=history_text(example, target),
+            fix=tuple(fix_lines(example)),
         )
         for number, (target, result, example) in numbered
     ]

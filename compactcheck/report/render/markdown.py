@@ -11,6 +11,7 @@ from compactcheck.report.render._digest import (
     counts_line,
     fidelity_gaps,
     fidelity_rows,
+    fix_lines,
     header_fields,
     history_text,
     input_problems_line,
@@ -160,6 +161,10 @@ def render_markdown(report: Report) -> str:
         rejected = input_problems_line(example)
         if rejected:
             out += [f"**Input:** {text(rejected, 2000)}", ""]
+        fix = fix_lines(example)
+        if fix:
+            out += [f"**Fix:** {text(fix[0], 2000)}", ""]
+            out += [*(f"- {text(line, 2000)}" for line in fix[1:]), *([""] if fix[1:] else [])]
         if example.corpus_file:
             out += [f"**Corpus file:** {text(example.corpus_file)}", ""]
 
