@@ -63,8 +63,9 @@ class Fix(_ReportModel):
     """The repair that would have made a counterexample's answer lawful, or why none does."""
 
     lawful: bool = Field(
-        description="true when the repaired answer holds every law judged, is no larger than "
-        "the input and fits a declared budget"
+        description="true when every law judged holds on the repaired answer (the note says "
+        "when it is still larger than the input or past a declared budget, which a guard in "
+        "repair mode refuses)"
     )
     changes: list[FixChange] = Field(default_factory=list)
     note: str = Field(default="", description="why the repair falls short ('' when lawful)")

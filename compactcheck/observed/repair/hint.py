@@ -28,7 +28,7 @@ def _history(payload: Any) -> Any:
 def fix_of(mended: Mended) -> Fix:
     """A mender's outcome as the report's fix."""
     return Fix(
-        lawful=mended.lawful,
+        lawful=mended.mends_every_law,
         changes=[
             FixChange(
                 law=change.law,

@@ -45,11 +45,19 @@ class Mended:
     size_input: int
     size_answer: int
     size_repaired: int
+    tried: Any = None
+    """The last answer tried, in the compactor's shape (the repaired one even when it is
+    refused for its size; None when a bare list cannot hold it)."""
 
     @property
     def lawful(self) -> bool:
-        """Whether a repaired answer was found."""
+        """Whether a repaired answer was found (and returned)."""
         return self.answer is not None
+
+    @property
+    def mends_every_law(self) -> bool:
+        """Whether every law holds on the last answer tried, whatever its size."""
+        return not self.broken
 
     @property
     def broken(self) -> list[str]:
@@ -200,7 +208,8 @@ def repair(
         answer, reason = (
             (after, "") if not changes else _checked(after, first, current, known, counter)
         )
-    return Mended(answer, changes, findings, reason, counter, size_input, size_answer, size)
+    tried = after if not changes else shaped(after, current)
+    return Mended(answer, changes, findings, reason, counter, size_input, size_answer, size, tried)
 
 
 def _side(data: Any, pair: MessagesPair, format: Format, which: str) -> Side:

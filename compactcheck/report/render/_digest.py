@@ -219,6 +219,8 @@ def fix_lines(example: Counterexample) -> list[str]:
     sizes = f"{fix.size_answer} -> {fix.size_repaired} {fix.counter}, the input {fix.size_input}"
     if fix.lawful:
         head = f"{len(fix.changes)} repair(s) make this answer lawful ({sizes})"
+        if fix.note:
+            head += f"; but {fix.note}"
     else:
         head = f"no lawful repair: {fix.note}"
         if fix.changes:
