@@ -29,6 +29,7 @@ from benchmarks.dev_test_time import suite_time
 from benchmarks.generation import VIEWS as GENERATED
 from benchmarks.generation import generation_only, rate
 from benchmarks.guard_overhead import guard_overhead
+from benchmarks.repair_fuzz import repair_section
 from benchmarks.messages_judgement import (
     Pair,
     best_ms,
@@ -70,6 +71,13 @@ NODE_HARNESS = ROOT / "examples" / "node-harness" / "harness.js"
 _SEED_FULL_LIMIT = 2 * 10**8
 # The checker's goal (the speed issue): linear work, so 10x the input costs at most 10**1.1 x.
 _MAX_EXPONENT = 1.1
+# The quick run's repair section: one mutant per wire format of the four.
+QUICK_REPAIR = (
+    "mutant:messages-keep-last-n",
+    "mutant:anthropic-keep-last-n",
+    "mutant:responses-keep-last-n",
+    "mutant:gemini-keep-last-n",
+)
 
 
 def _machine() -> str:
@@ -606,6 +614,7 @@ def main() -> None:
         "isolation": lambda: isolation(30 if quick else 300),
         "mutants": lambda: mutants(100, ["messages-keep-last-n"] if quick else None),
         "guard": lambda: guard_overhead([50, 200] if quick else [50, 200, 1_000]),
+        "repair": lambda: repair_section(20, QUICK_REPAIR) if quick else repair_section(200),
         "audit": lambda: audit_speed(1_000 if quick else 20_000),
         "plugin": lambda: plugin_startup(3 if quick else 10),
         "rulings": rulings_section,

@@ -193,7 +193,15 @@ class Guarded(Generic[History]):
         )
         if mended.lawful:
             for change in mended.changes:
-                LOGGER.warning("compaction broke %s; repaired: %s", change.law, change.line())
+                LOGGER.warning(
+                    "compaction broke %s; repaired: %s (%s, %d -> %d %s)",
+                    change.law,
+                    change.what,
+                    change.repair,
+                    change.size_before,
+                    change.size_after,
+                    change.counter,
+                )
             with self._counting:
                 self.stats.repaired += 1
                 for change in mended.changes:
