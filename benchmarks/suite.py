@@ -29,7 +29,6 @@ from benchmarks.dev_test_time import suite_time
 from benchmarks.generation import VIEWS as GENERATED
 from benchmarks.generation import generation_only, rate
 from benchmarks.guard_overhead import guard_overhead
-from benchmarks.repair_fuzz import repair_section
 from benchmarks.messages_judgement import (
     Pair,
     best_ms,
@@ -43,6 +42,7 @@ from benchmarks.messages_judgement import (
 from benchmarks.mutant_seeds import mutant_config
 from benchmarks.parallel import parallel
 from benchmarks.plugin_startup import plugin_startup
+from benchmarks.repair_fuzz import repair_section
 from benchmarks.rulings import rulings_section
 from benchmarks.session_exchange import session_exchange_costs
 from benchmarks.snapshot_validation import (

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from compactcheck.invariants import Facts
+from compactcheck.invariants import Facts, content_text
 from compactcheck.invariants.laws.messages.content import fact_rulings, reassertions
 from compactcheck.invariants.laws.messages.reading import FactLookup
 from compactcheck.invariants.tokens import discriminating, position
@@ -133,7 +133,7 @@ def _edited_summaries(
             continue
         changed = rewritten(after.format, units[unit], rewrite)
         if changed != units[unit]:
-            old.append(str(after.reading[message].content))
+            old.append(content_text(after.reading[message].content))
             units[unit] = changed
     return (after.with_units(units), old) if old else None
 

@@ -10,6 +10,7 @@ budget; otherwise the mender says why and returns no answer.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +25,8 @@ from compactcheck.observed.judging import MessagesPair, judge_messages, parse_me
 from compactcheck.observed.repair.catalogue import ORDER, REPAIRS
 from compactcheck.observed.repair.change import Change, Edit
 from compactcheck.observed.repair.side import Side, canonical, shaped, side_of
+
+LOGGER = logging.getLogger("compactcheck.repair")
 
 # Repairs one answer may need: each mends one law, and a repair may leave work for another (a
 # goal message brought back with a tool result in it, whose call is then brought back too).
@@ -113,16 +116,18 @@ def _step(
         before_count = _violations(findings, law)
         options: list[_Step] = []
         for repair in REPAIRS.get(law, ()):
-            edit = repair(judge.before, current, judge.facts)
-            if edit is None:
-                continue
-            key = canonical(edit.side.request)
-            if key in seen:
-                continue
             try:
+                edit = repair(judge.before, current, judge.facts)
+                if edit is None or canonical(edit.side.request) in seen:
+                    continue
                 judged = judge(edit.side)
             except ValidationError:
                 # A repair that makes data the format does not take mends nothing.
+                continue
+            except Exception:
+                # A guard must not fail the agent's call for a repair's own fault: the repair is
+                # passed over (and said so), and the answer mended otherwise or not at all.
+                LOGGER.exception("repair %s failed on this answer; passed over", repair.__name__)
                 continue
             if _violations(judged, law) >= before_count:
                 continue
@@ -215,7 +220,10 @@ def repair(
 def _side(data: Any, pair: MessagesPair, format: Format, which: str) -> Side:
     native = pair.native_before if which == "before" else pair.native_after
     if format == CHAT or native is None:
-        return side_of(data, format)
+        side = side_of(data, format, validated=False)
+        # Parsed once, by the pair: the repairs read the same messages the laws judged.
+        side.__dict__["parsed"] = pair.before if which == "before" else pair.after
+        return side
     side = Side(format, native.to_json_data())
     side.__dict__["parsed"] = native
     return side

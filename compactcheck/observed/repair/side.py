@@ -123,14 +123,16 @@ class Side:
         return len(canonical([self.system, self.units]))
 
 
-def side_of(data: Any, format: Format) -> Side:
-    """A side of a pair from what a compactor was handed or answered (a list or a request)."""
+def side_of(data: Any, format: Format, *, validated: bool = True) -> Side:
+    """A side of a pair from what a compactor was handed or answered (a list or a request);
+    ``validated`` false leaves a chat side unparsed (the caller has parsed it)."""
     if format == CHAT:
         listed = data.get("messages") if isinstance(data, dict) else data
         if isinstance(listed, tuple) and all(not isinstance(m, dict) for m in listed):
             listed = [message.to_json_data() for message in listed]
         side = Side(format, {"messages": list(listed or ())})
-        side.parsed  # noqa: B018  # validated now: a bad side is the caller's error, not a repair's
+        if validated:
+            side.parsed  # noqa: B018  # validated now: a bad side is the caller's error
         return side
     parsed = parse_request(format, as_request(format, data))
     side = Side(format, parsed.to_json_data())

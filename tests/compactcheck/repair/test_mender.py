@@ -3,6 +3,7 @@ input and it fits a declared budget; otherwise no answer, and why."""
 
 from __future__ import annotations
 
+import logging
 import re
 from pathlib import Path
 
@@ -112,3 +113,19 @@ def test_a_bare_history_cannot_take_back_a_system_prompt() -> None:
 def test_a_pair_that_is_not_valid_data_is_the_caller_s_error() -> None:
     with pytest.raises(PairError):
         repair(HISTORY, [{"role": "nobody"}])
+
+
+def test_a_repair_that_fails_is_passed_over_and_said_so(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    def broken_repair(*sides: object) -> None:
+        raise KeyError("a bug of the repair's own")
+
+    broken_repair.__name__ = "take_out_orphan_results"
+    monkeypatch.setitem(REPAIRS, "tool_pairing", (broken_repair, *REPAIRS["tool_pairing"][1:]))
+    with caplog.at_level(logging.ERROR, logger="compactcheck.repair"):
+        mended = repair(HISTORY, window(HISTORY))
+    assert "repair take_out_orphan_results failed" in caplog.text
+    # Mended the other way: the call brought back.
+    assert mended.lawful
+    assert mended.changes[0].repair == "bring_back_calls"

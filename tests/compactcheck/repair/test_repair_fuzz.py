@@ -28,6 +28,7 @@ def test_a_guarded_mutant_breaks_no_law_a_repair_covers(name: str) -> None:
     assert row.tally.calls > 0
     assert not row.broken_covered, row.report.results
     assert row.tally.growth <= 0, "an answer larger than its input"
+    assert row.tally.failures == 0, "a repair raised"
     # Every law but the call law holds: what the guard returns is judged as the run judges.
     assert set(row.broken_other) <= {"call_answered"}
     if row.broken_other:
