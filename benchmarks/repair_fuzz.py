@@ -70,6 +70,8 @@ class Tally:
     broken: int = 0
     repaired: int = 0
     returned_input: int = 0
+    # Lawful answers larger than their input, which the guard replaced by the input.
+    grown: int = 0
     refused: int = 0
     repairs: dict[str, int] = field(default_factory=dict)
     # Characters the repairs added to the compactor's answers (negative: took out).
@@ -143,6 +145,8 @@ class RepairingBackend:
             tally.repaired += 1
             for change in event.repairs:
                 tally.repairs[change.law] = tally.repairs.get(change.law, 0) + 1
+        elif event.returned == "input" and not event.judgement.violations:
+            tally.grown += 1
         elif event.returned == "input":
             tally.returned_input += 1
         else:
@@ -321,8 +325,8 @@ def _names(given: Sequence[str]) -> list[str]:
 
 
 HEADER = (
-    f"{'target':<44} {'fmt':<9} {'calls':>5} {'broken':>6} {'fixed':>5} {'input':>5} "
-    f"{'refused':>7} {'repairs':>7} {'+chars':>7} {'growth':>6}  verdict"
+    f"{'target':<44} {'fmt':<9} {'calls':>5} {'grown':>5} {'broken':>6} {'fixed':>5} "
+    f"{'input':>5} {'refused':>7} {'repairs':>7} {'+chars':>7} {'growth':>6}  verdict"
 )
 
 
@@ -339,7 +343,8 @@ def row_line(row: Row) -> str:
     if tally.failures:
         verdict += f" ({tally.failures} repair(s) raised)"
     return (
-        f"{row.target:<44} {row.format[:9]:<9} {tally.calls:>5} {tally.broken:>6} "
+        f"{row.target:<44} {row.format[:9]:<9} {tally.calls:>5} {tally.grown:>5} "
+        f"{tally.broken - tally.grown:>6} "
         f"{tally.repaired:>5} {tally.returned_input:>5} {tally.refused:>7} "
         f"{sum(tally.repairs.values()):>7} {added:>7} {growth:>6}  {verdict}"
     )
@@ -385,8 +390,9 @@ def repair_section(examples: int, names: Sequence[str] = ("mutants",)) -> None:
     )
     table([fuzz_repair(name, examples) for name in chosen])
     print(
-        "(broken: answers the guard saw break a law; fixed: returned repaired; input: returned "
-        "the input; refused: RepairError; +chars: mean characters the repairs added to an answer; "
+        "(grown: lawful answers larger than their input, replaced by the input; broken: answers "
+        "the guard saw break a law; fixed: returned repaired; input: no lawful repair, the input "
+        "returned; refused: RepairError; +chars: mean characters the repairs added to an answer; "
         "growth: the largest returned answer minus its input, in characters)"
     )
 
@@ -402,37 +408,56 @@ def main(arguments: Sequence[str] | None = None) -> int:
     options = parser.parse_args(arguments)
     rows: list[Row] = []
     lines: list[str] = []
+    skipped: list[str] = []
     print(HEADER, flush=True)
     for name in _names(options.targets):
         try:
             row = fuzz_repair(name, options.examples, options.seed, options.facts)
         except MissingExtraError as error:
             print(f"{name}: skipped ({error})", flush=True)
+            skipped.append(f"{name} ({error})")
             continue
         rows.append(row)
         print(row_line(row), flush=True)
     table(rows, lines.append)
     print("\n".join(lines[len(rows) + 1 :]))
     if options.markdown is not None:
-        options.markdown.write_text(markdown(rows, options), encoding="utf-8")
+        page = markdown(rows, options, [*lines[len(rows) + 1 :], *skipped_lines(skipped)])
+        options.markdown.write_text(page, encoding="utf-8")
     return 0 if all(row.passed for row in rows) else 1
 
 
-def markdown(rows: Sequence[Row], options: argparse.Namespace) -> str:
+def skipped_lines(skipped: Sequence[str]) -> list[str]:
+    """The targets not run, each with why."""
+    return [f"Not run: {name}." for name in skipped]
+
+
+def markdown(rows: Sequence[Row], options: argparse.Namespace, notes: Sequence[str] = ()) -> str:
     """The table as a Markdown page (the published reports' repair page)."""
     out = [
-        '# Repair: targets guarded with on_violation="repair"',
+        '# Targets guarded with on_violation="repair"',
         "",
-        f'Each target\'s answers pass through `compactcheck.guard(..., on_violation="repair")` '
+        "Each target's answers pass through "
+        '`compactcheck.guard(..., on_violation="repair")` '
         f"before the run judges them by every law of its format: {options.examples} histories "
-        f"per target, seed {options.seed}, up to 3 compaction rounds, facts {options.facts} "
-        "(declared: the guard is given each history's ground truth; inferred: it reads them "
-        "off the history). Regenerate with `.venv/bin/python -m benchmarks.repair_fuzz "
-        f"--examples {options.examples} --markdown reports/repair.md real`.",
+        f"per target, seed {options.seed}, up to 3 compaction rounds, profile ci, facts "
+        f"{options.facts} (declared: the guard is given each history's ground truth, as the run "
+        "judges it; inferred: it reads them off the history, as in production), the target's "
+        "waivers dropped (a guarded compactor promises every law). Regenerate with "
+        "`.venv/bin/python reports/regenerate --repair`.",
         "",
-        "| target | format | calls | broken | repaired | input returned | refused | repairs "
-        "| chars added | growth | verdict |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+        "Columns: calls to the target; grown: lawful answers larger than their input, which the "
+        "guard replaced by the input; broken: answers that broke a law; repaired: returned "
+        "repaired; input returned: no lawful repair (a law without one, or a repaired answer "
+        "larger than the input), the input returned; refused: `RepairError` (nothing lawful fits "
+        "the declared budget); repairs: the repairs made; chars added: the mean characters the "
+        "repairs added to an answer (negative: took out); growth: the largest returned answer "
+        "minus its input, in characters. A target passes when no law a repair covers is broken "
+        "on any answer the guard returned and none is larger than its input.",
+        "",
+        "| target | format | calls | grown | broken | repaired | input returned | refused "
+        "| repairs | chars added | growth | verdict |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     for row in rows:
         tally = row.tally
@@ -442,11 +467,12 @@ def markdown(rows: Sequence[Row], options: argparse.Namespace) -> str:
         if row.broken_other:
             verdict += f" (also broken: {', '.join(row.broken_other)})"
         out.append(
-            f"| {row.target} | {row.format} | {tally.calls} | {tally.broken} | {tally.repaired} "
+            f"| {row.target} | {row.format} | {tally.calls} | {tally.grown} "
+            f"| {tally.broken - tally.grown} | {tally.repaired} "
             f"| {tally.returned_input} | {tally.refused} | {sum(tally.repairs.values())} "
             f"| {added} | {growth} | {verdict} |"
         )
-    out += [""]
+    out += ["", *(f"{note}\n" for note in notes)]
     return "\n".join(out)
 
 
