@@ -26,6 +26,7 @@ from benchmarks.mutant_seeds import first_detections
 from benchmarks.parallel import parallel
 from benchmarks.plugin_startup import plugin_startup
 from benchmarks.protocol import protocol
+from benchmarks.repair_fuzz import repair_section
 from benchmarks.rulings import rulings_section
 from benchmarks.session_exchange import session_exchange_costs
 from benchmarks.snapshot_validation import checker
@@ -33,6 +34,14 @@ from benchmarks.throughput import throughput
 from benchmarks.trace_audit import trace_audit
 from benchmarks.wording_corpus import wording_corpus_section
 from benchmarks.wording_runs import wording_runs
+
+# The quick run's repair section: one mutant per wire format of the four.
+QUICK_REPAIR = (
+    "mutant:messages-keep-last-n",
+    "mutant:anthropic-keep-last-n",
+    "mutant:responses-keep-last-n",
+    "mutant:gemini-keep-last-n",
+)
 
 
 def _machine() -> str:
@@ -72,6 +81,7 @@ def main() -> None:
         "isolation": lambda: isolation(30 if quick else 300),
         "mutants": lambda: first_detections(100, ["messages-keep-last-n"] if quick else None),
         "guard": lambda: guard_overhead([50, 200] if quick else [50, 200, 1_000]),
+        "repair": lambda: repair_section(20, QUICK_REPAIR) if quick else repair_section(200),
         "audit": lambda: audit_speed(1_000 if quick else 20_000),
         "plugin": lambda: plugin_startup(3 if quick else 10),
         "rulings": rulings_section,

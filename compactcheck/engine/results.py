@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import JsonValue
 
+from compactcheck.base.selection import Selection
 from compactcheck.engine.judge import Judge
 from compactcheck.engine.search import Search
 from compactcheck.engine.tally import Failure
@@ -14,6 +15,7 @@ from compactcheck.invariants import Invariant
 from compactcheck.invariants.inference import INFERABLE
 from compactcheck.invariants.laws.messages.content import fact_rulings
 from compactcheck.invariants.levels import level_of
+from compactcheck.observed.repair.hint import fix_hint
 from compactcheck.report.model import (
     CALL_STATUSES,
     COVERAGE_PREFIX,
@@ -49,6 +51,10 @@ def law_result(judge: Judge, search: Search, law: Invariant) -> InvariantResult:
         rulings = ruled_facts(law, failure.outcome)
         if rulings:
             counterexample = counterexample.model_copy(update={"rulings": rulings})
+        if judge.view == "messages":
+            selection = Selection(judge.config.include, judge.config.exclude)
+            fix = fix_hint(failure.outcome, judge.format, selection)
+            counterexample = counterexample.model_copy(update={"fix": fix})
     result = run_result(
         law.id,
         law.statement,

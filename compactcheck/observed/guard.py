@@ -15,13 +15,25 @@ violation is the caller's choice:
 - ``"log"``: one warning per violation on the ``compactcheck.guard`` logger, the answer returned;
 - ``"return_input"``: the history is handed back uncompacted, as if the compactor had declined
   (the safe fallback when a broken context is worse than a long one);
+- ``"repair"``: the smallest change that makes the answer lawful
+  (``compactcheck.observed.repair``: the orphaned result taken out or its call brought back, the
+  goal or the system prompt restored, ...), judged again by the same laws and returned only if
+  every law holds on it, it is no larger than the input and it fits a declared budget; one
+  warning per repair. Otherwise the history is handed back uncompacted, as ``"return_input"``
+  does, with a warning that says why; when a budget is declared and the input is over it too,
+  ``RepairError`` says that no lawful answer fits. A lawful answer larger than its input is
+  replaced by the input too (it is lawful, and smaller);
 - a callable: called with a ``GuardEvent`` (the judgement, the history and the answer), and
   its return value is returned when it is not None (else the compactor's answer).
 
 A guard never hides the compactor's own exceptions, and a history the laws cannot read (not
 chat completions or a provider request) raises ``CompactcheckError`` in every mode, since
-judging nothing is not the same as passing. ``guarded.stats`` counts calls, sampled calls and
-calls with a violation, exactly, however many calls overlap.
+judging nothing is not the same as passing. ``guarded.stats`` counts calls, sampled calls,
+calls with a violation and, in repair mode, calls repaired, calls not repaired and repairs by
+law, exactly, however many calls overlap (``stats.counters()`` flattens them for a metrics
+system). ``on_event``, when given, is called with the ``GuardEvent`` of every call that broke a
+law (or, in repair mode, grew the history), once the guard has chosen what to return (the
+repairs it made among it).
 
 The guard of an ``async def`` compactor is an async function (``await compact(messages)``), which
 judges the awaited answer the same way; its ``on_violation`` callable may be async too.
@@ -43,31 +55,16 @@ from compactcheck.base.errors import CompactcheckError
 from compactcheck.base.selection import Selection
 from compactcheck.invariants import Facts
 from compactcheck.invariants.formats import Format, check_format
+from compactcheck.observed.guard_events import GuardEvent, GuardStats, RepairError
 from compactcheck.observed.judging import Judgement, ViolationError, check_pair
+from compactcheck.observed.repair import repair
 
 LOGGER = logging.getLogger("compactcheck.guard")
 
 History = TypeVar("History")
 
-Action = Literal["raise", "log", "return_input"]
-
-
-@dataclass(frozen=True)
-class GuardEvent:
-    """One guarded call that broke a law: the judgement, what went in, what came out."""
-
-    judgement: Judgement
-    before: Any
-    after: Any
-
-
-@dataclass
-class GuardStats:
-    """What a guard has seen so far."""
-
-    calls: int = 0
-    checked: int = 0
-    violated: int = 0
+Action = Literal["raise", "log", "return_input", "repair"]
+ACTIONS: tuple[Action, ...] = ("raise", "log", "return_input", "repair")
 
 
 FactsSource = Facts | dict[str, Any] | Callable[[Any], Facts | dict[str, Any] | None] | None
@@ -85,6 +82,7 @@ class Guarded(Generic[History]):
     selection: Selection
     rng: random.Random
     stats: GuardStats = field(default_factory=GuardStats)
+    on_event: Callable[[GuardEvent], Any] | None = None
     # Calls may overlap (threads, an async guard's gathered calls): counting is one step.
     _counting: threading.Lock = field(
         default_factory=threading.Lock, init=False, repr=False, compare=False
@@ -134,7 +132,15 @@ class Guarded(Generic[History]):
             self.stats.checked += 1
             if not judgement.holds:
                 self.stats.violated += 1
-        return None if judgement.holds else judgement
+        if judgement.holds and not self._grew(judgement):
+            return None
+        return judgement
+
+    def _grew(self, judgement: Judgement) -> bool:
+        """Whether a repairing guard sees an answer larger than its input (the input is then
+        the smaller lawful answer)."""
+        sizes = judgement.sizes
+        return self.on_violation == "repair" and sizes is not None and sizes[1] > sizes[0]
 
     def judge(self, before: Any, after: Any) -> Judgement:
         """The judgement of one pair, as a guarded call makes it."""
@@ -150,19 +156,84 @@ class Guarded(Generic[History]):
         """The history to return, or what the ``on_violation`` callable returned."""
         action = self.on_violation
         if action == "raise":
+            self._tell(GuardEvent(judgement, before, after))
             raise ViolationError(judgement)
         if action == "log":
             for violation in judgement.violations:
                 LOGGER.warning("compaction broke %s: %s", violation.invariant, violation.because)
+            self._tell(GuardEvent(judgement, before, after))
             return after
         if action == "return_input":
             LOGGER.warning(
-                "compaction broke %s; the history is returned uncompacted",
-                ", ".join(dict.fromkeys(v.invariant for v in judgement.violations)),
+                "compaction broke %s; the history is returned uncompacted", _broken(judgement)
             )
+            self._tell(GuardEvent(judgement, before, after))
             return before
+        if action == "repair":
+            return self._repaired(judgement, before, after)
         assert callable(action)
-        return action(GuardEvent(judgement, before, after))
+        event = GuardEvent(judgement, before, after)
+        chosen = action(event)
+        self._tell(event)
+        return chosen
+
+    def _repaired(self, judgement: Judgement, before: History, after: History) -> Any:
+        """The repaired answer; else the input; else RepairError (nothing lawful fits)."""
+        if judgement.holds:
+            assert judgement.sizes is not None
+            grown, given = judgement.sizes[1], judgement.sizes[0]
+            reason = f"the answer is larger than its input ({grown} characters against {given})"
+            with self._counting:
+                self.stats.grown += 1
+            LOGGER.warning("compaction grew the history (%s): it is returned uncompacted", reason)
+            self._tell(GuardEvent(judgement, before, after, (), "input", reason))
+            return before
+        mended = repair(
+            before, after, judgement.facts, format=judgement.format, selection=self.selection
+        )
+        if mended.lawful:
+            for change in mended.changes:
+                LOGGER.warning(
+                    "compaction broke %s; repaired: %s (%s, %d -> %d %s)",
+                    change.law,
+                    change.what,
+                    change.repair,
+                    change.size_before,
+                    change.size_after,
+                    change.counter,
+                )
+            with self._counting:
+                self.stats.repaired += 1
+                for change in mended.changes:
+                    self.stats.repairs[change.law] = self.stats.repairs.get(change.law, 0) + 1
+            self._tell(GuardEvent(judgement, before, after, mended.changes, "repaired"))
+            return mended.answer
+        with self._counting:
+            self.stats.unrepaired += 1
+        budget = judgement.facts.budget if judgement.facts is not None else None
+        if budget is not None and mended.size_input > budget.limit:
+            reason = (
+                f"{mended.reason}; the input measures {mended.size_input} {mended.counter}, over "
+                f"the declared budget of {budget.limit} too: no lawful answer fits"
+            )
+            self._tell(GuardEvent(judgement, before, after, mended.changes, "nothing", reason))
+            raise RepairError(judgement, reason)
+        LOGGER.warning(
+            "compaction broke %s; not repaired (%s): the history is returned uncompacted",
+            _broken(judgement),
+            mended.reason,
+        )
+        self._tell(GuardEvent(judgement, before, after, mended.changes, "input", mended.reason))
+        return before
+
+    def _tell(self, event: GuardEvent) -> None:
+        if self.on_event is not None:
+            self.on_event(event)
+
+
+def _broken(judgement: Judgement) -> str:
+    """The broken laws' ids, each once."""
+    return ", ".join(dict.fromkeys(v.invariant for v in judgement.violations))
 
 
 class AsyncGuarded(Protocol[History]):
@@ -190,6 +261,7 @@ def guard(  # type: ignore[overload-overlap]  # the first that matches wins: asy
     facts: FactsSource = ...,
     format: Format | None = ...,
     seed: int | None = ...,
+    on_event: Callable[[GuardEvent], Any] | None = ...,
 ) -> AsyncGuarded[History]: ...
 
 
@@ -204,6 +276,7 @@ def guard(
     facts: FactsSource = ...,
     format: Format | None = ...,
     seed: int | None = ...,
+    on_event: Callable[[GuardEvent], Any] | None = ...,
 ) -> Guarded[History]: ...
 
 
@@ -217,6 +290,7 @@ def guard(
     facts: FactsSource = None,
     format: Format | None = None,
     seed: int | None = None,
+    on_event: Callable[[GuardEvent], Any] | None = None,
 ) -> Guarded[Any] | AsyncGuarded[Any]:
     """``compactor`` with the messages laws judging its answers (see the module docstring).
 
@@ -224,13 +298,19 @@ def guard(
     from ``seed``); ``invariants`` and ``exclude`` choose the laws, as for ``check``;
     ``facts`` declares what the history must keep (a ``Facts``, a dict of some fields, or a
     function of the history giving either), the rest being inferred; ``format`` names the
-    history's format (default: detected on the first call). An ``async def`` compactor gives an
-    async function (``inspect.iscoroutinefunction`` says so, for frameworks that ask).
+    history's format (default: detected on the first call); ``on_event`` is called with the
+    ``GuardEvent`` of each call that broke a law, after the guard chose what to return. An
+    ``async def`` compactor gives an async function (``inspect.iscoroutinefunction`` says so,
+    for frameworks that ask).
     """
-    if on_violation not in ("raise", "log", "return_input") and not callable(on_violation):
+    if on_violation not in ACTIONS and not callable(on_violation):
         raise CompactcheckError(
-            f"on_violation={on_violation!r}: expected 'raise', 'log', 'return_input' or a "
-            "callable taking a GuardEvent"
+            f"on_violation={on_violation!r}: expected 'raise', 'log', 'return_input', 'repair' "
+            "or a callable taking a GuardEvent"
+        )
+    if on_event is not None and (not callable(on_event) or is_async(on_event)):
+        raise CompactcheckError(
+            "on_event: expected a plain function taking a GuardEvent (it is called, never awaited)"
         )
     if not 0.0 <= sample <= 1.0:
         raise CompactcheckError(f"sample={sample!r}: expected a share of calls from 0.0 to 1.0")
@@ -254,6 +334,7 @@ def guard(
         check_format(format) if format is not None else None,
         selection,
         random.Random(seed),
+        on_event=on_event,
     )
     if is_async(compactor):
         # A function, not the guard object: frameworks ask inspect.iscoroutinefunction whether
@@ -270,4 +351,4 @@ def guard(
     return guarded
 
 
-__all__ = ["AsyncGuarded", "GuardEvent", "GuardStats", "Guarded", "guard"]
+__all__ = ["AsyncGuarded", "GuardEvent", "GuardStats", "Guarded", "RepairError", "guard"]

@@ -42,6 +42,7 @@ from compactcheck.invariants.formats import (
 )
 from compactcheck.invariants.inference import infer_facts, inferred_note
 from compactcheck.invariants.laws.messages.content import fact_rulings
+from compactcheck.invariants.laws.messages.size import message_size
 from compactcheck.invariants.messages import ChatMessage
 from compactcheck.invariants.rulings import FactRuling
 from compactcheck.invariants.state import AgentState
@@ -71,6 +72,9 @@ class Judgement:
     format: Format | None = None
     rulings: tuple[FactRuling, ...] = ()
     """What the output did to the goal and each constraint (messages view, tokens reading)."""
+    sizes: tuple[int, int] | None = None
+    """Characters of the input and of the output, as the budget law counts them (messages
+    view; None for the others)."""
 
     @property
     def violations(self) -> list[Violation]:
@@ -234,7 +238,11 @@ def check_pair(
             ruled = (
                 fact_rulings(pair.before, pair.after, known) if known.reading == "tokens" else ()
             )
-            return Judgement(view, findings, known, pair.format, ruled)
+            sizes = (
+                message_size(pair.before, "characters"),
+                message_size(pair.after, "characters"),
+            )
+            return Judgement(view, findings, known, pair.format, ruled, sizes)
         outcome = _replayed(view, before, after, facts)
     except ValidationError as error:
         raise PairError(f"{view}: {one_line(error)}") from None

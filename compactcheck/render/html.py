@@ -26,7 +26,7 @@ from compactcheck.render.conversation import Picture, picture
 from compactcheck.render.fidelity_rows import FidelityRow, fidelity_gaps, fidelity_rows
 from compactcheck.render.points import html_points
 from compactcheck.render.review import REVIEW_NOTE, review_count, reviews
-from compactcheck.render.violation import history_text, input_problems_line
+from compactcheck.render.violation import fix_lines, history_text, input_problems_line
 from compactcheck.report.compare import summary
 from compactcheck.report.model import Counterexample, Report, Verdict
 
@@ -54,6 +54,7 @@ class _Witness:
     rejected: str | None
     picture: Picture | None
     history: str
+    fix: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -140,6 +141,7 @@ def render_html(report: Report) -> str:
             rejected=input_problems_line(example),
             picture=picture(target.view, example.input, example.output, target.format),
             history=history_text(example, target),
+            fix=tuple(fix_lines(example)),
         )
         for number, (target, result, example) in numbered
     ]

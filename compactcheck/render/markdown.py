@@ -18,7 +18,7 @@ from compactcheck.render._stderr import stderr_parts
 from compactcheck.render.fidelity_rows import fidelity_gaps, fidelity_rows
 from compactcheck.render.points import markdown_points
 from compactcheck.render.review import REVIEW_NOTE, item_lines, review_count, reviews
-from compactcheck.render.violation import history_text, input_problems_line
+from compactcheck.render.violation import fix_lines, history_text, input_problems_line
 from compactcheck.report.compare import Summary, summary
 from compactcheck.report.model import Report, Verdict
 from compactcheck.report.untrusted import block, json_block, safe_line
@@ -178,6 +178,10 @@ def render_markdown(report: Report) -> str:
         rejected = input_problems_line(example)
         if rejected:
             out += [f"**Input:** {text(rejected, 2000)}", ""]
+        fix = fix_lines(example)
+        if fix:
+            out += [f"**Fix:** {text(fix[0], 2000)}", ""]
+            out += [*(f"- {text(line, 2000)}" for line in fix[1:]), *([""] if fix[1:] else [])]
         if example.corpus_file:
             out += [f"**Corpus file:** {text(example.corpus_file)}", ""]
 

@@ -23,6 +23,29 @@ def input_problems_line(example: Counterexample) -> str | None:
     )
 
 
+def fix_lines(example: Counterexample) -> list[str]:
+    """A witness's fix: a head line, then one line per repair; empty when it has none."""
+    fix = example.fix
+    if fix is None:
+        return []
+    sizes = f"{fix.size_answer} -> {fix.size_repaired} {fix.counter}, the input {fix.size_input}"
+    if fix.lawful:
+        head = f"{len(fix.changes)} repair(s) make this answer lawful ({sizes})"
+        if fix.note:
+            head += f"; but {fix.note}"
+    else:
+        head = f"no lawful repair: {fix.note}"
+        if fix.changes:
+            head += f" (after {len(fix.changes)} repair(s): {sizes})"
+    return [
+        head,
+        *(
+            f"{c.law}: {c.what} ({c.repair}; {c.size_before} -> {c.size_after})"
+            for c in fix.changes
+        ),
+    ]
+
+
 _RETURNED_KEYS = ("messages", "input", "contents", "rawTail", "appended")
 RETURNED_LINES = 12
 
@@ -158,6 +181,10 @@ def violation_parts(
     rejected = input_problems_line(example)
     if rejected:
         parts.append(Part("", safe_line(rejected), "yellow"))
+    fix = fix_lines(example)
+    if fix:
+        parts.append(Part("fix: ", safe_line(fix[0], 2000)))
+        parts += [Part("", safe_line(f"- {line}"), "green") for line in fix[1:]]
     shown = corpus if corpus is not None else example.corpus_file
     if shown:
         parts.append(Part("corpus file: ", safe_line(shown)))

@@ -70,6 +70,36 @@ class ReviewItem(_ReportModel):
     )
 
 
+class FixChange(_ReportModel):
+    """One repair of a fix: the law it mends and what it added or took out."""
+
+    law: str
+    repair: str = Field(description="the named repair (compactcheck.observed.repair)")
+    what: str = Field(description="what it did, in one line")
+    added: list[JsonValue] = Field(
+        default_factory=list, description="what it brought back (messages, blocks, lines)"
+    )
+    removed: list[JsonValue] = Field(default_factory=list, description="what it took out")
+    size_before: int = Field(description="the answer's size before this repair (see counter)")
+    size_after: int = Field(description="and after it")
+
+
+class Fix(_ReportModel):
+    """The repair that would have made a counterexample's answer lawful, or why none does."""
+
+    lawful: bool = Field(
+        description="true when every law judged holds on the repaired answer (the note says "
+        "when it is still larger than the input or past a declared budget, which a guard in "
+        "repair mode refuses)"
+    )
+    changes: list[FixChange] = Field(default_factory=list)
+    note: str = Field(default="", description="why the repair falls short ('' when lawful)")
+    counter: str = Field(default="characters", description="what the sizes are counted in")
+    size_input: int = 0
+    size_answer: int = Field(default=0, description="the compactor's answer")
+    size_repaired: int = Field(default=0, description="the repaired answer")
+
+
 class Counterexample(_ReportModel):
     """The minimal history on which an invariant broke, and why."""
 
@@ -97,6 +127,11 @@ class Counterexample(_ReportModel):
         default_factory=list,
         description="what the compaction did to the goal and each constraint (laws that read "
         "facts, messages view)",
+    )
+    fix: Fix | None = Field(
+        default=None,
+        description="the smallest repair of the answer that makes it lawful (the messages to add "
+        "back or take out), or why none does; messages view (absent in older reports)",
     )
 
 
