@@ -33,6 +33,8 @@ from typing import Any, Literal
 
 import compactcheck
 from benchmarks.repair_table import HEADER, markdown, row_line, skipped_lines, table
+from compactcheck.adapters import ADAPTERS, MissingExtraError
+from compactcheck.adapters.node_harness import DESCRIPTIONS as NODE_TARGETS
 from compactcheck.base.backend import Answer, Backend
 from compactcheck.base.implementation import Implementation
 from compactcheck.engine.config import RunConfig
@@ -44,8 +46,6 @@ from compactcheck.observed.guard import GuardEvent, RepairError
 from compactcheck.observed.repair import COVERED
 from compactcheck.observed.repair.side import side_of
 from compactcheck.report.model import TargetReport
-from compactcheck.adapters import ADAPTERS, MissingExtraError
-from compactcheck.adapters.node_harness import DESCRIPTIONS as NODE_TARGETS
 from compactcheck.targets.registry import Target, all_mutants, resolve
 
 FactsMode = Literal["declared", "inferred"]

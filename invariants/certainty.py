@@ -108,7 +108,10 @@ def _qualifier(clause: Clause, tagged: Tagged, shape: FactShape) -> str:
     flagged = [
         word
         for word, _ in tagged
-        if word in HEDGE_WORDS | CONDITION_WORDS | LAPSE_WORDS and word not in shape.keys.own
+        if word in HEDGE_WORDS | CONDITION_WORDS | LAPSE_WORDS
+        and word not in shape.keys.own
+        # "(replaces [c5])" beside a rule says it is the new one: it qualifies nothing.
+        and word not in _REPLACING
     ]
     lowered = f" {clause.lowered} "
     phrases = [hedge for hedge in HEDGES if f" {hedge} " in lowered and hedge not in shape.hedges]

@@ -109,9 +109,8 @@ def infer_facts(
         found = read[field](history)
         inferences += found
         texts = tuple(dict.fromkeys(item.text for item in found))
-        given[field] = texts[0] if field == "goal" else texts
-        if field == "goal" and not found:
-            given[field] = ""
+        # A history with no goal stated has the empty goal, which no law asks to be kept.
+        given[field] = (texts[0] if texts else "") if field == "goal" else texts
         inferred.append(field)
     given.setdefault("inferred", tuple(inferred))
     given.setdefault("inferences", tuple(inferences))

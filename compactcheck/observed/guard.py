@@ -48,7 +48,7 @@ import random
 import threading
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, Literal, Protocol, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeVar, overload
 
 from compactcheck.base.awaiting import discarded, is_async, settled
 from compactcheck.base.errors import CompactcheckError
@@ -58,6 +58,9 @@ from compactcheck.invariants.formats import Format, check_format
 from compactcheck.observed.guard_events import GuardEvent, GuardStats, RepairError
 from compactcheck.observed.judging import Judgement, ViolationError, check_pair
 from compactcheck.observed.repair import repair
+
+if TYPE_CHECKING:
+    from compactcheck.models import MeteredModel
 
 LOGGER = logging.getLogger("compactcheck.guard")
 
@@ -83,6 +86,11 @@ class Guarded(Generic[History]):
     rng: random.Random
     stats: GuardStats = field(default_factory=GuardStats)
     on_event: Callable[[GuardEvent], Any] | None = None
+    # Settles the rulings left for review; one judge program answers one request at a time.
+    judge_model: MeteredModel | None = None
+    _judging: threading.Lock = field(
+        default_factory=threading.Lock, init=False, repr=False, compare=False
+    )
     # Calls may overlap (threads, an async guard's gathered calls): counting is one step.
     _counting: threading.Lock = field(
         default_factory=threading.Lock, init=False, repr=False, compare=False
@@ -145,9 +153,20 @@ class Guarded(Generic[History]):
     def judge(self, before: Any, after: Any) -> Judgement:
         """The judgement of one pair, as a guarded call makes it."""
         declared = self.facts(before) if callable(self.facts) else self.facts
-        judgement = check_pair(
-            before, after, declared, format=self.format, selection=self.selection
-        )
+        if self.judge_model is None:
+            judgement = check_pair(
+                before, after, declared, format=self.format, selection=self.selection
+            )
+        else:
+            with self._judging:
+                judgement = check_pair(
+                    before,
+                    after,
+                    declared,
+                    format=self.format,
+                    selection=self.selection,
+                    judge=self.judge_model,
+                )
         # Detected once: a compactor speaks one format.
         self.format = judgement.format
         return judgement
@@ -188,9 +207,20 @@ class Guarded(Generic[History]):
             LOGGER.warning("compaction grew the history (%s): it is returned uncompacted", reason)
             self._tell(GuardEvent(judgement, before, after, (), "input", reason))
             return before
-        mended = repair(
-            before, after, judgement.facts, format=judgement.format, selection=self.selection
-        )
+        if self.judge_model is None:
+            mended = repair(
+                before, after, judgement.facts, format=judgement.format, selection=self.selection
+            )
+        else:
+            with self._judging:
+                mended = repair(
+                    before,
+                    after,
+                    judgement.facts,
+                    format=judgement.format,
+                    selection=self.selection,
+                    judge=self.judge_model,
+                )
         if mended.lawful:
             for change in mended.changes:
                 LOGGER.warning(
@@ -262,6 +292,7 @@ def guard(  # type: ignore[overload-overlap]  # the first that matches wins: asy
     format: Format | None = ...,
     seed: int | None = ...,
     on_event: Callable[[GuardEvent], Any] | None = ...,
+    judge: str | None = ...,
 ) -> AsyncGuarded[History]: ...
 
 
@@ -277,6 +308,7 @@ def guard(
     format: Format | None = ...,
     seed: int | None = ...,
     on_event: Callable[[GuardEvent], Any] | None = ...,
+    judge: str | None = ...,
 ) -> Guarded[History]: ...
 
 
@@ -291,6 +323,7 @@ def guard(
     format: Format | None = None,
     seed: int | None = None,
     on_event: Callable[[GuardEvent], Any] | None = None,
+    judge: str | None = None,
 ) -> Guarded[Any] | AsyncGuarded[Any]:
     """``compactor`` with the messages laws judging its answers (see the module docstring).
 
@@ -299,9 +332,12 @@ def guard(
     ``facts`` declares what the history must keep (a ``Facts``, a dict of some fields, or a
     function of the history giving either), the rest being inferred; ``format`` names the
     history's format (default: detected on the first call); ``on_event`` is called with the
-    ``GuardEvent`` of each call that broke a law, after the guard chose what to return. An
-    ``async def`` compactor gives an async function (``inspect.iscoroutinefunction`` says so,
-    for frameworks that ask).
+    ``GuardEvent`` of each call that broke a law, after the guard chose what to return;
+    ``judge`` (``openai:MODEL``, ``anthropic:MODEL``, ``cmd:PROGRAM``, as ``--judge``) settles
+    the rulings the reading left for review, so that a loss it finds is a violation (and, with
+    ``on_violation="repair"``, repaired); without one they never act. An ``async def``
+    compactor gives an async function (``inspect.iscoroutinefunction`` says so, for frameworks
+    that ask). A judge's answers are cached under ``.compactcheck/models``, as ``check``'s are.
     """
     if on_violation not in ACTIONS and not callable(on_violation):
         raise CompactcheckError(
@@ -326,6 +362,11 @@ def guard(
         )
     selection = Selection(invariants, exclude)
     selection.check(["messages"])
+    judge_model = None
+    if judge is not None:
+        from compactcheck.models.judge import judge_slot  # only a judging guard loads models
+
+        judge_model = judge_slot(judge).open()
     guarded: Guarded[Any] = Guarded(
         compactor,
         on_violation,
@@ -335,6 +376,7 @@ def guard(
         selection,
         random.Random(seed),
         on_event=on_event,
+        judge_model=judge_model,
     )
     if is_async(compactor):
         # A function, not the guard object: frameworks ask inspect.iscoroutinefunction whether

@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from compactcheck.options.front_only import FRONT_ONLY, SESSION
 from compactcheck.options.kinds import (
     CHAT,
     COUNTERS,
@@ -45,13 +46,12 @@ def _everywhere(
     return Option(key, parse, default, help, **{**spelling, "plugin": True, "marker": True, **more})
 
 
-_SESSION = "holds for the whole session"
 _MODEL = "model=ModelSlot(name, cache_dir=, max_calls=, max_tokens=, offline=) carries it"
 
 
 def _session(key: str, parse: Callable[[str], Any], default: Any, help: str, **more: Any) -> Option:
     """An option of the whole run: the plugin offers it for the session, not per marker."""
-    more = {"missing": {"marker": _SESSION}, **more}
+    more = {"missing": {"marker": SESSION}, **more}
     return _everywhere(key, parse, default, help, marker=False, **more)
 
 
@@ -219,7 +219,7 @@ OPTIONS: tuple[Option, ...] = (
             library=None,
             metavar=metavar,
             plugin_help=plugin_help,
-            missing={"library": _MODEL, "marker": _SESSION},
+            missing={"library": _MODEL, "marker": SESSION},
         )
         for key, parse, metavar, help, plugin_help in (
             (
@@ -271,7 +271,7 @@ OPTIONS: tuple[Option, ...] = (
         metavar="N",
         missing={
             "library": "judge=judge_slot(name, max_calls=N) (compactcheck.models.judge)",
-            "marker": _SESSION,
+            "marker": SESSION,
         },
     ),
     _everywhere(
@@ -283,7 +283,7 @@ OPTIONS: tuple[Option, ...] = (
         "law with items for review holds, and they are listed for a reader",
         flag=True,
         marker=False,
-        missing={"marker": _SESSION},
+        missing={"marker": SESSION},
     ),
     _session(
         "offline",
@@ -292,7 +292,7 @@ OPTIONS: tuple[Option, ...] = (
         "replay recorded model answers only: a request not recorded is refused, never sent",
         library=None,
         flag=True,
-        missing={"library": _MODEL, "marker": _SESSION},
+        missing={"library": _MODEL, "marker": SESSION},
     ),
     Option(
         "profile",
@@ -321,7 +321,7 @@ OPTIONS: tuple[Option, ...] = (
         "process, its budget cut as run --workers N cuts it (with the same seed, the same "
         "verdicts and witnesses); for slow, model-backed compactors whose calls mostly wait, "
         "so that N calls are in flight at once",
-        missing={"marker": _SESSION},
+        missing={"marker": SESSION},
     ),
     Option(
         "shard",
@@ -361,50 +361,7 @@ OPTIONS: tuple[Option, ...] = (
         )
         for name in REPORTS
     ),
-    Option(
-        "target",
-        str,
-        None,
-        "a target to fuzz (repeatable): reference, mutant:NAME, py:..., cmd:...",
-        plugin=True,
-        metavar="TARGET",
-        missing={
-            "cli": "the command's TARGET arguments",
-            "library": "fuzz()'s first argument, the compactor",
-            "marker": "the marker's one argument",
-        },
-    ),
-    Option(
-        "database",
-        Path,
-        None,
-        "the Hypothesis example database folder of this session's Hypothesis tests (set as "
-        "the default profile, so that `hypothesis fuzz` keeps its finds there)",
-        plugin=True,
-        metavar="PATH",
-        missing={
-            "cli": "the database goes beside --corpus",
-            "library": "the database goes beside corpus_dir",
-            "marker": _SESSION,
-        },
-    ),
-    Option(
-        "shards",
-        positive,
-        1,
-        "cut each target's budget into K shards, one test id (and seed) each, for -n auto",
-        plugin=True,
-        metavar="K",
-        missing={"cli": "--shard I/M and --workers", "library": "workers=", "marker": _SESSION},
-    ),
-    Option(
-        "on_event",
-        str,
-        None,
-        "a function that sees the run's events",
-        library="on_event",
-        missing={"cli": "the console shows progress", "plugin": "pytest shows progress"},
-    ),
+    *FRONT_ONLY,
 )
 
 BY_KEY: Mapping[str, Option] = {option.key: option for option in OPTIONS}

@@ -79,3 +79,16 @@ def test_a_loss_of_a_rule_inferred_unsure_is_left_for_review() -> None:
     (finding,) = [f for f in judged.findings if f.invariant == "constraints_preserved"]
     (item,) = finding.review
     assert "inferred, unsure, from user message 1, after 'Also:'" in item.reason
+
+
+def test_a_history_that_states_no_goal_has_the_empty_goal() -> None:
+    """A recorded history may open with tool traffic and no user task: nothing to read, no error."""
+    history = parse_messages(
+        [
+            {"role": "system", "content": "You are a careful coding agent."},
+            {"role": "assistant", "content": "Reading the file."},
+        ]
+    )
+    facts = infer_facts(history, None)
+    assert facts.goal == ""
+    assert "goal" in facts.inferred

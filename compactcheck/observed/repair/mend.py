@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
@@ -25,6 +25,9 @@ from compactcheck.observed.judging import MessagesPair, judge_messages, parse_me
 from compactcheck.observed.repair.catalogue import ORDER, REPAIRS
 from compactcheck.observed.repair.change import Change, Edit
 from compactcheck.observed.repair.side import Side, canonical, shaped, side_of
+
+if TYPE_CHECKING:
+    from compactcheck.models import MeteredModel
 
 LOGGER = logging.getLogger("compactcheck.repair")
 
@@ -71,10 +74,17 @@ class Mended:
 class _Judge:
     """The laws of one pair, judging any answer to its input with the same facts."""
 
-    def __init__(self, before: Side, facts: Facts, laws: list[Invariant[Any, Any]]) -> None:
+    def __init__(
+        self,
+        before: Side,
+        facts: Facts,
+        laws: list[Invariant[Any, Any]],
+        judge: MeteredModel | None = None,
+    ) -> None:
         self.before = before
         self.facts = facts
         self.laws = laws
+        self.judge = judge
         parsed = before.parsed
         self.native: NativeRequest | None = None if isinstance(parsed, tuple) else parsed
 
@@ -87,7 +97,13 @@ class _Judge:
             self.native,
             None if isinstance(parsed, tuple) else parsed,
         )
-        return judge_messages(pair, self.laws, self.facts)
+        findings = judge_messages(pair, self.laws, self.facts)
+        if self.judge is None:
+            return findings
+        # The guard's judge settles each answer tried as it settled the first one.
+        from compactcheck.models.judge import settle_findings
+
+        return settle_findings(findings, self.judge)
 
 
 def _violations(findings: tuple[Finding, ...], law: str | None = None) -> int:
@@ -138,10 +154,14 @@ def _step(
 
 
 def mend_sides(
-    before: Side, after: Side, facts: Facts, laws: list[Invariant[Any, Any]]
+    before: Side,
+    after: Side,
+    facts: Facts,
+    laws: list[Invariant[Any, Any]],
+    judge_model: MeteredModel | None = None,
 ) -> tuple[Side, tuple[Change, ...], tuple[Finding, ...], str]:
     """Repair ``after`` law by law; the last answer, the changes, its findings, why it stopped."""
-    judge = _Judge(before, facts, laws)
+    judge = _Judge(before, facts, laws, judge_model)
     counter: Counter = facts.budget.counter if facts.budget is not None else "characters"
     current = after
     findings = judge(current)
@@ -189,13 +209,15 @@ def repair(
     *,
     format: Format | None = None,
     selection: Selection | None = None,
+    judge: MeteredModel | None = None,
 ) -> Mended:
     """The smallest lawful repair of one compactor answer, or why there is none.
 
     ``before`` is what the compactor was handed and ``after`` what it answered, in any
     messages format (named, or detected from both); ``facts`` as ``compactcheck.check`` takes
-    them (inferred from ``before`` unless declared); ``selection`` chooses the laws. A pair
-    that is not valid data raises ``PairError``, as ``check`` does.
+    them (inferred from ``before`` unless declared); ``selection`` chooses the laws; ``judge``
+    (as ``check_pair`` takes it) settles the rulings left for review on every answer tried. A
+    pair that is not valid data raises ``PairError``, as ``check`` does.
     """
     pair = parse_messages_pair(before, after, format)
     chosen = pair.format
@@ -204,7 +226,7 @@ def repair(
     first = _side(before, pair, chosen, "before")
     answered = _side(after, pair, chosen, "after")
     counter: Counter = known.budget.counter if known.budget is not None else "characters"
-    current, changes, findings, reason = mend_sides(first, answered, known, laws)
+    current, changes, findings, reason = mend_sides(first, answered, known, laws, judge)
     size_input, size_answer = first.size(counter), answered.size(counter)
     size = current.size(counter)
     answer = None

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from compactcheck.observed.repair import chat_pairing, constraints, order, prompt, verbatim
-from tests.compactcheck.repair.pairs import (
+from tests.compactcheck.observed.repair.pairs import (
     GOAL,
     NEXT,
     SYSTEM,
@@ -12,6 +14,7 @@ from tests.compactcheck.repair.pairs import (
     broken,
     call,
     calls,
+    loss_judge,
     mended,
     result,
 )
@@ -84,10 +87,18 @@ def test_restore_system_prompt_puts_a_dropped_system_message_first() -> None:
     assert side.units == [SYSTEM, GOAL, SUMMARY, NEXT]
 
 
-def test_replace_system_prompt_undoes_relaxed_rules() -> None:
+def test_replace_system_prompt_undoes_relaxed_rules(tmp_path: Path) -> None:
     relaxed = {"role": "system", "content": SYSTEM["content"] + ", where possible"}
     after = [relaxed, GOAL, SUMMARY, NEXT]
-    side = mended(prompt.replace_system_prompt, "constraints_not_weakened", HISTORY, after)
+    # A hedge is left for review by the reading; the judge rules it a loss.
+    assert broken(HISTORY, after) == []
+    side = mended(
+        prompt.replace_system_prompt,
+        "constraints_not_weakened",
+        HISTORY,
+        after,
+        judge=loss_judge(tmp_path),
+    )
     assert side.units == [SYSTEM, GOAL, SUMMARY, NEXT]
 
 
@@ -206,17 +217,22 @@ RULES = {"role": "user", "content": "New rules:\n- Never push to main"}
 RULED: Messages = [PLAIN, GOAL, RULES, call("c1"), result("c1"), NEXT]
 
 
-def test_restate_weakened_constraints_puts_the_rule_back_verbatim() -> None:
+def test_restate_weakened_constraints_puts_the_rule_back_verbatim(tmp_path: Path) -> None:
     weak = {"role": "user", "content": "Summary: a.py read. Avoid pushing to main where possible."}
     after = [PLAIN, GOAL, weak, NEXT]
     side = mended(
-        constraints.restate_weakened_constraints, "constraints_not_weakened", RULED, after
+        constraints.restate_weakened_constraints,
+        "constraints_not_weakened",
+        RULED,
+        after,
+        judge=loss_judge(tmp_path),
     )
     assert side.units[2]["content"] == "Summary: a.py read. Never push to main"
 
 
 def test_restate_changed_constraints_puts_the_rule_back_verbatim() -> None:
-    flipped = {"role": "user", "content": "Summary: a.py read. Push to main when done."}
+    # The negation toggled on the same predicate and object in one clause: certain.
+    flipped = {"role": "user", "content": "Summary: a.py read. Push to main."}
     after = [PLAIN, GOAL, flipped, NEXT]
     side = mended(constraints.restate_changed_constraints, "constraints_preserved", RULED, after)
     assert side.units[2]["content"] == "Summary: a.py read. Never push to main"

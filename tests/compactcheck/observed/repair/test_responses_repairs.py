@@ -6,7 +6,7 @@ from typing import Any
 
 from compactcheck.invariants.formats import Format
 from compactcheck.observed.repair import responses
-from tests.compactcheck.repair.pairs import applied, broken, mended
+from tests.compactcheck.observed.repair.pairs import applied, broken, mended
 
 FORMAT: Format = "openai-responses"
 GOAL = {"type": "message", "role": "user", "content": "Goal: fix the login bug (AUTH-142)"}

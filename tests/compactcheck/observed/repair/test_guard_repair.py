@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,7 +15,15 @@ import pytest
 import compactcheck
 from compactcheck.invariants.laws.messages.provider_rules import provider_problems
 from compactcheck.observed.guard import GuardEvent, RepairError
-from tests.compactcheck.repair.pairs import GOAL, NEXT, SYSTEM, Messages, call, result
+from tests.compactcheck.observed.repair.pairs import (
+    GOAL,
+    LOSS_JUDGE,
+    NEXT,
+    SYSTEM,
+    Messages,
+    call,
+    result,
+)
 
 HISTORY: Messages = [
     SYSTEM,
@@ -165,3 +175,32 @@ def test_bad_on_event_is_an_error() -> None:
         compactcheck.guard(window, on_event=hook)
     with pytest.raises(compactcheck.CompactcheckError, match="'repair'"):
         compactcheck.guard(window, on_violation="mend")  # type: ignore[call-overload]
+
+
+def softened(messages: Messages) -> Messages:
+    """The system prompt with its rule hedged, the goal and the last message: a weakening the
+    reading leaves for review (a hedge is never mechanical evidence)."""
+    hedged = {"role": "system", "content": messages[0]["content"] + ", where possible"}
+    return [hedged, messages[1], messages[-1]]
+
+
+def test_a_guard_with_a_judge_repairs_what_the_judge_rules_a_loss(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # the judge's answers are cached under .compactcheck/models
+    alone = compactcheck.guard(softened, on_violation="repair")
+    assert alone(HISTORY) == softened(HISTORY)  # left for review: nothing to act on
+    program = tmp_path / "judge.py"
+    program.write_text(LOSS_JUDGE, encoding="utf-8")
+    judged = compactcheck.guard(
+        softened, on_violation="repair", judge=f"cmd:{sys.executable} {program}"
+    )
+    answer = judged(HISTORY)
+    assert answer[0] == SYSTEM
+    assert judged.stats.repairs == {"constraints_not_weakened": 1}
+    assert compactcheck.check(HISTORY, answer).holds
+
+
+def test_a_guard_refuses_an_unknown_judge_in_one_line() -> None:
+    with pytest.raises(compactcheck.CompactcheckError, match="unknown judge"):
+        compactcheck.guard(softened, judge="oracle:best")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from tests.docs.markdown_pages import blocks
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[4]
 
 
 def test_the_how_to_shows_the_shipped_workflow() -> None:

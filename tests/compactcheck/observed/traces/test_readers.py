@@ -24,7 +24,7 @@ from compactcheck.observed.traces.sources import kind_of, read
 from compactcheck.report.trace_points import TraceReading
 from compactcheck.verdicts.counts import pair_verdict
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[4]
 DATA = ROOT / "tests" / "data" / "traces"
 EXPECTED: dict[str, Any] = json.loads((DATA / "expected.json").read_text())
 SUMMARY_MARK = "Messages to summarize"

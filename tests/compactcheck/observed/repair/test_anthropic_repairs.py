@@ -6,7 +6,7 @@ from typing import Any
 
 from compactcheck.invariants.formats import Format
 from compactcheck.observed.repair import anthropic_blocks, anthropic_pairing, anthropic_server
-from tests.compactcheck.repair.pairs import applied, broken, mended
+from tests.compactcheck.observed.repair.pairs import applied, broken, mended
 
 FORMAT: Format = "anthropic"
 SYSTEM = "You are a coding agent.\nRules:\n- Never push to main"

@@ -27,7 +27,7 @@ from compactcheck.observed.traces.sources import read
 from compactcheck.verdicts.counts import pair_verdict
 from tests.data.traces.recording import SUMMARY_MARK, record_in_subprocess
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[4]
 TRIMMED = [
     "otel-v1.30-events-trim.jsonl",
     "otel-latest-spans-trim.jsonl",

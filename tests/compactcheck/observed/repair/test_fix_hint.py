@@ -11,11 +11,11 @@ import compactcheck
 from compactcheck.invariants import Facts
 from compactcheck.observed.judging import check_pair
 from compactcheck.observed.repair import repair
+from compactcheck.render import render_markdown
 from compactcheck.report.io import load_report
 from compactcheck.report.model import Counterexample
-from compactcheck.render import render_markdown
 
-GOLDEN = Path(__file__).parents[1] / "report" / "golden" / "render"
+GOLDEN = Path(__file__).parents[2] / "render" / "golden"
 
 
 def read_facts(example: Counterexample) -> dict[str, Any]:

@@ -28,7 +28,7 @@ from compactcheck.observed.traces.calls import is_model_call
 from compactcheck.observed.traces.phoenix import pull
 from compactcheck.observed.traces.records import Span
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[4]
 PHOENIX = ROOT / ".venv-phoenix" / "bin" / "phoenix"
 PROJECT = "coding-agent"
 _START_SECONDS = 180

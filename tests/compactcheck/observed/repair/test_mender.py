@@ -12,7 +12,7 @@ import pytest
 from compactcheck.base.selection import Selection
 from compactcheck.observed.judging import PairError, check_pair
 from compactcheck.observed.repair import COVERED, REPAIRS, repair
-from tests.compactcheck.repair.pairs import GOAL, NEXT, SYSTEM, Messages, call, result
+from tests.compactcheck.observed.repair.pairs import GOAL, NEXT, SYSTEM, Messages, call, result
 
 HERE = Path(__file__).parent
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from compactcheck.invariants.formats import Format
 from compactcheck.observed.repair import gemini, gemini_parts
-from tests.compactcheck.repair.pairs import mended
+from tests.compactcheck.observed.repair.pairs import mended
 
 FORMAT: Format = "gemini"
 GOAL = {"role": "user", "parts": [{"text": "Goal: fix the login bug (AUTH-142)"}]}
