@@ -33,6 +33,7 @@ PLUGIN_MODULES = {
     "compactcheck.pytest.options",
     # The run options table, standard library only.
     "compactcheck.options",
+    "compactcheck.options.front_only",
     "compactcheck.options.kinds",
     "compactcheck.options.option",
     "compactcheck.options.rules",
