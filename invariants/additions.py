@@ -117,9 +117,11 @@ def _addition(text: str, before: SentenceIndex) -> str:
     new = _new_words(tagged, before.lemmas)
     if not gone and not new:
         return ""
-    rule = [w for w, lemma in tagged if w in _RULE_WORDS or lemma in _RULE_WORDS or negating(w)]
+    rule = [w for w, lemma in tagged if w in _RULE_WORDS or lemma in _RULE_WORDS]
+    # A negation in the past narrates too ("Bumping the timeout did not help.").
     if not rule and _narrates(tagged):
         return ""
+    rule = rule or [w for w, _ in tagged if negating(w)]
     if gone:
         return f"{spelled(gone[0], text)!r} is not in the input"
     if rule:

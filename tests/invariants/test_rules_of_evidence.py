@@ -124,3 +124,20 @@ def test_a_past_tense_clause_that_states_a_rule_is_still_read() -> None:
         ["Run backups nightly"],
     )
     assert added.certainty == "unsure"
+
+
+def test_a_negation_told_in_the_past_is_an_event_not_a_rule() -> None:
+    assert (
+        invented(
+            ["Backups run nightly. Raising the retry count did not help."],
+            ["system: - Run backups nightly"],
+            ["Run backups nightly"],
+        )
+        == []
+    )
+    [added] = invented(
+        ["Backups run nightly. Do not raise the retry count."],
+        ["system: - Run backups nightly"],
+        ["Run backups nightly"],
+    )
+    assert added.certainty == "unsure"
