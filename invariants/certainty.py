@@ -72,6 +72,28 @@ _OPENER = re.compile(
 )
 
 
+# Phrases that say a rule goes on as it was ("as before", "as they used to", "as agreed"): read
+# as nothing, so that their past tense is not taken for a lapse or a note retiring the rule.
+_CONTINUING = re.compile(
+    r"\b(?:(?:the\s+)?same\s+)?as\s+(?:(?:it|they|we|you|this|that)\s+)?(?:used\s+to(?:\s+be)?"
+    r"|did|do|does|was|were|always|ever|usual|before|already|agreed|planned|discussed|decided)\b"
+    # Phrases that make a rule absolute, never narrower ("without exception").
+    r"|\b(?:without\s+(?:any\s+)?exceptions?|with\s+no\s+exceptions?|no\s+exceptions?"
+    r"|at\s+all\s+times)\b",
+    re.IGNORECASE,
+)
+_QUOTES = "\"'\u201c\u2018"
+# What a clause may say of a rule it quotes and still only frame it ("The rule reads: '...'").
+_QUOTING = NEUTRAL | frozenset(
+    "reads read says say states state quote quoted verbatim wording literally exact".split()  # noqa: SIM905
+)
+
+
+def _tagged(text: str) -> Tagged:
+    """The words of a clause with their lemmas, a phrase of continuance left out."""
+    return tagged_words(_CONTINUING.sub(" ", text))
+
+
 @dataclass(frozen=True)
 class Statement:
     """How one sentence states a fact, read mechanically.
@@ -151,7 +173,7 @@ def _carrying(
 def statement(fact: str, sentence: Sentence, following: Sentence | None = None) -> Statement | None:
     """How ``sentence`` states ``fact``; None when no clause of it holds the whole fact."""
     shape = shape_of(fact)
-    clauses = [(clause, tagged_words(clause.text)) for clause in sentence.clauses]
+    clauses = [(clause, _tagged(clause.text)) for clause in sentence.clauses]
     carrying = _carrying(shape, clauses)
     if not carrying:
         return None
@@ -176,7 +198,7 @@ def noted_mention(fact: str, sentence: Sentence) -> Statement | None:
     if not named:
         return None
     for clause in sentence.clauses:
-        tagged = tagged_words(clause.text)
+        tagged = _tagged(clause.text)
         lemmas = {lemma for _, lemma in tagged}
         if not named <= lemmas:
             continue
@@ -216,11 +238,11 @@ def _judged(
     before = clauses[at - 1] if at > 0 and not fronted else clauses[at - 2] if at > 1 else None
     if before is not None:
         opener = _OPENER.match(before[0].text)
-        if opener is not None and _bare(tagged_words(before[0].text[opener.end() :])):
+        if opener is not None and _bare(_tagged(before[0].text[opener.end() :])):
             noted = before[0].text.strip()
     later = clauses[at + 1 :] if at + 1 < len(clauses) else []
     if not later and following is not None:
-        later = [(c, tagged_words(c.text)) for c in following.clauses[:1]]
+        later = [(c, _tagged(c.text)) for c in following.clauses[:1]]
     if later:
         note = _note_of(*later[0])
         noted = noted or note
@@ -231,6 +253,16 @@ def _judged(
     ]
     if sentence.text.rstrip().endswith("?"):
         return Statement(None, noted, "it is asked, not stated", text)
+    if clause.text.strip()[:1] in _QUOTES:
+        # A quoted rule is reported: what the rest of the sentence says of it may end or
+        # narrow it ("'never quote prices' applied to the old widget only").
+        more = [
+            c.text.strip()
+            for n, (c, words_) in enumerate(clauses)
+            if n != at and not all(w in _QUOTING or own_word(w, m, shape.keys) for w, m in words_)
+        ]
+        if more:
+            return Statement(None, noted, f"it is quoted, and {more[0]!r} says more of it", text)
     # A clause of nothing but a qualifier beside it ("Generally, don't ...", "..., where
     # practical") qualifies it as if it were inside it.
     beside = [c for c in (before, later[0] if later else None) if c is not None]

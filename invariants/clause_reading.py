@@ -146,6 +146,18 @@ def own_word(word: str, lemma: str, keys: Keys) -> bool:
     return any(derived(lemma, k) for k in keys.content)
 
 
+# Adverbs that may stand between an auxiliary and its participle ("is never pushed").
+_BETWEEN = frozenset({"never", "not", "always", "only", "also", "still", "ever", "all", "each"})
+
+
+def _auxiliary(tagged: Tagged, at: int) -> str:
+    """The word before the participle at ``at``, adverbs and negations between them skipped."""
+    for word, _ in reversed(tagged[:at]):
+        if word not in _BETWEEN and not negating(word):
+            return word
+    return ""
+
+
 def read_clause(shape: FactShape, tagged: Tagged, text: str) -> ClauseReading:
     keys = shape.keys
     negations = 0
@@ -179,7 +191,7 @@ def read_clause(shape: FactShape, tagged: Tagged, text: str) -> ClauseReading:
                 and word not in keys.own
                 and word != lemma
                 and word.endswith("ed")
-                and before not in PASSIVE_AUXILIARIES
+                and _auxiliary(tagged, at) not in PASSIVE_AUXILIARIES
             ):
                 flags.setdefault("lapse", []).append(word)
             continue

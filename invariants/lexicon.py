@@ -71,6 +71,12 @@ NUMBER_WORDS.update(
 # Words that multiply a number written in words ("five hundred"): a value near them may be
 # the fact's, written out, so that its absence is not evidence.
 MULTIPLIERS: frozenset[str] = frozenset({"hundred", "thousand", "million", "billion", "dozen"})
+# Words that carry a count or a period in them ("weekly" is every 7 days, "half an hour" 30
+# minutes, "a quarter" 25 %): a number absent beside one of them may be written in it.
+COUNT_WORDS: frozenset[str] = frozenset(
+    """weekly daily hourly monthly yearly annually quarterly fortnightly fortnight biweekly
+    nightly quarter half twice thrice double triple couple pair score""".split()  # noqa: SIM905
+)
 
 
 @lru_cache(maxsize=16384)
@@ -143,7 +149,7 @@ FUNCTION_WORDS = _set(
     in on at by for with from into onto as and or so than then any all every each there here be
     is are am been being do does doing have has having get gets please kindly also too still
     now currently ever whatsoever absolutely strictly both either one anything something
-    everything else"""
+    everything else you're we're they're it's you'll we'll"""
 )
 FRAME_WORDS = _set(
     """rule rules constraint constraints requirement requirements policy guideline guidelines

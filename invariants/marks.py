@@ -10,19 +10,21 @@ Pure, no I/O.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import Literal
 
-from compactcheck.invariants.fact_keys import keys_of
-from compactcheck.invariants.lexicon import MULTIPLIERS, lemma, value_like
-from compactcheck.invariants.sentences import SentenceIndex
-from compactcheck.invariants.tokens import distinctive_tokens
+from compactcheck.invariants.fact_keys import derived, keys_of
+from compactcheck.invariants.lexicon import COUNT_WORDS, MULTIPLIERS, lemma, lemma_of, value_like
+from compactcheck.invariants.sentences import SentenceIndex, words
+from compactcheck.invariants.tokens import STOPWORDS, distinctive_tokens
 
 Presence = Literal["present", "near", "absent"]
 
 # "e.g", "i.e": joined like an id, but words.
 _ABBREVIATION = re.compile(r"^(?:[a-z]{1,2}\.)+[a-z]{1,2}$")
 _CORE = re.compile(r"\d+(?:[.,]\d+)*")
+_ACRONYM = re.compile(r"\b[A-Z]{2,5}s?\b")
 
 
 @lru_cache(maxsize=4096)
@@ -79,6 +81,12 @@ def _near_value(mark: str) -> str:
     return r"(?!)"
 
 
+@lru_cache(maxsize=4096)
+def _acronyms(text: str) -> frozenset[str]:
+    """The acronyms a text writes ("AWS", "GCP")."""
+    return frozenset(_ACRONYM.findall(text))
+
+
 def presence(mark: str, index: SentenceIndex) -> Presence:
     """Whether ``mark`` is in the output: as it is, in a near form, or not at all."""
     lemmas = index.lemmas
@@ -88,8 +96,12 @@ def presence(mark: str, index: SentenceIndex) -> Presence:
     if value_like(mark):
         if re.search(_near_value(mark), lowered):
             return "near"
-        # A number written out in words ("five hundred") may be this one.
-        return "near" if lemmas & MULTIPLIERS else "absent"
+        # A number written out in words ("five hundred", "weekly", "half an hour") may be this
+        # one; an amount, a version or an id is not written so.
+        if lemmas & MULTIPLIERS:
+            return "near"
+        plain = _CORE.fullmatch(mark.rstrip("%")) is not None
+        return "near" if plain and lemmas & COUNT_WORDS else "absent"
     if re.search(rf"(?<!\w){re.escape(mark)}", lowered):
         return "near"
     if "/" in mark and mark.rsplit("/", 1)[-1] in lowered:
@@ -102,4 +114,32 @@ def presence(mark: str, index: SentenceIndex) -> Presence:
     return "absent"
 
 
-__all__ = ["Presence", "marks_of", "presence", "spelled"]
+def written_out(mark: str, fact: str, index: SentenceIndex) -> bool:
+    """Whether an acronym of ``fact`` ("UI") absent from the output may be written out there
+    ("the interface"): the rest of the fact is in the output, and no other acronym is, as if
+    in its place ("GCP" for "AWS")."""
+    if not (mark.isalpha() and len(mark) <= 4) or any(map(_acronyms, index.texts)):
+        return False
+    rest = keys_of(fact).content - {mark}
+    return bool(rest & index.lemmas)
+
+
+def absent(marks: Sequence[str], fact: str, index: SentenceIndex) -> list[str]:
+    """The marks of ``fact`` the output holds in no form, nor may have written out."""
+    return [m for m in marks if presence(m, index) == "absent" and not written_out(m, fact, index)]
+
+
+def words_anywhere(fact: str, index: SentenceIndex) -> bool:
+    """Whether any word of a fact that is not grammar (or a form derived from it) is in the
+    output; a fact of grammar alone is looked for word for word."""
+    keys = keys_of(fact)
+    own = keys.content or {
+        lemma for word in words(fact) if word not in STOPWORDS and (lemma := lemma_of(word))
+    }
+    if not own:
+        return fact.strip() in index
+    lemmas = index.lemmas
+    return any(k in lemmas or any(derived(k, other) for other in lemmas) for k in own)
+
+
+__all__ = ["Presence", "absent", "marks_of", "presence", "spelled", "words_anywhere", "written_out"]

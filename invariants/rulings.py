@@ -19,12 +19,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from compactcheck.invariants.additions import additions
 from compactcheck.invariants.certainty import Certainty, Statement, noted_mention, statement
 from compactcheck.invariants.claims import stated, stated_claims
 from compactcheck.invariants.fact_keys import (
     Keys,
     changed,
-    derived,
     holds,
     keys_of,
     negated,
@@ -33,17 +33,14 @@ from compactcheck.invariants.fact_keys import (
     verbatim_in,
     weakened,
 )
-from compactcheck.invariants.lexicon import lemma_of
-from compactcheck.invariants.marks import marks_of, presence, spelled
+from compactcheck.invariants.marks import absent, marks_of, presence, spelled, words_anywhere
 from compactcheck.invariants.sentences import (
     RETIRING,
     Sentence,
     SentenceIndex,
     kept_while_short,
     sentences,
-    words,
 )
-from compactcheck.invariants.tokens import STOPWORDS
 
 Ruling = Literal[
     "kept", "reworded", "weakened", "changed", "contradicted", "stale", "retired", "dropped",
@@ -168,29 +165,16 @@ def _statements(
     return found
 
 
-def _words_anywhere(fact: str, index: SentenceIndex) -> bool:
-    """Whether any word of a fact that is not grammar (or a form derived from it) is in the
-    output; a fact of grammar alone is looked for word for word."""
-    keys = keys_of(fact)
-    own = keys.content or {
-        lemma for word in words(fact) if word not in STOPWORDS and (lemma := lemma_of(word))
-    }
-    if not own:
-        return fact.strip() in index
-    lemmas = index.lemmas
-    return any(k in lemmas or any(derived(k, other) for other in lemmas) for k in own)
-
-
 def _current(fact: str, index: SentenceIndex, lean: FactRuling) -> FactRuling:
     """The certainty of the ruling on a goal or a current constraint."""
     marks = marks_of(fact)
-    absent = [mark for mark in marks if presence(mark, index) == "absent"]
-    if absent:
-        gone = f"{spelled(absent[0], fact)!r} appears nowhere in the output"
+    missing = absent(marks, fact, index)
+    if missing:
+        gone = f"{spelled(missing[0], fact)!r} appears nowhere in the output"
         if lean.ruling == "changed" and lean.sentence is not None:
             return _sure(lean, f"{gone}, and {lean.sentence!r} says the rest of it otherwise")
         return _sure(lean, gone, ruling="dropped", sentence=None, message=None)
-    if not marks and not _words_anywhere(fact, index):
+    if not marks and not words_anywhere(fact, index):
         return _sure(lean, "none of its words appears in the output", ruling="dropped")
     read = _statements(fact, index)
     same = [(s, st) for s, st in read if st.says == "same"]
@@ -220,7 +204,7 @@ def _current(fact: str, index: SentenceIndex, lean: FactRuling) -> FactRuling:
         return _unsure(lean, f"no one clause of {lean.sentence!r} holds every word of it")
     if not marks:
         return _unsure(lean, "it has no value or name, and some of its words are in the output")
-    return _unsure(lean, "its values and names are in the output, but no sentence states it")
+    return _unsure(lean, "its values and names are (or may be) in the output; none states it")
 
 
 def _noted_anywhere(sentence: Sentence) -> bool:
@@ -235,16 +219,16 @@ def _superseded(
     fact: str, index: SentenceIndex, lean: FactRuling, marks: tuple[str, ...]
 ) -> FactRuling:
     """The certainty of the ruling on a superseded constraint: stale or retired."""
-    if marks and all(presence(mark, index) == "absent" for mark in marks):
+    if marks and len(absent(marks, fact, index)) == len(marks):
         shown = spelled(marks[0], fact)
         reason = f"{shown!r}, which tells it from its replacement, appears nowhere in the output"
         return _sure(lean, reason, ruling="retired")
     # A restatement holds every value and name: one of them gone, it cannot be restated.
-    gone = [mark for mark in marks_of(fact) if presence(mark, index) == "absent"]
+    gone = absent(marks_of(fact), fact, index)
     if gone:
         reason = f"{spelled(gone[0], fact)!r} appears nowhere in the output: it is not restated"
         return _sure(lean, reason, ruling="retired")
-    if not marks_of(fact) and not _words_anywhere(fact, index):
+    if not marks_of(fact) and not words_anywhere(fact, index):
         return _sure(lean, "none of its words appears in the output", ruling="retired")
     read = _statements(fact, index, superseded=True)
     if not read:
@@ -271,6 +255,7 @@ def _superseded(
 
 
 _SAID = frozenset({"kept", "reworded", "weakened"})
+_ON_A_FACT = frozenset({"changed", "contradicted", "stale"})
 
 
 # A history states the same claims at every round (its system prompt's constraints, its goal
@@ -286,13 +271,14 @@ def _says_one(claim: str, facts: tuple[str, ...]) -> bool:
 def invented(after: Sequence[str], before: Sequence[str], facts: Sequence[str]) -> list[FactRuling]:
     """The constraints and goals the output states that neither the facts nor the input held.
 
-    Certain when none of the claim's values and names (or, with none, of its words) is in the
-    input; unsure when some are, where no sentence of the input states the claim. The input is
-    read only when the output states one (most outputs state none by label).
+    A labelled claim is certain when none of its values and names (or, with none, of its words)
+    is in the input, unsure when some are; any other clause holding what the input does not
+    (``compactcheck.invariants.additions``) and saying no fact is unsure: it may be a new rule.
     """
     found: list[FactRuling] = []
-    held: SentenceIndex | None = None
     known = tuple(facts)
+    # What the input holds includes the facts it was given (a history may state them by label).
+    held = SentenceIndex([*before, *known])
     for message, text in enumerate(after):
         for claim in stated_claims(text):
             # A claim that says a fact (or a superseded one, ruled stale) is not new; one that
@@ -301,12 +287,27 @@ def invented(after: Sequence[str], before: Sequence[str], facts: Sequence[str]) 
                 continue
             if any(claim in text for text in before):
                 continue
-            held = held or SentenceIndex(list(before))
             if lean_of(claim, held).ruling in _SAID:
                 continue
             made = FactRuling(claim, "invented", "invented", claim, message)
             found.append(_new_claim(made, held))
+        for added in additions(text, message, held):
+            # One item a sentence: a claim reported, or an earlier piece of it, covers it.
+            if any(added.clause in r.fact or r.fact in added.sentence for r in found):
+                continue
+            # Only a certain restatement is surely no new rule; a fact changed is its own ruling.
+            if _restates(added.clause, known):
+                continue
+            made = FactRuling(added.clause, "invented", "invented", added.sentence, message)
+            found.append(_unsure(made, f"it may state a rule nobody gave: {added.reason}"))
     return found
+
+
+@kept_while_short
+def _restates(piece: str, facts: tuple[str, ...]) -> bool:
+    """Whether ``piece``, read alone, restates one of ``facts`` for certain (or changes it)."""
+    read = [rule(fact, SentenceIndex([piece])) for fact in facts]
+    return any(r.ruling in _ON_A_FACT or (r.certain and r.ruling in FAITHFUL) for r in read)
 
 
 def _new_claim(made: FactRuling, before: SentenceIndex) -> FactRuling:
@@ -319,7 +320,7 @@ def _new_claim(made: FactRuling, before: SentenceIndex) -> FactRuling:
             return _sure(made, f"none of {shown} appears in the input")
         shown = repr(spelled(there[0], made.fact))
         return _unsure(made, f"{shown} is in the input, in no sentence that states the claim")
-    if not _words_anywhere(made.fact, before):
+    if not words_anywhere(made.fact, before):
         return _sure(made, "none of its words appears in the input")
     return _unsure(made, "its words are in the input, in no sentence that states the claim")
 

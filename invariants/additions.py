@@ -1,0 +1,147 @@
+"""What an output says that its input did not: the clauses that may state a rule nobody gave.
+
+A summary can hand the agent a new rule without labelling it ("Card numbers are never stored,
+and all payments go through Stripe."). The reading cannot tell a new rule from new context by
+meaning, so it says "nothing new" only on mechanical evidence: a clause each of whose values,
+names and content words the input holds (a restatement in the input's own words), or a clause
+that narrates in the past tense with no word of a rule in it ("The user mentioned the tape
+drive."). Every other clause that holds something new may state a rule the input lacks, and is
+left for review with the reason. Pure, no model, no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from compactcheck.invariants.clause_reading import Tagged, tagged_words
+from compactcheck.invariants.fact_keys import derived
+from compactcheck.invariants.lexicon import (
+    CONDITION_WORDS,
+    FORCE_WORDS,
+    FRAME_WORDS,
+    FUNCTION_WORDS,
+    HEDGE_WORDS,
+    HEDGES,
+    LAPSE_WORDS,
+    LOWER_BOUND,
+    NEGATIONS,
+    PERMISSION_WORDS,
+    RESTRICTIONS,
+    UPPER_BOUND,
+    negating,
+)
+from compactcheck.invariants.marks import marks_of, presence, spelled
+from compactcheck.invariants.sentences import SentenceIndex, sentences
+from compactcheck.invariants.tokens import STOPWORDS
+
+# Words that make a clause a rule, whatever its tense: force, restriction, bound, condition,
+# permission, hedge, and the words rules are framed and decided in.
+_RULE_WORDS = (
+    FORCE_WORDS
+    | RESTRICTIONS
+    | UPPER_BOUND
+    | LOWER_BOUND
+    | CONDITION_WORDS
+    | PERMISSION_WORDS
+    | HEDGE_WORDS
+    | frozenset(
+        """rule rules constraint constraints requirement requirements policy guideline
+        guidelines keep keeps stay stays remain remains ensure ensures sure agreed agree decided
+        decide decision chose chosen settled every each no-one nobody""".split()  # noqa: SIM905
+    )
+)
+# Past forms that narrate (an event, not a rule in force), and the auxiliaries after which a
+# participle is passive in the present ("are stored"), which narrates nothing.
+_PAST = frozenset(
+    """was were had did went said met ran saw came took made found told thought wrote
+    broke began""".split()  # noqa: SIM905
+)
+_PRESENT_AUXILIARIES = frozenset(
+    """be is are am been being get gets stay stays remain remains keep keeps must should will
+    shall can may""".split()  # noqa: SIM905
+)
+# Words that carry no content of their own: grammar and the frame a rule is written in.
+# A word of the closed lists qualifies a rule but is no rule of its own ("Where possible").
+_EMPTY = (
+    STOPWORDS
+    | FUNCTION_WORDS
+    | FRAME_WORDS
+    | _RULE_WORDS
+    | LAPSE_WORDS
+    | NEGATIONS
+    | frozenset(word for hedge in HEDGES for word in hedge.split())
+    # The words of a replacement note ("in place of the earlier rule").
+    | frozenset({"place", "previous", "new", "now", "update", "updated", "replacement"})
+)
+
+
+@dataclass(frozen=True)
+class Addition:
+    """An output clause that holds something its input did not, and why it may be a rule."""
+
+    clause: str
+    sentence: str
+    message: int
+    reason: str
+
+
+def _narrates(tagged: Tagged) -> bool:
+    """Whether a clause is told in the past tense (a form of "was", or "-ed" not after "is")."""
+    for at, (word, lemma) in enumerate(tagged):
+        if word in _PAST:
+            return True
+        before = tagged[at - 1][0] if at else ""
+        if word.endswith("ed") and lemma != word and before not in _PRESENT_AUXILIARIES:
+            return True
+    return False
+
+
+def _new_words(tagged: Tagged, held: frozenset[str]) -> list[str]:
+    """The clause's content words the input holds in no form (its lemma, or one derived)."""
+    found: list[str] = []
+    for word, lemma in tagged:
+        if word in _EMPTY or lemma in _EMPTY or negating(word) or lemma in held:
+            continue
+        if any(derived(lemma, other) for other in held):
+            continue
+        found.append(word)
+    return found
+
+
+def _addition(text: str, before: SentenceIndex) -> str:
+    """Why a clause may state a rule the input lacks, or "" when it surely states none."""
+    gone = [mark for mark in marks_of(text) if presence(mark, before) == "absent"]
+    tagged = tagged_words(text)
+    new = _new_words(tagged, before.lemmas)
+    if not gone and not new:
+        return ""
+    rule = [w for w, lemma in tagged if w in _RULE_WORDS or lemma in _RULE_WORDS]
+    # A negation in the past narrates too ("Bumping the timeout did not help.").
+    if not rule and _narrates(tagged):
+        return ""
+    rule = rule or [w for w, _ in tagged if negating(w)]
+    if gone:
+        return f"{spelled(gone[0], text)!r} is not in the input"
+    if rule:
+        return f"{rule[0]!r} may make a rule of {new[0]!r}, which the input does not hold"
+    return f"{new[0]!r} is not in the input, and the clause is not told in the past"
+
+
+# A clause may list several things ("public API untouched, coverage above 90%, no new
+# dependencies"): each piece is looked at alone, so that one restated does not hide one added.
+_PIECE = re.compile(r",\s+|\s+(?:and|or)\s+", re.IGNORECASE)
+
+
+def additions(after: str, message: int, before: SentenceIndex) -> Iterator[Addition]:
+    """The pieces of one output text that may state a rule ``before`` lacks, in order."""
+    for sentence in sentences(after, message):
+        for clause in sentence.clauses:
+            for piece in _PIECE.split(clause.text):
+                why = _addition(piece, before) if piece.strip() else ""
+                if why:
+                    yield Addition(piece.strip(), sentence.text, message, why)
+
+
+__all__ = ["Addition", "additions"]

@@ -1,0 +1,143 @@
+"""Each rule of evidence the reading rests a certain ruling on, with a faithful and a lossy case.
+
+A certain ruling is a verdict a team acts on: each rule below is pinned by a sentence it must be
+sure of and one it must leave for review (or be sure is a loss), written for these tests.
+"""
+
+from __future__ import annotations
+
+from compactcheck.invariants.rulings import invented, ruling_of
+
+
+def _ruled(fact: str, summary: str, kind: str = "constraint") -> tuple[str, str]:
+    made = ruling_of(fact, summary, kind)  # type: ignore[arg-type]
+    assert made.reason
+    return made.ruling, made.certainty
+
+
+def test_a_number_written_as_a_period_is_no_proof_it_was_lost() -> None:
+    assert _ruled("Rotate the on-call every 7 days", "The on-call rotates weekly.")[1] == "unsure"
+    assert _ruled("Keep the stand-up to 15 minutes", "The stand-up lasts half an hour.")[1] == (
+        "unsure"
+    )
+
+
+def test_a_number_changed_for_another_digit_is_still_certain() -> None:
+    assert _ruled("Rotate the on-call every 7 days", "Rotate the on-call every 5 days.") == (
+        "changed",
+        "certain",
+    )
+    # A period word beside an amount proves nothing of the amount.
+    ruling, certainty = _ruled("Cap refunds at $500", "Refunds are capped at $50 weekly.")
+    assert certainty == "certain"
+    assert ruling in {"changed", "dropped"}
+
+
+def test_an_acronym_may_be_written_out() -> None:
+    made = _ruled("Mask card numbers in the UI", "Hide card numbers in the user interface.")
+    assert made[1] == "unsure"
+
+
+def test_an_acronym_replaced_by_another_is_certainly_changed() -> None:
+    assert _ruled("Deploy to AWS", "Deploy to GCP.") == ("changed", "certain")
+
+
+def test_a_quoted_rule_framed_as_quoted_is_certain() -> None:
+    ruling, certainty = _ruled(
+        "Never quote prices in the chat widget",
+        'The rule reads: "never quote prices in the chat widget".',
+    )
+    assert (ruling, certainty) in {("kept", "certain"), ("reworded", "certain")}
+
+
+def test_a_quoted_rule_the_sentence_narrows_is_unsure() -> None:
+    made = ruling_of(
+        "Never quote prices in the chat widget",
+        'Her instruction \u2014 "never quote prices in the chat widget" \u2014 covered the '
+        "old widget only.",
+    )
+    assert made.certainty == "unsure"
+    assert "quoted" in made.reason
+
+
+def test_a_phrase_of_continuance_is_no_lapse() -> None:
+    assert _ruled("Keep functions under 40 lines", "Keep functions under 40 lines, as before.") == (
+        "kept",
+        "certain",
+    )
+    # Of a superseded value, "as before" restates it: stale, for certain.
+    assert _ruled("Send reports as PDF", "Send reports as PDF, as before.", "superseded") == (
+        "stale",
+        "certain",
+    )
+
+
+def test_a_lapse_is_never_read_as_continuance() -> None:
+    ruling, certainty = _ruled(
+        "Keep functions under 40 lines", "We used to keep functions under 40 lines."
+    )
+    assert not (certainty == "certain" and ruling in {"kept", "reworded"})
+    assert _ruled("Send reports as PDF", "Reports go out as PDF, as they used to.", "superseded")[
+        1
+    ] == ("unsure")
+
+
+def test_an_unlabelled_rule_the_input_lacks_is_left_for_review() -> None:
+    found = invented(
+        ["Card numbers are never stored, and every payment goes through Stripe."],
+        ["system: - Never store card numbers"],
+        ["Never store card numbers"],
+    )
+    assert [(r.ruling, r.certainty) for r in found] == [("invented", "unsure")]
+    assert "Stripe" in found[0].reason
+    [added] = invented(
+        ["Python 3.12; do not use asyncio."], ["system: - Use Python 3.12"], ["Use Python 3.12"]
+    )
+    assert added.certainty == "unsure"
+    assert "asyncio" in added.fact
+
+
+def test_context_told_in_the_past_or_in_the_inputs_words_adds_no_rule() -> None:
+    assert (
+        invented(
+            ["Backups run nightly. The user mentioned the old tape drive."],
+            ["system: - Run backups nightly"],
+            ["Run backups nightly"],
+        )
+        == []
+    )
+    # A qualifier beside a fact is the fact weakened (another law's), no rule of its own.
+    assert (
+        invented(
+            ["Where possible, do not touch the public API."],
+            ["system: - Do not touch the public API"],
+            ["Do not touch the public API"],
+        )
+        == []
+    )
+
+
+def test_a_past_tense_clause_that_states_a_rule_is_still_read() -> None:
+    [added] = invented(
+        ["Backups run nightly. The team agreed to never deploy on Fridays."],
+        ["system: - Run backups nightly"],
+        ["Run backups nightly"],
+    )
+    assert added.certainty == "unsure"
+
+
+def test_a_negation_told_in_the_past_is_an_event_not_a_rule() -> None:
+    assert (
+        invented(
+            ["Backups run nightly. Raising the retry count did not help."],
+            ["system: - Run backups nightly"],
+            ["Run backups nightly"],
+        )
+        == []
+    )
+    [added] = invented(
+        ["Backups run nightly. Do not raise the retry count."],
+        ["system: - Run backups nightly"],
+        ["Run backups nightly"],
+    )
+    assert added.certainty == "unsure"
