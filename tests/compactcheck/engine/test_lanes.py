@@ -16,6 +16,7 @@ import pytest
 from compactcheck.base import interrupts
 from compactcheck.base.interrupts import listening
 from compactcheck.base.shards import Shard
+from compactcheck.corpus.replay import replay
 from compactcheck.engine.config import RunConfig
 from compactcheck.engine.core import InterruptedRunError, run_pooled, run_target
 from compactcheck.engine.plan import gather_corpora
@@ -113,6 +114,10 @@ def test_one_cut_finds_the_same_in_threads_processes_both_and_one_after_another(
     assert reference["corpus"], "no corpus entry was written"
     for name, seen in found.items():
         assert seen == reference, f"{name} found otherwise than one shard after another"
+    # What the lanes wrote replays as written: each entry still fails its law.
+    replayed = replay(tmp_path / "threads-of-this-process" / "corpus")
+    assert len(replayed) == len(reference["corpus"])
+    assert {result.verdict for result in replayed} == {"still failing"}
 
 
 def test_an_idle_lane_takes_the_next_shard_and_every_shard_runs_once() -> None:
