@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import statistics
 import subprocess
 import tempfile
@@ -46,6 +47,8 @@ class Measured:
     memory_mb: float
     # Model calls the run refused past --max-model-calls (0 without a model).
     refused: int = 0
+    # CPU seconds of the command's own process (and the children it waited for).
+    cpu: float = 0.0
 
     @property
     def rate(self) -> float:
@@ -98,6 +101,7 @@ def _measured(command: list[str], folder: Path, environment: dict[str, str]) -> 
         "MODEL_CALLS": str(calls),
     }
     peak = [0.0]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     process = subprocess.Popen(
         command,
@@ -117,6 +121,8 @@ def _measured(command: list[str], folder: Path, environment: dict[str, str]) -> 
     sampler.start()
     _, stderr = process.communicate()
     seconds = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     sampler.join()
     report = folder / "report.json"
     if not report.is_file():
@@ -134,6 +140,7 @@ def _measured(command: list[str], folder: Path, environment: dict[str, str]) -> 
         {result["invariant"]: result["verdict"] for result in results},
         peak[0],
         (target.get("model_calls") or {}).get("refused", 0),
+        cpu,
     )
 
 
@@ -233,6 +240,7 @@ def in_flight(
         )
     assert fastest is not None
     top = counts[-1]
+    _where_time_goes(examples, top, one_cli, fastest)
     memory = "met" if fastest.memory_mb <= MEMORY_GOAL_MB else "NOT MET"
     print(
         f"memory of run --in-flight {top}, every process of the run: {fastest.memory_mb:.0f} MB "
@@ -258,6 +266,20 @@ def in_flight(
         "size: median messages per history handed to the compactor; MB: largest sum of the "
         "proportional set sizes of every process of the K run; verdicts: law by law against one "
         f"worker, whose cut differs; this host has {os.cpu_count()} cores)"
+    )
+
+
+def _where_time_goes(examples: int, count: int, one: Measured, many: Measured) -> None:
+    """The K run again with a compactor that waits nothing: the rate the cores allow it."""
+    bare = cli(examples, count, wait=0.0)
+    goal = GOALS.get(count)
+    needed = "" if goal is None else f"; the goal needs {goal * one.rate:.1f} histories/s"
+    print(
+        f"where the time of run --in-flight {count} goes: {many.cpu / many.histories * 1000:.1f} "
+        f"ms of CPU a history in the command's own process, start-up included (one worker: "
+        f"{one.cpu / one.histories * 1000:.1f} ms); the same run waiting nothing takes "
+        f"{bare.seconds:.1f} s ({bare.rate:.1f} histories/s, {bare.cpu:.1f} s of CPU), the most "
+        f"this host gave it at this moment{needed}"
     )
 
 
