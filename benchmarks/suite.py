@@ -21,6 +21,7 @@ from benchmarks.command_runs import isolation, workers
 from benchmarks.dev_test_time import suite_time
 from benchmarks.generation import generation
 from benchmarks.guard_overhead import guard_overhead
+from benchmarks.in_flight import in_flight
 from benchmarks.messages_judgement import laws
 from benchmarks.mutant_seeds import first_detections
 from benchmarks.parallel import parallel
@@ -78,6 +79,10 @@ def main() -> None:
         "protocol": lambda: protocol(30 if quick else 300),
         "workers": lambda: workers(20 if quick else 80),
         "parallel": lambda: parallel(16, workers=2) if quick else parallel(200),
+        # The 1 s compactor's short run only in a full run: it waits tens of seconds.
+        "in-flight": lambda: (
+            in_flight(24, (4,), judged=False, one_second=False) if quick else in_flight(400)
+        ),
         "isolation": lambda: isolation(30 if quick else 300),
         "mutants": lambda: first_detections(100, ["messages-keep-last-n"] if quick else None),
         "guard": lambda: guard_overhead([50, 200] if quick else [50, 200, 1_000]),

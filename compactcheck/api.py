@@ -72,6 +72,7 @@ def fuzz(
     # The table's option is --no-shrink: shrinking is on unless told not to.
     shrink: bool = not _DEFAULT["no_shrink"],
     workers: int = _DEFAULT["workers"],
+    in_flight: int | None = _DEFAULT["in_flight"],
     corpus_dir: str | Path | None = _DEFAULT["corpus"],
     on_event: Callable[[Event], None] | None = _DEFAULT["on_event"],
     transcripts: str | Path | None = _DEFAULT["transcripts"],
@@ -96,7 +97,7 @@ def fuzz(
     ``"cmd:node harness.js"``, a built-in adapter) or a Python callable that takes a list of
     chat message dicts and returns the compacted list (an adapter object with ``compact`` and
     ``implementation`` works too; either may be ``async def``, and is awaited). A callable runs
-    in this process, so ``workers`` must be 1;
+    in this process, so ``workers`` and ``in_flight`` must be 1;
     a ``py:`` target runs in an isolated worker process (each with ``memory_limit_mb`` of address
     space), so that a crash, exit or hang of the compactor is a finding of that call, unless
     ``in_process`` is set (faster; a crash there ends the run).
@@ -116,12 +117,14 @@ def fuzz(
     ``format``, ``malformed`` and ``verbatim`` are ``run``'s ``--format``, ``--malformed`` and
     ``--verbatim``: the wire format a messages target is handed (a callable then takes and
     returns that provider's request), the named invalid-input scenarios to include, and reading
-    each fact by its exact text. ``min_exercised`` and ``max_total_examples`` are ``run``'s
-    coverage-directed exploring; ``redis`` (a URL) shares the example database as ``run
-    --profile campaign --redis`` does (``redis_read_only``: replay it without writing); ``json``,
-    ``junit``, ``markdown`` and ``html`` name report files to write. Every value is checked as
-    ``run`` checks its options (``compactcheck.options``): a bad one is a one-line
-    ``CompactcheckError``.
+    each fact by its exact text. ``workers`` and ``in_flight`` are ``run``'s ``--workers`` and
+    ``--in-flight``: worker processes, and the shards run at once as their threads (for a
+    compactor that waits on a model; docs/how-to/worker-count.md). ``min_exercised`` and
+    ``max_total_examples`` are ``run``'s coverage-directed exploring; ``redis`` (a URL) shares
+    the example database as ``run --profile campaign --redis`` does (``redis_read_only``: replay
+    it without writing); ``json``, ``junit``, ``markdown`` and ``html`` name report files to
+    write. Every value is checked as ``run`` checks its options (``compactcheck.options``): a
+    bad one is a one-line ``CompactcheckError``.
     """
     from compactcheck.corpus import location
     from compactcheck.engine.config import check_options, from_options
@@ -143,6 +146,7 @@ def fuzz(
         "memory_limit": memory_limit_mb,
         "no_shrink": not shrink if isinstance(shrink, bool) else shrink,
         "workers": workers,
+        "in_flight": in_flight,
         "transcripts": transcripts,
         "malformed": malformed or None,
         "verbatim": verbatim,
@@ -173,14 +177,14 @@ def fuzz(
         judge=judge if not isinstance(judge, str) else None,
     )
     calls = Calls.from_options(values)
-    engine = Engine(config, calls=calls, workers=workers)
+    engine = Engine(config, calls=calls, workers=workers, in_flight=values["in_flight"])
     if isinstance(compactor, str):
         targets = engine.open([compactor], view)
     else:
-        if workers != 1:
+        if engine.lanes != 1:
             raise CompactcheckError(
-                "a Python callable runs in this process: workers must be 1 (name it as "
-                "py:module:attribute to fuzz it in worker processes)"
+                "a Python callable runs in this process: workers and in_flight must be 1 (name "
+                "it as py:module:attribute to fuzz it in worker processes or lanes)"
             )
         name = location.callable_target(compactor, config.corpus_dir)
         targets = [python_target(compactor, name, view, timeout, budget, format)]
@@ -190,7 +194,7 @@ def fuzz(
             targets[0].close()
             raise
     try:
-        if workers > 1:
+        if engine.lanes > 1:
             for target in targets:
                 target.close()
         report = follow(engine.run(targets, view), on_event or (lambda _: None))

@@ -7,19 +7,26 @@ printed as "ignored" and lost, so that the run goes on. While a run listens (``l
 first signal is only recorded; the runner calls ``check`` between examples and while it waits
 for a backend, and raises the interrupt there. A second signal interrupts at once, wherever the
 run is, for a backend that never returns.
+
+Signals reach the main thread only, and ``listening`` is a no-op elsewhere; threads that search
+(the lanes of ``--in-flight``) act on a signal through the same ``check``, which reads the one
+record every thread shares. A run can also stop its own lanes without a signal
+(``stop_threads``): ``check`` then raises in those threads alone.
 """
 
 from __future__ import annotations
 
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from types import FrameType
 
 # Signals heard since the outermost ``listening`` began (empty when nobody listens).
 _heard: list[int] = []
 _depth = 0
+# Threads their run told to stop (its lanes, on an error or an early close), by ident.
+_stopping: set[int] = set()
 
 
 class Terminated(KeyboardInterrupt):
@@ -43,14 +50,27 @@ def note(signum: int) -> None:
 
 
 def heard() -> bool:
-    """Whether a signal asked the run to stop."""
-    return bool(_heard)
+    """Whether a signal asked the run to stop (or its run told this thread to stop)."""
+    return bool(_heard) or (bool(_stopping) and threading.get_ident() in _stopping)
 
 
 def check() -> None:
-    """Raise the interrupt that a signal asked for, if one did (else nothing)."""
+    """Raise the interrupt that a signal asked for, if one did (else nothing); in a thread its
+    run told to stop, a KeyboardInterrupt."""
     if _heard:
         raise _interrupt(_heard[0])
+    if _stopping and threading.get_ident() in _stopping:
+        raise KeyboardInterrupt
+
+
+def stop_threads(idents: Iterable[int]) -> None:
+    """Have ``check`` raise in these threads (a run's own lanes) from now on."""
+    _stopping.update(idents)
+
+
+def release_thread() -> None:
+    """Forget that this thread was told to stop (a lane, as it ends)."""
+    _stopping.discard(threading.get_ident())
 
 
 @contextmanager

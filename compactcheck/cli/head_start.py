@@ -3,8 +3,10 @@ command line imports the engine, so that their imports overlap this one's.
 
 A run with workers forks them from a fork server, which imports the engine, and forks each
 ``py:`` compactor's worker process from a template, which imports the compactor (see
-``scale.pool`` and ``backends.template``). Started once the command's arguments are parsed, both
-imports wait for this process's own import of the commands; started here, from the raw
+``scale.pool`` and ``backends.template``); a run with lanes in this process alone
+(``--in-flight K`` with one worker) needs only the templates. Started once the command's
+arguments are parsed, both imports wait for this process's own import of the commands;
+started here, from the raw
 arguments, the three run side by side. The arguments are read as the parser will read them,
 from the same table of options, but without it (it is built by the commands, which import the
 engine): a guess that turns out wrong costs a process started for nothing, and the run then
@@ -34,6 +36,8 @@ class Ahead:
     # they run in-process, or the limit given is not one).
     specs: tuple[str, ...] = ()
     memory_limit_mb: int | None = None
+    # Shards at once (--in-flight); above the workers, lanes run as threads.
+    in_flight: int = 1
 
 
 def ahead_of(argv: Sequence[str]) -> Ahead:
@@ -57,12 +61,14 @@ def ahead_of(argv: Sequence[str]) -> Ahead:
         elif argument.startswith("py:"):
             specs.append(argument.removeprefix("py:"))
     workers = _parsed("workers", values.get("--workers"))
+    in_flight = _parsed("in_flight", values.get("--in-flight"))
     memory = _parsed("memory_limit", values.get("--memory-limit"))
     in_process = "--in-process" in flags
     return Ahead(
         workers if isinstance(workers, int) else 1,
         tuple(dict.fromkeys(specs)) if not in_process else (),
         None if in_process or not isinstance(memory, int) else memory,
+        in_flight=in_flight if isinstance(in_flight, int) else 1,
     )
 
 
@@ -80,16 +86,20 @@ def _parsed(key: str, text: str | None) -> object:
 
 def head_start(argv: Sequence[str]) -> None:
     """Start the workers' fork server and the templates of the ``py:`` compactors now, when
-    ``argv`` asks for a run with workers."""
+    ``argv`` asks for a run with workers (the templates alone for lanes of one process)."""
     ahead = ahead_of(argv)
-    if ahead.workers <= 1:
+    if ahead.workers <= 1 and ahead.in_flight <= 1:
         return
     # Imported only here: these modules are light, the engine the workers run is not.
     from compactcheck.backends.isolated import worker_env
-    from compactcheck.backends.template import template_for
-    from compactcheck.scale.pool import warm_up
+    from compactcheck.backends.template import template_for, want
 
-    warm_up()
+    if ahead.workers > 1:
+        from compactcheck.scale.pool import warm_up
+
+        warm_up()
+    else:
+        want()
     if ahead.memory_limit_mb is None:
         return
     for spec in ahead.specs:

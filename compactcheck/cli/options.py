@@ -132,7 +132,7 @@ def _command_options(parser: argparse.ArgumentParser, parsed: argparse.Namespace
 
 
 # Options of the table that `run` has and `fuzz` (the campaign command) does not, or not alike.
-_RUN_ONLY = ("profile", "workers", "shard", "require_level", *REPORTS)
+_RUN_ONLY = ("profile", "workers", "in_flight", "shard", "require_level", *REPORTS)
 # What `run` and `fuzz` share: the table's command-line options less those.
 FUZZING = tuple(option.key for option in offered_by("cli") if option.key not in _RUN_ONLY)
 _CALLS = ("timeout", "in_process", "memory_limit")

@@ -26,7 +26,7 @@ class Progress:
             self.jobs = event.jobs
             if event.parts > 1:
                 self.console.print(
-                    f"{event.workers} workers: each target cut into {event.parts} shards "
+                    f"{_where(event)}: each target cut into {event.parts} shards "
                     f"({event.jobs} jobs)",
                     highlight=False,
                 )
@@ -39,3 +39,14 @@ class Progress:
             line += f" ({self.finished} of {self.jobs} jobs)"
         if line:
             self.status.update(untrusted.safe_line(line))
+
+
+def _where(event: RunStarted) -> str:
+    """Where a run's shards run: ``8 workers``, or ``32 in flight (16 threads in each of 2
+    workers)``."""
+    if event.in_flight <= event.workers:
+        return f"{event.workers} workers"
+    if event.workers == 1:
+        return f"{event.in_flight} in flight (threads of this process)"
+    each = -(-event.in_flight // event.workers)
+    return f"{event.in_flight} in flight ({each} threads in each of {event.workers} workers)"

@@ -28,7 +28,7 @@ def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     run = commands.add_parser("run", help="fuzz targets and report their conformance")
     run.add_argument("targets", nargs="+", metavar="TARGET", help="see `compactcheck targets`")
     fuzzing_options(run, examples_help="histories per target")
-    add_options(run, ["profile", "workers", "shard", "require_level"])
+    add_options(run, ["profile", "workers", "in_flight", "shard", "require_level"])
     outputs(run)
     run.set_defaults(handler=main)
 
@@ -40,13 +40,23 @@ def main(arguments: argparse.Namespace, console: Console) -> int:
     # Also refuses a --shard without a --seed outside ci (compactcheck.options.rules).
     config = run_config(arguments, settle("cli", vars(arguments)))
     profile = config.profile
-    engine = Engine(config, calls=calls_of(arguments), workers=arguments.workers, shard=piece)
+    engine = Engine(
+        config,
+        calls=calls_of(arguments),
+        workers=arguments.workers,
+        in_flight=arguments.in_flight,
+        shard=piece,
+    )
     targets = engine.open(arguments.targets, arguments.view)
     try:
         reproduce = f"--seed {config.seed}" + (f" --shard {piece.label}" if piece.count > 1 else "")
         if arguments.workers > 1:
             reproduce += f" --workers {arguments.workers}"
-            # Each worker resolves its own; a subprocess target must not be shared.
+        if engine.lanes > arguments.workers:
+            # The cut follows the lanes: the same K with any worker count draws the same.
+            reproduce += f" --in-flight {engine.lanes}"
+        if engine.lanes > 1:
+            # Each worker (or lane) resolves its own; a subprocess target must not be shared.
             for target in targets:
                 target.close()
         console.print(

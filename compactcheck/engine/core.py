@@ -12,6 +12,7 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from compactcheck.backends import template
 from compactcheck.base import interrupts
 from compactcheck.base.selection import Selection
 from compactcheck.base.shards import Shard
@@ -23,6 +24,7 @@ from compactcheck.engine.events import (
     RunStarted,
     TargetFinished,
 )
+from compactcheck.engine.lanes import side_by_side
 from compactcheck.engine.plan import Job, gather_corpora, plan, run_job
 from compactcheck.engine.recording import ByLaw, Recording
 from compactcheck.engine.target_run import TargetRun
@@ -72,6 +74,10 @@ class Engine:
     calls: Calls = field(default_factory=Calls)
     # Above 1, each (target, view, shard) job runs in a worker process.
     workers: int = 1
+    # How many shards run at once (and so calls are in flight), as threads of each worker (or of
+    # this process, with one worker); None: one per worker. The cut depends on it, not on where
+    # the shards run.
+    in_flight: int | None = None
     # The slice of the whole run this one is (--shard i/M).
     shard: Shard = field(default_factory=Shard)
     recording: Recording = field(default_factory=ByLaw)
@@ -86,6 +92,11 @@ class Engine:
         return Selection(self.config.include, self.config.exclude)
 
     @property
+    def lanes(self) -> int:
+        """How many shards run at once: ``in_flight``, and at least one per worker."""
+        return max(self.workers, self.in_flight or 1)
+
+    @property
     def run_config(self) -> RunConfig:
         """The config of the slice this engine runs (the whole run when it is not sharded)."""
         return self.config.for_shard(self.shard) if self.shard.count > 1 else self.config
@@ -95,6 +106,9 @@ class Engine:
         if self.workers > 1 and self.pool is None:
             # The workers' fork server imports while the targets here are resolved.
             warm_up()
+        elif self.lanes > 1:
+            # Lanes in this process fork their py: compactors' processes from one template.
+            template.want()
         targets: list[Target] = []
         try:
             for name in names:
@@ -134,15 +148,15 @@ class Engine:
         """
         started = datetime.now(UTC).isoformat(timespec="seconds")
         pairs = [(t, v) for t in targets for v in t.views if view is None or v == view]
-        if self.workers > 1 or self.pool is not None:
+        if self.workers > 1 or self.pool is not None or self.lanes > 1:
             yield from self._pooled([(t.name, v) for t, v in pairs], started)
         else:
             yield from self._in_process(pairs, started)
 
     def run_named(self, units: Sequence[tuple[str, View]]) -> Generator[Event, None, None]:
-        """Fuzz (target name, view) units in worker processes, none of them opened here: what
-        ``run`` does with workers, for a caller that has not resolved its targets (the pytest
-        plugin)."""
+        """Fuzz (target name, view) units in worker processes or lanes, none of them opened
+        here: what ``run`` does with workers, for a caller that has not resolved its targets (the
+        pytest plugin)."""
         yield from self._pooled(units, datetime.now(UTC).isoformat(timespec="seconds"))
 
     def _in_process(self, pairs: Sequence[tuple[Target, View]], started: str) -> Iterator[Event]:
@@ -173,16 +187,18 @@ class Engine:
     def _pooled(self, units: Sequence[tuple[str, View]], started: str) -> Iterator[Event]:
         config = self.config
         separate = self.recording.separate_pieces
-        if self.pool is None:
+        if self.pool is None and self.workers > 1:
             # The fork server, and the templates of the py: targets that plan() starts: running
             # already when the targets were opened here (``open``), else started now (a run
             # before this one closed its templates with its pool).
             warm_up()
+        elif self.pool is None:
+            template.want()
         work = plan(
             units,
             config,
             shard=self.shard,
-            workers=max(self.workers, 1),
+            lanes=self.lanes,
             calls=self.calls,
             separate_corpora=separate,
             specs=self.specs,
@@ -193,10 +209,15 @@ class Engine:
         with interrupts.listening():
             try:
                 yield RunStarted(
-                    config.whole_run_seed, tuple(units), self.workers, work.parts, len(work.jobs)
+                    config.whole_run_seed,
+                    tuple(units),
+                    self.workers,
+                    work.parts,
+                    len(work.jobs),
+                    self.lanes,
                 )
                 with self._workers() as pool:
-                    for event in self._jobs(pool, work.jobs):
+                    for event in self._events(pool, work.jobs):
                         if isinstance(event, TargetFinished):
                             done[event.job] = event.report
                             if event.interrupted:
@@ -215,12 +236,27 @@ class Engine:
         yield RunFinished(report_of(merged, report_config, started, complete=stopped is None))
 
     @contextlib.contextmanager
-    def _workers(self) -> Iterator[ProcessPoolExecutor]:
+    def _workers(self) -> Iterator[ProcessPoolExecutor | None]:
+        """The pool the jobs run in; None for lanes of this process alone."""
         if self.pool is not None:
             yield self.pool
+        elif self.workers > 1:
+            with worker_pool(self.workers) as pool:
+                yield pool
+        else:
+            try:
+                yield None
+            finally:
+                template.close_all()
+
+    def _events(self, pool: ProcessPoolExecutor | None, jobs: Sequence[Job]) -> Iterator[Event]:
+        """Every job's events: one job per worker at a time, or lanes side by side."""
+        if pool is not None and self.lanes <= self.workers:
+            yield from self._jobs(pool, jobs)
             return
-        with worker_pool(self.workers) as pool:
-            yield pool
+        yield from side_by_side(
+            jobs, self.recording, lanes=self.lanes, pool=pool, workers=self.workers
+        )
 
     def _jobs(self, pool: ProcessPoolExecutor, jobs: Sequence[Job]) -> Iterator[Event]:
         """Every job's events, job by job as they finish; a heard signal stops the wait."""
@@ -276,16 +312,24 @@ def run_target(target: Target, view: View, config: RunConfig) -> TargetReport:
 
 
 def run_pooled(
-    name: str, view: View, config: RunConfig, *, workers: int, calls: Calls, spec: str = ""
+    name: str,
+    view: View,
+    config: RunConfig,
+    *,
+    workers: int,
+    calls: Calls,
+    spec: str = "",
+    in_flight: int | None = None,
 ) -> TargetReport:
-    """Fuzz the target ``name`` on one view in a pool of ``workers`` processes, its budget cut
-    as ``run --workers`` cuts it, so that the same seed and worker count run the same histories;
-    each worker resolves ``spec`` (by default ``name``) with ``calls``. Every law's verdict.
+    """Fuzz the target ``name`` on one view in a pool of ``workers`` processes (and ``in_flight``
+    shards at once, as threads of them), its budget cut as ``run --workers --in-flight`` cuts
+    it, so that the same seed and cut run the same histories; each worker resolves ``spec`` (by
+    default ``name``) with ``calls``. Every law's verdict.
 
     Raises InterruptedRunError, with the partial report, when a signal cut the run short.
     """
     specs = {name: spec} if spec and spec != name else {}
-    engine = Engine(config, calls=calls, workers=workers, specs=specs)
+    engine = Engine(config, calls=calls, workers=workers, in_flight=in_flight, specs=specs)
     return _only_target(follow(engine.run_named([(name, view)]), lambda _: None))
 
 

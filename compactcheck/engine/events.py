@@ -27,6 +27,8 @@ class RunStarted:
     # Shards each (target, view) was cut into to keep the workers busy (1: not cut).
     parts: int = 1
     jobs: int = 1
+    # How many shards run at once (lanes: threads of the workers, or of this process).
+    in_flight: int = 1
 
 
 @dataclass(frozen=True)

@@ -61,22 +61,23 @@ def plan(
     config: RunConfig,
     *,
     shard: Shard,
-    workers: int,
+    lanes: int,
     calls: Calls,
     separate_corpora: bool = True,
     specs: Mapping[str, str] | None = None,
 ) -> Plan:
-    """Jobs for ``units`` (target, view) within ``shard``, enough to keep ``workers`` busy.
+    """Jobs for ``units`` (target, view) within ``shard``, enough to keep ``lanes`` busy (the
+    shards that run at once: worker processes, or threads of them).
 
-    With at least as many units as workers each unit is one job; with fewer, each unit is cut
+    With at least as many units as lanes each unit is one job; with fewer, each unit is cut
     into finer shards (see ``Shard.split``), each with its own seed and share of the budget:
-    up to two per worker (see ``_parts``). Shards of one target keep their corpus entries
+    up to two per lane (see ``_parts``). Shards of one target keep their corpus entries
     apart (``gather_corpora`` merges them), unless the run's recording names entries so that
     they cannot collide. ``specs`` says what a worker resolves for a target whose name is not
     what it is resolved from.
     """
     specs = specs or {}
-    parts = _parts(len(units), workers, shard.budget(config.max_examples))
+    parts = _parts(len(units), lanes, shard.budget(config.max_examples))
     # Each worker forks its isolated workers from one template per py: target.
     calls = templates_for([specs.get(name, name) for name, _ in units], calls)
     jobs: list[Job] = []
@@ -88,24 +89,25 @@ def plan(
     return Plan(jobs, parts)
 
 
-def _parts(units: int, workers: int, budget: int) -> int:
-    """How many shards each unit is cut into: enough to keep ``workers`` busy, and twice that
+def _parts(units: int, lanes: int, budget: int) -> int:
+    """How many shards each unit is cut into: enough to keep ``lanes`` busy, and twice that
     while each shard keeps ``_SMALLEST_PART`` histories.
 
     Shards of equal budget do not take equal time: a history makes one call per round, and
-    the rounds vary, so that with one shard per worker the run waits for the unluckiest shard
-    (30 to 50 calls for 25 histories of the same run). Cut twice as fine, a worker that ends
+    the rounds vary, so that with one shard per lane the run waits for the unluckiest shard
+    (30 to 50 calls for 25 histories of the same run). Cut twice as fine, a lane that ends
     early takes a shard that another would have run, and the last shards end closer together.
     Not finer: the first histories of a search make more rounds than later ones, so that
     smaller shards add calls (for 200 histories of the messages view: 297 calls in 8 shards,
     313 in 16, 341 in 24, 416 in 32), and a budget cut into pieces too small to reach the
     sizes a search grows to would lower the median history size. The cut depends only on the
-    budget, the units and the worker count, so that a seed with a worker count names the same
-    histories on every run.
+    budget, the units and the lanes (``--in-flight``, else ``--workers``), never on where the
+    lanes run or how fast, so that a seed with a lane count names the same histories on every
+    run, in threads or in processes.
     """
-    if units >= workers:
+    if units >= lanes:
         return 1
-    enough = math.ceil(workers / max(1, units))
+    enough = math.ceil(lanes / max(1, units))
     return max(enough, min(2 * enough, budget // _SMALLEST_PART))
 
 

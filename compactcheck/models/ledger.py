@@ -6,7 +6,9 @@ names one per run, in the temporary folder) every process of the run counts in i
 exclusive lock, so that ``--workers`` share one cap instead of each having all of it. A call is
 reserved before it is sent, so the cap of calls is never exceeded; the tokens of an answer are
 known only once it is back, so calls already in flight (one per worker at most) may carry the
-count past the cap of tokens, and no call starts after it is reached.
+count past the cap of tokens, and no call starts after it is reached. Lanes (threads) of one
+process each open the file for themselves, so that its lock holds between them as between
+processes; a ledger object used from several threads counts under a lock of its own too.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import fcntl
 import json
 import os
 import tempfile
+import threading
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -53,6 +56,8 @@ class Ledger:
         self.max_tokens = max_tokens
         self.path = path
         self._spend = Spend()
+        # A reservation is read, checked and written as one step, in whichever thread.
+        self._lock = threading.Lock()
 
     def reserve(self) -> str:
         """Count one call about to be sent; '' when it may be, else why not (nothing counted)."""
@@ -80,9 +85,16 @@ class Ledger:
 
     @contextlib.contextmanager
     def _open(self) -> Iterator[tuple[Spend, Callable[[Spend], None]]]:
-        if self.path is None:
-            yield self._spend, self._keep
-            return
+        with self._lock:
+            if self.path is None:
+                yield self._spend, self._keep
+                return
+            with self._file() as opened:
+                yield opened
+
+    @contextlib.contextmanager
+    def _file(self) -> Iterator[tuple[Spend, Callable[[Spend], None]]]:
+        assert self.path is not None
         self.path.parent.mkdir(parents=True, exist_ok=True)
         descriptor = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
         try:

@@ -49,6 +49,21 @@ def check_together(values: Mapping[str, Any], front: Front) -> None:
                 f"{said['transcripts']} and {said['malformed']}: a transcript is what it is"
             )
     workers, shards = values.get("workers") or 1, values.get("shards") or 1
+    in_flight = values.get("in_flight")
+    if in_flight is not None and in_flight < workers:
+        # Each worker runs at least one shard at a time: fewer in flight than workers is a
+        # count the run cannot keep.
+        raise OptionError(
+            f"{said['in_flight']} {in_flight} is below {said['workers']} {workers}: each worker "
+            f"keeps at least one call in flight; give {said['in_flight']} {workers} or more, "
+            f"or fewer {said['workers']}"
+        )
+    if in_flight is not None and in_flight > 1 and shards > 1:
+        raise OptionError(
+            f"{said['in_flight']} {in_flight} and {said['shards']} {shards} both cut each "
+            f"target's budget; pick one: {said['in_flight']} for threads in this pytest process, "
+            f"{said['shards']} for pytest-xdist (pytest -n)"
+        )
     if workers > 1 and shards > 1:
         # Both cut each target's budget, each its own way (a pool in one process; a test id per
         # shard for xdist's workers): cut twice, neither run is one the other reproduces.

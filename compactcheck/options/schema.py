@@ -324,6 +324,23 @@ OPTIONS: tuple[Option, ...] = (
         missing={"marker": SESSION},
     ),
     Option(
+        "in_flight",
+        positive,
+        None,
+        "shards run at once, as threads of the workers (of this process with one worker), so "
+        "that K calls are in flight: for compactors that wait on a model (default: one per "
+        "worker); the budget is cut for K, wherever they run",
+        cli="--in-flight",
+        library="in_flight",
+        plugin=True,
+        metavar="K",
+        plugin_help="fuzz K shards of each target at once, as threads of this pytest process "
+        "(or of the --compactcheck-workers processes), its budget cut as run --in-flight K "
+        "cuts it (the same seed and K, the same verdicts and witnesses); for compactors whose "
+        "calls mostly wait, so that K calls are in flight without a process each",
+        missing={"marker": SESSION},
+    ),
+    Option(
         "shard",
         shard,
         None,

@@ -110,6 +110,8 @@ class LawCase:
     here: Path = field(default=Path(), compare=False, repr=False)
     # --compactcheck-workers: above 1, the target is fuzzed in a pool of that many processes.
     workers: int = 1
+    # --compactcheck-in-flight: shards at once, as threads (of this process or of the pool's).
+    in_flight: int | None = None
 
     @property
     def test_id(self) -> str:
@@ -117,6 +119,11 @@ class LawCase:
         shard = self.config.shard
         suffix = f"-shard{shard.index}of{shard.count}" if shard.count > 1 else ""
         return f"{self.target}-{self.view}-{self.invariant}{suffix}"
+
+    @property
+    def lanes(self) -> int:
+        """How many shards of the target run at once (``run_pooled`` cuts the budget for them)."""
+        return max(self.workers, self.in_flight or 1)
 
     def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
         # Hypothesis prints a failing test's arguments: the law, not the whole session's state.
@@ -136,8 +143,8 @@ class LawCase:
         return next(r for r in report.results if r.invariant == self.invariant)
 
     def _fuzzed(self) -> TargetReport:
-        if self.workers > 1:
-            # Each worker resolves its own target: none is opened here.
+        if self.lanes > 1:
+            # Each worker (or lane) resolves its own target: none is opened here.
             return run_pooled(
                 self.target,
                 self.view,
@@ -145,6 +152,7 @@ class LawCase:
                 workers=self.workers,
                 calls=self.calls,
                 spec=self.spec,
+                in_flight=self.in_flight,
             )
         target = self._open()
         try:
@@ -200,7 +208,10 @@ class LawCase:
         seed = f"seed {config.whole_run_seed}"
         if config.shard.count > 1:
             seed += f" (shard {config.shard.label}, seed {config.seed})"
-        if self.workers > 1:
+        if self.lanes > self.workers:
+            # The histories the seed names depend on how the lanes cut the budget.
+            seed += f" with --compactcheck-in-flight {self.lanes}"
+        elif self.workers > 1:
             # The histories the seed names depend on how the pool cut the budget.
             seed += f" with --compactcheck-workers {self.workers}"
         entry = self.entry(example)

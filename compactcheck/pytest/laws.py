@@ -4,9 +4,10 @@
 only when a compactcheck option, ini value, marker or fixture is used: it loads the engine,
 Hypothesis, the strategies and the laws. Each (target, view, shard) is fuzzed once per session,
 for the tests of all its laws (``compactcheck.pytest.law``), in this process or, with
-``--compactcheck-workers N``, in a pool of N processes; under pytest-xdist each worker ships
-its reports to the controller through ``workeroutput``, and the controller merges them into one
-report.
+``--compactcheck-workers N``, in a pool of N processes, and with ``--compactcheck-in-flight K``
+K shards at once as threads (of this process, or of the pool's); under pytest-xdist each
+worker ships its reports to the controller through ``workeroutput``, and the controller merges
+them into one report.
 """
 
 from __future__ import annotations
@@ -61,6 +62,9 @@ def configure(config: pytest.Config) -> None:
         # The pool's fork server imports the engine while pytest collects, as `run --workers`
         # starts it while the command line imports its commands (cli.head_start).
         warm_up()
+    elif (given["in_flight"] or 1) > 1 and fuzzes_here:
+        # Lanes of this process fork their py: compactors' processes from one template.
+        template.want()
 
 
 def _campaign_database(config: pytest.Config, values: Mapping[str, Any]) -> None:
@@ -185,7 +189,7 @@ def _pool_apart(
     half-written folders.
     """
     worker = getattr(config, "workerinput", {}).get("workerid")
-    if values["workers"] <= 1 or worker is None:
+    if max(values["workers"], values["in_flight"] or 1) <= 1 or worker is None:
         return run_config
     return run_config.kept_apart(f"pool-{worker}")
 
@@ -289,6 +293,7 @@ def _law_cases(metafunc: pytest.Metafunc) -> list[LawCase]:
                             root=root,
                             here=here,
                             workers=values["workers"],
+                            in_flight=values["in_flight"],
                         )
                     )
     return cases

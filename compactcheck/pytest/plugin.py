@@ -32,8 +32,10 @@ project that has compactcheck installed, imports pytest and the options table
 meets a test that asks for ``compactcheck_law`` or a compactcheck fixture.
 
 ``--compactcheck-workers N`` fuzzes each (target, view) in a pool of N worker processes inside
-this pytest process, its budget cut as ``compactcheck run --workers N`` cuts it: for slow,
-model-backed compactors whose calls mostly wait, without a pytest start-up per worker.
+this pytest process, its budget cut as ``compactcheck run --workers N`` cuts it, without a
+pytest start-up per worker; ``--compactcheck-in-flight K`` runs K of its shards at once as
+threads (of this process, or of the pool's workers), as ``run --in-flight K``: for slow,
+model-backed compactors whose calls mostly wait, K calls in flight without a process each.
 
 Under pytest-xdist (``pytest -n auto``) test ids are stable (target, view, invariant and, with
 ``--compactcheck-shards K``, the shard), so every worker collects the same tests. Each worker

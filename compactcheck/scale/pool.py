@@ -170,6 +170,15 @@ def worker_pool(workers: int) -> Iterator[ProcessPoolExecutor]:
         template.close_all()
 
 
+def interrupt_workers(pool: ProcessPoolExecutor) -> None:
+    """Ask every worker to stop its job at its next safe point (as Ctrl-C would), keeping the
+    pool: what the jobs found so far still comes back (their lanes' partial reports)."""
+    for process in list((pool._processes or {}).values()):
+        if process.pid is not None and process.is_alive():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(process.pid, signal.SIGINT)
+
+
 def _stop(pool: ProcessPoolExecutor) -> None:
     # Taken before shutdown, which forgets them; the pool has no public handle on its workers.
     # (A worker looks dead once the fork server is, e.g. after SIGTERM to the process group;

@@ -335,3 +335,77 @@ def test_the_model_call_cap_holds_across_the_pools_workers(tmp_path: Path) -> No
     assert (target.model_calls.made, target.model_calls.cap) == (5, 5)
     assert target.model_calls.reason == "model call cap of 5 reached"
     assert target.model_calls.refused > 0
+
+
+def test_shards_in_flight_as_threads_give_the_verdicts_and_witnesses_of_run_in_flight(
+    tmp_path: Path,
+) -> None:
+    root = slow_project(tmp_path)
+    options = ["--compactcheck-max-examples", EXAMPLES, "--compactcheck-invariants", LAWS]
+    report = root / "report.json"
+    done = pytest_in(
+        root, *options, "--compactcheck-in-flight", "4", "--compactcheck-json", str(report), "-rA"
+    )
+    assert done.returncode == 1, output(done)
+    assert _outcomes(done.stdout)["drop_result tool_pairing"] == "FAILED"
+    assert "seed 0 with --compactcheck-in-flight 4 · round " in done.stdout
+    # Threads of the one pytest process: each lane's compactor process, and no pool worker.
+    assert len(_pids(root)) > 1
+    for target in load(report).targets:
+        ran = cli(
+            "run",
+            target.target,
+            "--view",
+            "messages",
+            "--max-examples",
+            EXAMPLES,
+            "--invariants",
+            LAWS,
+            "--in-flight",
+            "4",
+            "--seed",
+            "0",
+            "--profile",
+            "ci",
+            "--corpus",
+            "cli-corpus",
+            "--json",
+            "cli.json",
+            cwd=root,
+        )
+        assert ran.returncode in (0, 1), ran.stdout[-3000:] + ran.stderr[-2000:]
+        [alone] = load(root / "cli.json").targets
+        assert _verdicts(alone) == _verdicts(target), target.target
+
+
+def test_the_model_call_cap_holds_across_the_plugins_lanes(tmp_path: Path) -> None:
+    pytest.importorskip("langchain.agents.middleware.summarization")
+    from tests.compactcheck.cli.test_model_options import MOODY
+
+    (tmp_path / "test_model.py").write_text(MODEL_TESTS)
+    (tmp_path / "moody.py").write_text(MOODY)
+    report = tmp_path / "report.json"
+    done = pytest_in(
+        tmp_path,
+        "--compactcheck-in-flight",
+        "4",
+        "--compactcheck-max-examples",
+        "24",
+        "--compactcheck-invariants",
+        "tool_pairing",
+        "--compactcheck-model",
+        f"py:{tmp_path / 'moody.py'}:model",
+        "--compactcheck-max-model-calls",
+        "5",
+        "--compactcheck-json",
+        str(report),
+        "test_model.py",
+    )
+    assert done.returncode == 0, output(done)
+    # Four lanes of one process asked for more than five calls between them (some were
+    # refused): five were sent in all.
+    assert len((tmp_path / "calls.log").read_text().split()) == 5
+    [target] = load(report).targets
+    assert target.model_calls is not None
+    assert (target.model_calls.made, target.model_calls.cap) == (5, 5)
+    assert target.model_calls.refused > 0

@@ -20,7 +20,7 @@ def _cut(tmp_path: Path, budget: int, workers: int, shard: Shard | None = None) 
         [("reference-messages", "messages")],
         config,
         shard=shard or Shard(),
-        workers=workers,
+        lanes=workers,
         calls=Calls(timeout=5),
     )
     assert len(work.jobs) == work.parts
@@ -44,7 +44,7 @@ def test_the_cut_and_its_seeds_are_the_same_on_every_run(tmp_path: Path) -> None
 
     def seeds() -> list[int]:
         units: list[tuple[str, View]] = [("reference-messages", "messages")]
-        work = plan(units, config, shard=Shard(), workers=8, calls=Calls(timeout=5))
+        work = plan(units, config, shard=Shard(), lanes=8, calls=Calls(timeout=5))
         return [job.config.seed for job in work.jobs]
 
     assert seeds() == seeds()

@@ -207,7 +207,17 @@ model = Slow()
 """
 
 
-def test_eight_workers_share_one_model_call_cap(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "parallel",
+    [
+        ["--workers", "8"],
+        # Eight lanes as threads of this process, and as threads of two worker processes.
+        ["--in-flight", "8"],
+        ["--workers", "2", "--in-flight", "8"],
+    ],
+    ids=["eight processes", "eight threads", "four threads in each of two processes"],
+)
+def test_eight_shards_at_once_share_one_model_call_cap(tmp_path: Path, parallel: list[str]) -> None:
     pytest.importorskip("langchain.agents.middleware.summarization")
     assert importlib.util.find_spec("langchain") is not None
     (tmp_path / "slow.py").write_text(SLOW_MODEL)
@@ -222,8 +232,7 @@ def test_eight_workers_share_one_model_call_cap(tmp_path: Path) -> None:
             "py:slow.py:model",
             "--max-model-calls",
             "7",
-            "--workers",
-            "8",
+            *parallel,
             "--max-examples",
             "24",
             "--seed",

@@ -46,9 +46,7 @@ def test_a_shard_split_on_one_machine_is_the_finer_global_shard() -> None:
 
 def test_workers_beyond_the_units_cut_each_unit_into_shards(tmp_path: Path) -> None:
     config = RunConfig(seed=3, max_examples=10, corpus_dir=tmp_path / "corpus")
-    one = plan(
-        [("reference", "snapshot")], config, shard=Shard(), workers=3, calls=Calls(timeout=5)
-    )
+    one = plan([("reference", "snapshot")], config, shard=Shard(), lanes=3, calls=Calls(timeout=5))
     assert one.parts == 3
     assert [job.config.shard for job in one.jobs] == [Shard(1, 3), Shard(2, 3), Shard(3, 3)]
     assert sum(job.config.max_examples for job in one.jobs) == 10
@@ -59,7 +57,7 @@ def test_workers_beyond_the_units_cut_each_unit_into_shards(tmp_path: Path) -> N
         [("reference", "snapshot"), ("reference-messages", "messages")],
         config,
         shard=Shard(),
-        workers=2,
+        lanes=2,
         calls=Calls(timeout=5),
     )
     assert many.parts == 1
