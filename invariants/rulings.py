@@ -1,11 +1,10 @@
 """A ruling per fact: what a compaction did to each goal and constraint the input held, and how
 sure the reading is of it.
 
-A reviewer reading a summary beside the facts it had to keep says of each one: kept word for
-word, reworded, weakened (a restriction relaxed: "only" dropped, "never" become "avoid if
-possible"), changed (a number, version, id or name differs), contradicted (its polarity
-flipped), dropped, or, of a superseded value, stale (restated as current) or retired; and of a
-constraint or goal the input never held, invented.
+A reviewer says of each fact: kept word for word, reworded, weakened ("never" become "avoid
+if possible"), changed (a number, version, id or name differs), contradicted (polarity flipped),
+dropped, or, of a superseded value, stale (restated as current) or retired; and of a rule the
+input never held, invented.
 
 Each ruling is ``certain`` only on mechanical evidence (``compactcheck.invariants.certainty``),
 else ``unsure``, leaning to the ruling the lexical reading gives
@@ -17,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Literal, get_args
 
 from compactcheck.invariants.additions import additions
 from compactcheck.invariants.certainty import Certainty, Statement, noted_mention, statement
@@ -46,10 +45,7 @@ Ruling = Literal[
     "kept", "reworded", "weakened", "changed", "contradicted", "stale", "retired", "dropped",
     "invented",
 ]  # fmt: skip
-RULINGS: tuple[Ruling, ...] = (
-    "kept", "reworded", "weakened", "changed", "contradicted", "stale", "retired", "dropped",
-    "invented",
-)  # fmt: skip
+RULINGS: tuple[Ruling, ...] = get_args(Ruling)
 """Every ruling, in the order reports count them."""
 FAILING: frozenset[Ruling] = frozenset({"changed", "contradicted", "stale", "dropped", "invented"})
 """The rulings a law fails on; "weakened" has a law of its own, so that a team can waive it."""
@@ -279,7 +275,10 @@ def invented(after: Sequence[str], before: Sequence[str], facts: Sequence[str]) 
     known = tuple(facts)
     # What the input holds includes the facts it was given (a history may state them by label).
     held = SentenceIndex([*before, *known])
+    joined = "\x00".join(before)  # NUL parts a text from its wiring, never within either
     for message, text in enumerate(after):
+        if all(part in joined for part in text.split("\x00")):
+            continue  # each part is in an input message (kept, or cut short mid-word): nothing new
         for claim in stated_claims(text):
             # A claim that says a fact (or a superseded one, ruled stale) is not new; one that
             # changes a fact is reported on that fact, and is a constraint nobody gave too.

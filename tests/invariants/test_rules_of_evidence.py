@@ -141,3 +141,13 @@ def test_a_negation_told_in_the_past_is_an_event_not_a_rule() -> None:
         ["Run backups nightly"],
     )
     assert added.certainty == "unsure"
+
+
+def test_a_message_cut_short_states_nothing_new() -> None:
+    """A tool result cut at 200 characters may end mid-word ("The row fie"): every part of it
+    is in an input message, so it can state no rule nobody gave; a new word beside it can."""
+    result = "The row field holds the ledger total; retries are capped by the client.\x00call_1"
+    cut = "The row fie\x00call_1"
+    assert invented([cut], [result], ()) == []
+    [added] = invented(["The row fie must be signed.\x00call_1"], [result], ())
+    assert added.certainty == "unsure"
