@@ -110,11 +110,27 @@ def _new_words(tagged: Tagged, held: frozenset[str]) -> list[str]:
     return found
 
 
+def _held(mark: str, before: SentenceIndex) -> bool:
+    """Whether the input holds ``mark``: as the output side reads it, or as one segment of a
+    longer token ("24" of "docs/index.md:24", "c5" of "id=c5"), which a summary writes apart."""
+    if presence(mark, before) != "absent":
+        return True
+    return _segment(mark, before)
+
+
+def _segment(token: str, before: SentenceIndex) -> bool:
+    """Whether ``token``, a path, number or id (never a plain word: "auth" of "auth.py" may be
+    new), stands apart inside a longer token of the input."""
+    if token.isalpha():
+        return False
+    return re.search(rf"(?<![\w.-]){re.escape(token.lower())}(?![\w-])", before.lowered) is not None
+
+
 def _addition(text: str, before: SentenceIndex) -> str:
     """Why a clause may state a rule the input lacks, or "" when it surely states none."""
-    gone = [mark for mark in marks_of(text) if presence(mark, before) == "absent"]
+    gone = [mark for mark in marks_of(text) if not _held(mark, before)]
     tagged = tagged_words(text)
-    new = _new_words(tagged, before.lemmas)
+    new = [word for word in _new_words(tagged, before.lemmas) if not _segment(word, before)]
     if not gone and not new:
         return ""
     rule = [w for w, lemma in tagged if w in _RULE_WORDS or lemma in _RULE_WORDS]

@@ -151,3 +151,11 @@ def test_a_message_cut_short_states_nothing_new() -> None:
     assert invented([cut], [result], ()) == []
     [added] = invented(["The row fie must be signed.\x00call_1"], [result], ())
     assert added.certainty == "unsure"
+
+
+def test_a_value_written_apart_from_the_token_that_held_it_is_not_new() -> None:
+    """A summary that names line 24 of "docs/index.md:24" adds nothing; 24 nowhere is new."""
+    log = "docs/index.md:24:    return queue.token_repo\x00call_3"
+    assert invented(["Things we touched: docs/index.md, 24."], [log], ()) == []
+    [added] = invented(["Things we touched: docs/index.md, 31."], [log], ())
+    assert "'31' is not in the input" in added.reason
