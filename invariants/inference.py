@@ -112,9 +112,42 @@ def infer_facts(
         # A history with no goal stated has the empty goal, which no law asks to be kept.
         given[field] = (texts[0] if texts else "") if field == "goal" else texts
         inferred.append(field)
+    if "constraints" in inferred:
+        rules, replaced = _replacements([i for i in inferences if i.field == "constraints"])
+        current = [i for i in rules if i.text not in replaced]
+        inferences = [i for i in inferences if i.field != "constraints"] + current
+        given["constraints"] = tuple(dict.fromkeys(i.text for i in current))
+        if "superseded_constraints" not in given:
+            given["superseded_constraints"] = tuple(replaced)
     given.setdefault("inferred", tuple(inferred))
     given.setdefault("inferences", tuple(inferences))
     return Facts.model_validate(given)
+
+
+# A rule that names the one it replaces: "Use Python 3.12 (replaces Use Python 3.11)", "(this
+# replaces [c1] ...)", "(supersedes: ...)", "(in place of ...)".
+_REPLACES = re.compile(
+    r"^(?P<rule>.+?)\s*\((?:this\s+)?(?:replaces|supersedes|replacing|in\s+place\s+of|instead\s+of)"
+    r"\s*(?:\[[\w-]+\]\s*)?:?\s*(?P<old>[^()]*)\)\s*\.?$",
+    re.IGNORECASE,
+)
+
+
+def _replacements(rules: list[Inference]) -> tuple[list[Inference], list[str]]:
+    """The rules with their replacement notes taken off, and the rules those notes retire."""
+    kept: list[Inference] = []
+    replaced: list[str] = []
+    for rule in rules:
+        match = _REPLACES.match(rule.text)
+        if match is None:
+            kept.append(rule)
+            continue
+        old = match["old"].strip()
+        source = f"{rule.source}, replacing {old!r}" if old else rule.source
+        kept.append(rule.model_copy(update={"text": match["rule"].strip(), "source": source}))
+        if old:
+            replaced.append(old)
+    return kept, replaced
 
 
 def inferred_rules(history: Iterable[ChatMessage]) -> tuple[Inference, ...]:

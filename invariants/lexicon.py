@@ -158,7 +158,8 @@ FRAME_WORDS = _set(
     agent assistant user everyone anyone task work goal goals objective time times
     circumstance circumstances update updated summary status context agreed decision state
     apply applies stand stands hold holds matter going forward henceforth module runtime app
-    application package"""
+    application package asked asks ask requested requests request wants wanted instructed
+    instructs insisted insists told"""
 )
 FORCE_WORDS = _set("must should shall need needs required require requires mandatory will always")
 # Words that grant rather than require: a rule restated with one of them permits ("feel free

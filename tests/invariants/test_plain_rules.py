@@ -92,3 +92,24 @@ def test_a_history_that_states_no_goal_has_the_empty_goal() -> None:
     facts = infer_facts(history, None)
     assert facts.goal == ""
     assert "goal" in facts.inferred
+
+
+def test_a_rule_that_names_the_one_it_replaces_retires_it() -> None:
+    """The note is no part of the rule; the rule it names is superseded, no longer current."""
+    history = parse_messages(
+        [
+            {"role": "system", "content": "You are an agent.\nRules:\n- [c1] Use Python 3.11"},
+            {
+                "role": "user",
+                "content": "Goal: fix the login bug\n\nNew constraints:\n"
+                "- [c3] Never push to main (replaces [c1] Use Python 3.11)",
+            },
+        ]
+    )
+    facts = infer_facts(history, None)
+    assert facts.constraints == ("Never push to main",)
+    assert facts.superseded_constraints == ("Use Python 3.11",)
+    [rule] = [i for i in facts.inferences if i.field == "constraints"]
+    assert "replacing 'Use Python 3.11'" in rule.source
+    declared = infer_facts(history, {"superseded_constraints": []})
+    assert declared.superseded_constraints == ()
