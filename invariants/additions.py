@@ -62,6 +62,10 @@ _PRESENT_AUXILIARIES = frozenset(
     """be is are am been being get gets stay stays remain remains keep keeps must should will
     shall can may""".split()  # noqa: SIM905
 )
+_HISTORY_WORDS = frozenset(
+    {"tool", "tools", "result", "results", "call", "calls", "message", "messages", "turn"}
+    | {"turns", "earlier", "older", "replaced", "summarised", "summarized", "output"}
+)
 # Words that carry no content of their own: grammar and the frame a rule is written in.
 # A word of the closed lists qualifies a rule but is no rule of its own ("Where possible").
 _EMPTY = (
@@ -74,6 +78,14 @@ _EMPTY = (
     | frozenset(word for hedge in HEDGES for word in hedge.split())
     # The words of a replacement note ("in place of the earlier rule").
     | frozenset({"place", "previous", "new", "now", "update", "updated", "replacement"})
+    # The words a summary names the history it replaces by ("tool result t3: ok", "Summary of
+    # 57 earlier messages, replaced by this one"): about the history, never a rule.
+    | _HISTORY_WORDS
+)
+# A count of the history's own units ("57 earlier messages"), which no input states.
+_COUNTED = re.compile(
+    r"(?<![\w.])(\d+)\s+(?:(?:earlier|older|previous|prior)\s+)?"
+    r"(?:messages?|turns?|calls?|results?|steps?|rounds?)\b"
 )
 
 
@@ -128,9 +140,14 @@ def _segment(token: str, before: SentenceIndex) -> bool:
 
 def _addition(text: str, before: SentenceIndex) -> str:
     """Why a clause may state a rule the input lacks, or "" when it surely states none."""
-    gone = [mark for mark in marks_of(text) if not _held(mark, before)]
+    counted = {match.group(1) for match in _COUNTED.finditer(text.lower())}
+    gone = [m for m in marks_of(text) if m not in counted and not _held(m, before)]
     tagged = tagged_words(text)
-    new = [word for word in _new_words(tagged, before.lemmas) if not _segment(word, before)]
+    new = [
+        word
+        for word in _new_words(tagged, before.lemmas)
+        if word not in counted and not _segment(word, before)
+    ]
     if not gone and not new:
         return ""
     rule = [w for w, lemma in tagged if w in _RULE_WORDS or lemma in _RULE_WORDS]

@@ -159,3 +159,12 @@ def test_a_value_written_apart_from_the_token_that_held_it_is_not_new() -> None:
     assert invented(["Things we touched: docs/index.md, 24."], [log], ()) == []
     [added] = invented(["Things we touched: docs/index.md, 31."], [log], ())
     assert "'31' is not in the input" in added.reason
+
+
+def test_a_summary_naming_the_history_it_replaces_states_no_rule() -> None:
+    """'Summary of 57 earlier messages' and 'tool result t3: ok' are about the history."""
+    history = ["Fix the login bug.", "ok\x00t3"]
+    said = ["Summary of 57 earlier messages, replaced by this one:\ntool result t3: ok"]
+    assert invented(said, history, ()) == []
+    [added] = invented(["Summary of 57 earlier messages. Deploy only on 57 hosts."], history, ())
+    assert "'57' is not in the input" in added.reason
