@@ -40,23 +40,21 @@ from compactcheck.invariants.laws.messages.provider_rules import (
     chat_completions_problems,
     request_problems,
 )
-from compactcheck.invariants.levels import level_of
 from compactcheck.observed.judging import (
     MessagesPair,
     PairError,
     judge_messages,
     parse_messages_pair,
 )
+from compactcheck.observed.law_tally import LawTally
 from compactcheck.report.model import (
     CALL_STATUSES,
-    MAX_REVIEW_ITEMS,
     Counterexample,
     InvariantResult,
     Report,
-    ReviewItem,
     TargetReport,
 )
-from compactcheck.verdicts.counts import Counts, Reviewed, recorded_result, review_items
+from compactcheck.verdicts.counts import Counts
 from compactcheck.verdicts.levels import level_reached
 
 if TYPE_CHECKING:
@@ -87,22 +85,11 @@ class Finding:
 
 
 @dataclass
-class _Law:
-    law: Invariant[Any, Any]
-    exercised: int = 0
-    first: Counterexample | None = None
-    violations: int = 0
-    # Items for review met on the pairs (the first few kept: a log may hold millions), counted.
-    review: list[ReviewItem] = field(default_factory=list)
-    reviewed: int = 0
-
-
-@dataclass
 class _Audit:
     selection: Selection
     format: Format | None
     judge: MeteredModel | None = None
-    laws: dict[str, _Law] = field(default_factory=dict)
+    laws: dict[str, LawTally] = field(default_factory=dict)
     statuses: Counter[str] = field(default_factory=Counter)
     formats: Counter[str] = field(default_factory=Counter)
     inferred: dict[str, None] = field(default_factory=dict)
@@ -115,7 +102,7 @@ class _Audit:
         if chosen is None:
             chosen = self.by_format[format] = list(self.selection.laws("messages", format))
             for law in chosen:
-                self.laws.setdefault(law.id, _Law(law))
+                self.laws.setdefault(law.id, LawTally(law))
         return chosen
 
 
@@ -208,17 +195,9 @@ def _one(
 
         findings = settle_findings(findings, state.judge)
     for finding in findings:
-        law = state.laws[finding.invariant]
-        if finding.exercised:
-            law.exercised += 1
-        items = review_items(finding, 1)
-        law.reviewed += len(items)
-        law.review += items[: max(0, MAX_REVIEW_ITEMS - len(law.review))]
-        if not finding.violations:
-            continue
-        law.violations += 1
-        if law.first is None:
-            law.first = _counterexample(finding.violations[0], pair, before, after)
+        state.laws[finding.invariant].add(
+            finding, lambda violation: _counterexample(violation, pair, before, after)
+        )
         out.extend((violation, shown_id) for violation in finding.violations)
     return out
 
@@ -249,30 +228,19 @@ def _counterexample(
 def _report(state: _Audit, path: Path, started: float, toolkit_version: str) -> Report:
     compactions = state.statuses["compacted"]
     unchanged = state.statuses["unchanged"]
-    results: list[InvariantResult] = []
-    for law in state.laws.values():
-        counts = Counts(
-            examples=state.pairs,
-            exercised=law.exercised,
-            compactions=compactions,
-            unchanged=unchanged,
-            errored=state.statuses["errored"],
+    results: list[InvariantResult] = [
+        law.result(
+            Counts(
+                examples=state.pairs,
+                exercised=law.exercised,
+                compactions=compactions,
+                unchanged=unchanged,
+                errored=state.statuses["errored"],
+            ),
+            state.formats,
         )
-        result = recorded_result(
-            law.law.id,
-            law.law.statement,
-            counts,
-            first=law.first,
-            violations=law.violations,
-            requires_budget=law.law.requires_budget,
-            review=Reviewed.of(law.review, law.reviewed),
-        )
-        # A log of several formats is held to the strictest placement of each law.
-        level = min(
-            (level_of(law.law.id, bool(law.law.formats), f) for f in state.formats),
-            default=level_of(law.law.id, bool(law.law.formats)),
-        )
-        results.append(result.model_copy(update={"level": level}))
+        for law in state.laws.values()
+    ]
     errors = list(state.errors)
     if state.statuses["errored"] > len(state.errors):
         errors.append(f"... {state.statuses['errored'] - len(state.errors)} more lines not pairs")

@@ -18,28 +18,23 @@ from typing import TYPE_CHECKING, Any
 from compactcheck.base.files import installed_version
 from compactcheck.base.implementation import Implementation
 from compactcheck.base.selection import Selection
-from compactcheck.invariants import Facts, Invariant
-from compactcheck.invariants.levels import level_of
+from compactcheck.invariants import Facts, Violation
 from compactcheck.observed.judging import Judgement, check_pair
+from compactcheck.observed.law_tally import LawTally
 from compactcheck.observed.traces.conversations import DEFAULT_WINDOW, Tracker
 from compactcheck.observed.traces.points import Point, locate
 from compactcheck.observed.traces.records import Record, TraceError
 from compactcheck.observed.traces.sources import read_all
 from compactcheck.report.model import (
-    MAX_REVIEW_ITEMS,
     Counterexample,
     InvariantResult,
     Report,
-    ReviewItem,
     TargetReport,
 )
 from compactcheck.report.trace_points import PointViolation, TracePoint, TraceReading
 from compactcheck.verdicts.counts import (
     Counts,
-    Reviewed,
     pair_verdict,
-    recorded_result,
-    review_items,
 )
 from compactcheck.verdicts.levels import level_reached
 
@@ -55,24 +50,13 @@ if TYPE_CHECKING:
 
 
 @dataclass
-class _Law:
-    law: Invariant[Any, Any]
-    exercised: int = 0
-    violations: int = 0
-    first: Counterexample | None = None
-    # Items for review met on the pairs (the first few kept: a log may hold millions), counted.
-    review: list[ReviewItem] = field(default_factory=list)
-    reviewed: int = 0
-
-
-@dataclass
 class _State:
     selection: Selection
     facts: Facts | dict[str, Any] | None
     keep: int
     keep_points: int = KEEP_POINTS
     judge: MeteredModel | None = None
-    laws: dict[str, _Law] = field(default_factory=dict)
+    laws: dict[str, LawTally] = field(default_factory=dict)
     formats: set[str] = field(default_factory=set)
     inferred: dict[str, None] = field(default_factory=dict)
     points: dict[int, TracePoint] = field(default_factory=dict)
@@ -158,6 +142,23 @@ def _record(state: _State, point: Point, judgement: Judgement) -> TracePoint:
     )
 
 
+def _counterexample(violation: Violation, point: Point) -> Counterexample:
+    """The first violation of a law at a compaction point, with the histories around it."""
+    return Counterexample(
+        round=1,
+        because=violation.because,
+        witness=list(violation.witness),
+        diff=violation.diff,
+        input=point.before,
+        output=point.after,
+        history_size=len(point.kept)
+        + len(point.rewritten)
+        + len(point.summarised)
+        + len(point.dropped),
+        reproduced="not_checked",
+    )
+
+
 def _judge(state: _State, point: Point) -> TracePoint:
     judgement = judge_point(point, state.facts, state.selection, state.judge)
     state.formats.add(point.format)
@@ -171,29 +172,8 @@ def _judge(state: _State, point: Point) -> TracePoint:
                 for x in state.selection.laws("messages", point.format)
                 if x.id == finding.invariant
             )
-            law = state.laws[finding.invariant] = _Law(chosen)
-        if finding.exercised:
-            law.exercised += 1
-        items = review_items(finding, 1)
-        law.reviewed += len(items)
-        law.review += items[: max(0, MAX_REVIEW_ITEMS - len(law.review))]
-        if finding.violations:
-            law.violations += 1
-            if law.first is None:
-                first = finding.violations[0]
-                law.first = Counterexample(
-                    round=1,
-                    because=first.because,
-                    witness=list(first.witness),
-                    diff=first.diff,
-                    input=point.before,
-                    output=point.after,
-                    history_size=len(point.kept)
-                    + len(point.rewritten)
-                    + len(point.summarised)
-                    + len(point.dropped),
-                    reproduced="not_checked",
-                )
+            law = state.laws[finding.invariant] = LawTally(chosen)
+        law.add(finding, lambda violation: _counterexample(violation, point))
     return _record(state, point, judgement)
 
 
@@ -278,7 +258,7 @@ def _report(
     compactions = reading.compactions
     results: list[InvariantResult] = []
     laws = state.laws or {
-        law.id: _Law(law) for law in state.selection.laws("messages", "openai-chat")
+        law.id: LawTally(law) for law in state.selection.laws("messages", "openai-chat")
     }
     for law in laws.values():
         counts = Counts(
@@ -288,20 +268,7 @@ def _report(
             unchanged=reading.continuations,
             errored=0,
         )
-        result = recorded_result(
-            law.law.id,
-            law.law.statement,
-            counts,
-            first=law.first,
-            violations=law.violations,
-            requires_budget=law.law.requires_budget,
-            review=Reviewed.of(law.review, law.reviewed),
-        )
-        level = min(
-            (level_of(law.law.id, bool(law.law.formats), f) for f in state.formats),
-            default=level_of(law.law.id, bool(law.law.formats)),
-        )
-        results.append(result.model_copy(update={"level": level}))
+        results.append(law.result(counts, state.formats))
     errors = [f"{count} call(s) not judged: {reason}" for reason, count in reading.skipped.items()]
     if reading.model_calls == 0:
         errors.append(
