@@ -47,6 +47,7 @@ import logging
 import random
 import threading
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeVar, overload
 
@@ -150,23 +151,22 @@ class Guarded(Generic[History]):
         sizes = judgement.sizes
         return self.on_violation == "repair" and sizes is not None and sizes[1] > sizes[0]
 
+    def _settling(self) -> AbstractContextManager[object]:
+        """Held while the judge may be asked: one judge program answers one request at a time."""
+        return self._judging if self.judge_model is not None else nullcontext()
+
     def judge(self, before: Any, after: Any) -> Judgement:
         """The judgement of one pair, as a guarded call makes it."""
         declared = self.facts(before) if callable(self.facts) else self.facts
-        if self.judge_model is None:
+        with self._settling():
             judgement = check_pair(
-                before, after, declared, format=self.format, selection=self.selection
+                before,
+                after,
+                declared,
+                format=self.format,
+                selection=self.selection,
+                judge=self.judge_model,
             )
-        else:
-            with self._judging:
-                judgement = check_pair(
-                    before,
-                    after,
-                    declared,
-                    format=self.format,
-                    selection=self.selection,
-                    judge=self.judge_model,
-                )
         # Detected once: a compactor speaks one format.
         self.format = judgement.format
         return judgement
@@ -207,20 +207,15 @@ class Guarded(Generic[History]):
             LOGGER.warning("compaction grew the history (%s): it is returned uncompacted", reason)
             self._tell(GuardEvent(judgement, before, after, (), "input", reason))
             return before
-        if self.judge_model is None:
+        with self._settling():
             mended = repair(
-                before, after, judgement.facts, format=judgement.format, selection=self.selection
+                before,
+                after,
+                judgement.facts,
+                format=judgement.format,
+                selection=self.selection,
+                judge=self.judge_model,
             )
-        else:
-            with self._judging:
-                mended = repair(
-                    before,
-                    after,
-                    judgement.facts,
-                    format=judgement.format,
-                    selection=self.selection,
-                    judge=self.judge_model,
-                )
         if mended.lawful:
             for change in mended.changes:
                 LOGGER.warning(
