@@ -65,6 +65,7 @@ _PRESENT_AUXILIARIES = frozenset(
 _HISTORY_WORDS = frozenset(
     {"tool", "tools", "result", "results", "call", "calls", "message", "messages", "turn"}
     | {"turns", "earlier", "older", "replaced", "summarised", "summarized", "output"}
+    | {"conversation", "history", "far", "seen", "file", "files", "id", "ids", "so"}
 )
 # Words that carry no content of their own: grammar and the frame a rule is written in.
 # A word of the closed lists qualifies a rule but is no rule of its own ("Where possible").

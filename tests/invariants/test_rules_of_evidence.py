@@ -168,3 +168,9 @@ def test_a_summary_naming_the_history_it_replaces_states_no_rule() -> None:
     assert invented(said, history, ()) == []
     [added] = invented(["Summary of 57 earlier messages. Deploy only on 57 hosts."], history, ())
     assert "'57' is not in the input" in added.reason
+
+
+def test_a_summary_heading_and_a_list_of_what_it_saw_state_no_rule() -> None:
+    history = ["Edit src/cli.py and docs/index.md.", "ok\x00t1"]
+    said = ["Summary of the conversation so far. Files and ids seen: src/cli.py, docs/index.md."]
+    assert invented(said, history, ()) == []
