@@ -145,8 +145,9 @@ def _set(text: str) -> frozenset[str]:
 # ``compactcheck.invariants.certainty``): a word outside every list makes a reading unsure, so
 # that a word the reading does not know ("off-limits", "alone") is never guessed at.
 FUNCTION_WORDS = _set(
-    """a an the this these those that it its they them their we our us you your i my me to of
-    in on at by for with from into onto as and or so than then any all every each there here be
+    """a an the this these those that which who whom whose it its they them their we our us you
+    your i my me to of in on at by for with from into onto as and or so than then any all every
+    each there here be
     is are am been being do does doing have has having get gets please kindly also too still
     now currently ever whatsoever absolutely strictly both either one anything something
     everything else you're we're they're it's you'll we'll"""

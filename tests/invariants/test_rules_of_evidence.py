@@ -174,3 +174,9 @@ def test_a_summary_heading_and_a_list_of_what_it_saw_state_no_rule() -> None:
     history = ["Edit src/cli.py and docs/index.md.", "ok\x00t1"]
     said = ["Summary of the conversation so far. Files and ids seen: src/cli.py, docs/index.md."]
     assert invented(said, history, ()) == []
+
+
+def test_rules_restated_in_plain_english_prose_add_nothing() -> None:
+    history = ["New constraints:\n- Never push to main\n- Keep test coverage above 90%"]
+    said = ["Rules which still apply: Never push to main."]
+    assert invented(said, history, ()) == []
