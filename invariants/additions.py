@@ -65,7 +65,7 @@ _PRESENT_AUXILIARIES = frozenset(
 _HISTORY_WORDS = frozenset(
     {"tool", "tools", "result", "results", "call", "calls", "message", "messages", "turn"}
     | {"turns", "earlier", "older", "replaced", "summarised", "summarized", "output"}
-    | {"conversation", "history", "far", "seen", "file", "files", "id", "ids", "so"}
+    | {"conversation", "history", "seen", "file", "files", "id", "ids"}
 )
 # Words that carry no content of their own: grammar and the frame a rule is written in.
 # A word of the closed lists qualifies a rule but is no rule of its own ("Where possible").
@@ -83,6 +83,8 @@ _EMPTY = (
     # 57 earlier messages, replaced by this one"): about the history, never a rule.
     | _HISTORY_WORDS
 )
+# Phrases that date a summary against its history ("so far", "to date", "up to now").
+_HISTORY_PHRASES = re.compile(r"\b(?:so\s+far|to\s+date|up\s+to\s+now|until\s+now)\b", re.I)
 # A count of the history's own units ("57 earlier messages"), which no input states.
 _COUNTED = re.compile(
     r"(?<![\w.])(\d+)\s+(?:(?:earlier|older|previous|prior)\s+)?"
@@ -143,7 +145,7 @@ def _addition(text: str, before: SentenceIndex) -> str:
     """Why a clause may state a rule the input lacks, or "" when it surely states none."""
     counted = {match.group(1) for match in _COUNTED.finditer(text.lower())}
     gone = [m for m in marks_of(text) if m not in counted and not _held(m, before)]
-    tagged = tagged_words(text)
+    tagged = tagged_words(_HISTORY_PHRASES.sub(" ", text))
     new = [
         word
         for word in _new_words(tagged, before.lemmas)

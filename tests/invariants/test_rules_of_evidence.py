@@ -174,6 +174,9 @@ def test_a_summary_heading_and_a_list_of_what_it_saw_state_no_rule() -> None:
     history = ["Edit src/cli.py and docs/index.md.", "ok\x00t1"]
     said = ["Summary of the conversation so far. Files and ids seen: src/cli.py, docs/index.md."]
     assert invented(said, history, ()) == []
+    assert invented(["Here is a summary of the conversation to date:"], history, ()) == []
+    [added] = invented(["Edit src/cli.py by the date."], history, ())
+    assert "'date' is not in the input" in added.reason
 
 
 def test_rules_restated_in_plain_english_prose_add_nothing() -> None:
