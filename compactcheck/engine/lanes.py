@@ -14,6 +14,8 @@ seed-only draws, the collector's settings, a warning filter) is shared by the la
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import queue
 import signal
 import time
@@ -42,6 +44,17 @@ def _work(jobs: Sequence[Job], recording: Recording) -> Work:
     return run
 
 
+def _before_lanes() -> None:
+    """Once in a process, before its lanes start: what each lane's first step would otherwise
+    load at the same moment as the others."""
+    sentences.load_lexicon()
+    # Hypothesis looks numpy up in sys.modules while it draws (sampled_from checks for an
+    # ndarray): a lane whose compactor imports numpy on its first call would leave it half
+    # imported there for the other lanes, which then fail on a missing ndarray.
+    if importlib.util.find_spec("numpy") is not None:
+        importlib.import_module("numpy")
+
+
 def _prepare() -> None:
     """At a lane's start: what Hypothesis would otherwise do on the lane's first test."""
     thread_random()
@@ -51,8 +64,7 @@ def lane_job(
     address: str, key: bytes, lanes: int, jobs: Sequence[Job], recording: Recording
 ) -> None:
     """In a worker process: ``lanes`` lanes running the shards the parent hands them out."""
-    # Loaded once before the lanes start, not by each lane's first judge at once.
-    sentences.load_lexicon()
+    _before_lanes()
     remote_lanes(address, key, lanes, _work(jobs, recording), _prepare)
 
 
@@ -74,8 +86,7 @@ class _Lanes:
         self.futures: list[Future[None]] = []
         self.here: LocalLanes | None = None
         if pool is None:
-            # Loaded once before the lanes start, not by each lane's first judge at once.
-            sentences.load_lexicon()
+            _before_lanes()
             self.here = LocalLanes(self.handout, lanes, _work(jobs, recording), _prepare)
             return
         address, key = self.handout.listen()

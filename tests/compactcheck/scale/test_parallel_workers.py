@@ -221,7 +221,7 @@ def test_eight_shards_at_once_share_one_model_call_cap(tmp_path: Path, parallel:
     pytest.importorskip("langchain.agents.middleware.summarization")
     assert importlib.util.find_spec("langchain") is not None
     (tmp_path / "slow.py").write_text(SLOW_MODEL)
-    subprocess.run(
+    done = subprocess.run(
         [
             sys.executable,
             "-m",
@@ -247,6 +247,12 @@ def test_eight_shards_at_once_share_one_model_call_cap(tmp_path: Path, parallel:
         capture_output=True,
         check=False,
         env={**os.environ, "PYTHONPATH": str(tmp_path)},
+    )
+    # A run that wrote no report says why: its exit code and the end of what it printed.
+    assert (tmp_path / "report.json").exists(), (
+        done.returncode,
+        done.stdout[-2000:],
+        done.stderr[-4000:],
     )
     [target] = json.loads((tmp_path / "report.json").read_text())["targets"]
     calls: dict[str, Any] = target["model_calls"]
