@@ -12,11 +12,11 @@ left for review with the reason. Pure, no model, no I/O.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from compactcheck.invariants.clause_reading import Tagged, tagged_words
-from compactcheck.invariants.fact_keys import derived
+from compactcheck.invariants.fact_keys import changed, derived, keys_of
 from compactcheck.invariants.lexicon import (
     CONDITION_WORDS,
     FORCE_WORDS,
@@ -33,7 +33,7 @@ from compactcheck.invariants.lexicon import (
     negating,
 )
 from compactcheck.invariants.marks import marks_of, presence, spelled
-from compactcheck.invariants.sentences import SentenceIndex, sentences
+from compactcheck.invariants.sentences import Sentence, SentenceIndex, sentences
 from compactcheck.invariants.tokens import STOPWORDS
 
 # Words that make a clause a rule, whatever its tense: force, restriction, bound, condition,
@@ -180,4 +180,24 @@ def additions(after: str, message: int, before: SentenceIndex) -> Iterator[Addit
                     yield Addition(piece.strip(), sentence.text, message, why)
 
 
-__all__ = ["Addition", "additions"]
+def said_otherwise(
+    fact: str, index: SentenceIndex, kept: set[str], others: Sequence[str] = ()
+) -> Sentence | None:
+    """A sentence other than those that keep the fact whole that says it with a value of the
+    same kind in place of its own (``changed``), or None; only facts with a value are read so.
+    A sentence told in the past is a story of the run, and one naming a value of another fact
+    (``others``: a rule it replaced, say) speaks of that fact, not this one said otherwise."""
+    keys = keys_of(fact)
+    if not keys.values:
+        return None
+    theirs = frozenset().union(*(keys_of(other).values for other in others)) - keys.values
+    for number in sorted(index.holding(keys.all)):
+        sentence = index.sentence(number)
+        if sentence.text in kept or (keys.values | theirs) & sentence.lemmas:
+            continue
+        if changed(keys, sentence) and not _narrates(tagged_words(sentence.text)):
+            return sentence
+    return None
+
+
+__all__ = ["Addition", "additions", "said_otherwise"]

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal, get_args
 
-from compactcheck.invariants.additions import additions
+from compactcheck.invariants.additions import additions, said_otherwise
 from compactcheck.invariants.certainty import Certainty, Statement, noted_mention, statement
 from compactcheck.invariants.claims import stated, stated_claims
 from compactcheck.invariants.fact_keys import (
@@ -87,16 +87,18 @@ def rule(
     index: SentenceIndex,
     kind: FactKind = "constraint",
     marks: Sequence[str] | None = None,
+    others: Sequence[str] = (),
 ) -> FactRuling:
     """The ruling on one fact of the input, read in the output's sentences, with its certainty.
 
     A superseded fact is "stale" where a sentence still asserts it, else "retired"; ``marks``
-    are the values and names that tell it from its replacement (its own by default).
+    are the values and names that tell it from its replacement (its own by default);
+    ``others`` the input's other facts, whose values a sentence may name without changing it.
     """
     lean = lean_of(fact, index, kind)
     if kind == "superseded":
         return _superseded(fact, index, lean, marks_of(fact) if marks is None else tuple(marks))
-    return _current(fact, index, lean)
+    return _current(fact, index, lean, others)
 
 
 def lean_of(fact: str, index: SentenceIndex, kind: FactKind = "constraint") -> FactRuling:
@@ -161,7 +163,9 @@ def _statements(
     return found
 
 
-def _current(fact: str, index: SentenceIndex, lean: FactRuling) -> FactRuling:
+def _current(
+    fact: str, index: SentenceIndex, lean: FactRuling, others: Sequence[str] = ()
+) -> FactRuling:
     """The certainty of the ruling on a goal or a current constraint."""
     marks = marks_of(fact)
     missing = absent(marks, fact, index)
@@ -177,6 +181,11 @@ def _current(fact: str, index: SentenceIndex, lean: FactRuling) -> FactRuling:
     other = [(s, st) for s, st in read if st.says != "same"]
     if same and not other:
         sentence, why = same[0]
+        twin = said_otherwise(fact, index, {s.text for s, _ in same}, others)
+        if twin is not None:  # kept here, another value there: which rule holds, a reader says
+            changed_at = replace(lean, ruling="changed", sentence=twin.text, message=twin.message)
+            why_both = f"{sentence.text!r} and, a value replaced, {twin.text!r}"
+            return _unsure(changed_at, f"the output says it both ways: {why_both}")
         ruling = "kept" if lean.ruling == "kept" else "reworded"
         return _sure(
             lean, why.reason, ruling=ruling, sentence=sentence.text, message=sentence.message
@@ -340,7 +349,8 @@ def rulings(
     if goal and goal.strip():
         found.append(rule(goal, out, "goal"))
     for text in dict.fromkeys(constraints):
-        found.append(rule(text, out, "constraint"))
+        others = [other for other in (*constraints, *superseded) if other != text]
+        found.append(rule(text, out, "constraint", others=others))
     current = {mark for text in constraints for mark in marks_of(text)}
     stale_in: set[str] = set()
     for text in dict.fromkeys(superseded):
@@ -379,21 +389,7 @@ def ruling_of(fact: str, summary: str, kind: FactKind = "constraint") -> FactRul
 
 
 __all__ = [
-    "FAILING",
-    "FAITHFUL",
-    "RULINGS",
-    "FactKind",
-    "FactRuling",
-    "Keys",
-    "Ruling",
-    "invented",
-    "keys_of",
-    "lean_of",
-    "retired_on",
-    "rule",
-    "rule_text",
-    "ruling_of",
-    "rulings",
-    "sentences",
+    "FAILING", "FAITHFUL", "RULINGS", "FactKind", "FactRuling", "Keys", "Ruling", "invented",
+    "keys_of", "lean_of", "retired_on", "rule", "rule_text", "ruling_of", "rulings", "sentences",
     "stated",
-]
+]  # fmt: skip

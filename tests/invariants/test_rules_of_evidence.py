@@ -183,3 +183,21 @@ def test_rules_restated_in_plain_english_prose_add_nothing() -> None:
     history = ["New constraints:\n- Never push to main\n- Keep test coverage above 90%"]
     said = ["Rules which still apply: Never push to main."]
     assert invented(said, history, ()) == []
+
+
+def test_a_rule_kept_in_one_place_and_said_with_another_value_in_another_is_for_review() -> None:
+    # A system prompt kept word for word, and a summary that merged the rules with one value
+    # changed: the output now states two versions of one rule.
+    both = (
+        "Rules: Use Python 3.11. Rules in force: use Python 4.11; and do not touch the public API."
+    )
+    assert _ruled("Use Python 3.11", both) == ("changed", "unsure")
+    assert "both ways" in ruling_of("Use Python 3.11", both).reason
+    coverage = "Keep test coverage above 90%. In short: keep test coverage above 91%."
+    assert _ruled("Keep test coverage above 90%", coverage) == ("changed", "unsure")
+
+
+def test_a_rule_kept_beside_a_story_of_another_value_is_certainly_kept() -> None:
+    told = "Rules: Use Python 3.11. We tried Python 3.12 once and it broke the build."
+    assert _ruled("Use Python 3.11", told) == ("kept", "certain")
+    assert _ruled("Use Python 3.11", "Rules: Use Python 3.11.") == ("kept", "certain")
