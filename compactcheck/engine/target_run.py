@@ -76,8 +76,20 @@ class TargetRun:
             yield from search.drain()
         # Before the report reads the model's counts: a witness's re-runs may ask it again.
         reproduce_all(search)
+        witnesses = search.witnesses
+        gone = witnesses.restore()
+        if gone:
+            yield Note(
+                self.target.name,
+                self.view,
+                f"the corpus was changed under the run: {gone} of its entries were gone from "
+                f"{config.corpus_dir}, written again from memory",
+            )
+        report = target_report(judge, search, started)
+        if witnesses.unwritten:
+            report = report.model_copy(update={"errors": [*report.errors, *witnesses.unwritten]})
         self.finished = TargetFinished(
-            target_report(judge, search, started),
+            report,
             shard=self.shard,
             seed=config.seed,
             examples=judge.tally.examples,
