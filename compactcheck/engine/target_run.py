@@ -78,16 +78,16 @@ class TargetRun:
         reproduce_all(search)
         witnesses = search.witnesses
         gone = witnesses.restore()
+        # Lines that stay, in the report's errors: said in the console table and every report.
+        said = list(witnesses.unwritten)
         if gone:
-            yield Note(
-                self.target.name,
-                self.view,
+            said.append(
                 f"the corpus was changed under the run: {gone} of its entries were gone from "
-                f"{config.corpus_dir}, written again from memory",
+                f"{config.corpus_dir}, written again from memory"
             )
         report = target_report(judge, search, started)
-        if witnesses.unwritten:
-            report = report.model_copy(update={"errors": [*report.errors, *witnesses.unwritten]})
+        if said:
+            report = report.model_copy(update={"errors": [*report.errors, *said]})
         self.finished = TargetFinished(
             report,
             shard=self.shard,

@@ -32,8 +32,8 @@ class Witnesses:
         self.corpus: dict[str, Path] = {}
         # Each law's latest entry as written, to write again if its file goes.
         self.kept: dict[str, CorpusEntry] = {}
-        # One line for each entry that could not be written, for the report's errors.
-        self.unwritten: list[str] = []
+        # For each law whose latest entry could not be written, the line that says so.
+        self._unwritten: dict[str, str] = {}
 
     def entry(
         self, law: Invariant, outcome: RoundOutcome, finding: Finding, shrunk: bool
@@ -67,10 +67,17 @@ class Witnesses:
         try:
             path = self.recorder.write(self.config.corpus_dir, entry, witness)
         except OutputFileError as error:
-            self._unwritten(law.id, error)
+            self._failed(law.id, error)
             return None
+        # A later entry of the law written: the earlier one that was not is not missed.
+        self._unwritten.pop(law.id, None)
         self.corpus[law.id] = path
         return path
+
+    @property
+    def unwritten(self) -> list[str]:
+        """One line for each law whose latest entry could not be written, for the report."""
+        return list(self._unwritten.values())
 
     def note_reproduced(self, law: str, reproduced: RerunVerdict) -> None:
         """Add what the re-runs of a law's round showed to its entry, in memory and on disk."""
@@ -83,7 +90,7 @@ class Witnesses:
         try:
             note_reproduced(path, reproduced)
         except CompactcheckError as error:
-            self._unwritten(law, error)
+            self._failed(law, error)
 
     def restore(self) -> int:
         """Write again, from memory, each entry of this run that is no longer on disk; how many
@@ -96,10 +103,8 @@ class Witnesses:
             try:
                 write_entry(path.parent, self.kept[law], path)
             except OutputFileError as error:
-                self._unwritten(law, error)
+                self._failed(law, error)
         return gone
 
-    def _unwritten(self, law: str, error: CompactcheckError) -> None:
-        line = f"{UNWRITTEN_PREFIX}the corpus entry of {law}: {error}"
-        if line not in self.unwritten:
-            self.unwritten.append(line)
+    def _failed(self, law: str, error: CompactcheckError) -> None:
+        self._unwritten[law] = f"{UNWRITTEN_PREFIX}the corpus entry of {law}: {error}"
