@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import tempfile
 from pathlib import Path
 
 from compactcheck.base.errors import OutputFileError
+
+# What os.link raises where a file system has no hard links.
+_NO_LINKS = frozenset({errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK})
 
 
 def write_text_atomically(path: Path, text: str) -> None:
@@ -59,3 +63,41 @@ def _umask() -> int:
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
+
+
+def create_text_exclusively(path: Path, text: str) -> bool:
+    """Write a file atomically unless one of that name is there already; whether it wrote it.
+
+    The text is written to a temporary file beside ``path`` and linked into place, which fails
+    when the name exists: of two writers of one name, one writes it and neither replaces the
+    other's file. A file that cannot be written raises OutputFileError naming it.
+    """
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(
+            prefix=f".{path.name}.", suffix=".tmp", dir=path.parent
+        )
+    except OSError as error:
+        raise OutputFileError(f"{path}: cannot write here ({error.strerror or error})") from error
+    try:
+        os.fchmod(handle, 0o666 & ~_umask())
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
+            stream.write(text)
+            stream.flush()
+            os.fsync(stream.fileno())
+        try:
+            os.link(temporary, path)
+        except FileExistsError:
+            return False
+        except OSError as error:
+            if error.errno not in _NO_LINKS:
+                raise
+            # A file system without hard links: still atomic, exclusive but for a race.
+            if path.exists():
+                return False
+            os.replace(temporary, path)
+        return True
+    except OSError as error:
+        raise OutputFileError(f"{path}: writing failed ({error.strerror or error})") from error
+    finally:
+        Path(temporary).unlink(missing_ok=True)

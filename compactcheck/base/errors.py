@@ -20,6 +20,10 @@ class ExitCode(enum.IntEnum):
     FAILED = 1
     USAGE = 2
     INCONCLUSIVE = 3
+    # 4 added to the verdict's 0, 1 or 3: an output could not be written.
+    UNWRITTEN = 4
+    FAILED_UNWRITTEN = 5
+    INCONCLUSIVE_UNWRITTEN = 7
     INTERRUPTED = 130
 
 
@@ -38,6 +42,13 @@ EXIT_MEANINGS: Mapping[ExitCode, str] = {
     "such project",
     ExitCode.INCONCLUSIVE: "nothing was broken, but something could not be judged (errored, "
     "unknown, missing shards)",
+    ExitCode.UNWRITTEN: "nothing was broken, but an output of the run could not be written (a "
+    "corpus entry or a report file: the disk is full, the folder read-only or not a folder); "
+    "one line names each, and the results are in the reports that could be written",
+    ExitCode.FAILED_UNWRITTEN: "a law was broken (as for 1), and an output could not be "
+    "written (as for 4)",
+    ExitCode.INCONCLUSIVE_UNWRITTEN: "nothing was broken but something could not be judged (as "
+    "for 3), and an output could not be written (as for 4)",
     # Like a shell's 128 + SIGINT.
     ExitCode.INTERRUPTED: "the run was cut short (Ctrl-C); its report says complete=false",
 }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from pathlib import Path
 
 from rich.console import Console
@@ -17,7 +18,7 @@ from compactcheck.cli.options import (
     model_slot,
 )
 from compactcheck.corpus import location
-from compactcheck.corpus.replay import ModelTerms, replay
+from compactcheck.corpus.replay import ModelTerms, ReplayResult, replay
 from compactcheck.engine.results import slot_calls
 from compactcheck.render.listings import replay_table
 from compactcheck.report import untrusted
@@ -42,6 +43,12 @@ def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--target",
         help="replay the entries against this target instead of the one each names (an entry "
         "of a callable fuzz() cannot name: a lambda, a closure)",
+    )
+    replay_command.add_argument(
+        "--prune",
+        action="store_true",
+        help="delete the entries the replay shows FIXED (each deleted file is named); without "
+        "it, nothing is ever deleted",
     )
     call_options(replay_command)
     model_options(replay_command, replay=True)
@@ -71,7 +78,26 @@ def replay_main(arguments: argparse.Namespace, console: Console) -> int:
         console.print(f"no corpus entries at {path}")
         return ExitCode.OK
     console.print(replay_table(results, console.width))
+    if arguments.prune:
+        prune(results, console)
     return replay_exit([result.verdict for result in results])
+
+
+def prune(results: Sequence[ReplayResult], console: Console) -> None:
+    """Delete the entries shown fixed, one line for each (or for each that could not be)."""
+    fixed = [result.path for result in results if result.verdict == "fixed"]
+    for path in fixed:
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            continue
+        except OSError as error:
+            line = f"not deleted: {path} ({error.strerror or error})"
+            console.print(Text(untrusted.safe_line(line), style="red"))
+            continue
+        console.print(Text(untrusted.safe_line(f"deleted (fixed): {path}")))
+    if not fixed:
+        console.print("--prune: no entry is fixed; nothing deleted")
 
 
 def smoke_main(arguments: argparse.Namespace, console: Console) -> int:

@@ -16,7 +16,8 @@ from compactcheck.cli.options import (
     outputs,
     run_config,
     seconds,
-    write_outputs,
+    unwritten_lines,
+    write_reports,
 )
 from compactcheck.engine.campaign import Campaign
 from compactcheck.engine.core import Engine
@@ -88,7 +89,7 @@ def main(arguments: argparse.Namespace, console: Console) -> int:
         target.close()
     report = campaign.report(started, complete=complete)
     # The campaign itself keeps the JSON report up to date.
-    write_outputs(report, arguments, json=False)
+    failed = write_reports(report, arguments, json=False)
     print_report(report, console)
     console.print(
         f"{campaign.iterations} iteration(s), {campaign.examples} histories, "
@@ -103,4 +104,4 @@ def main(arguments: argparse.Namespace, console: Console) -> int:
             )
         )
     # The report says complete=false when the campaign was cut short.
-    return run_exit(report)
+    return run_exit(report, unwritten=unwritten_lines(failed, console))

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import os
 import re
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from compactcheck.base.errors import ExitCode
+from rich.console import Console
+from rich.text import Text
+
+from compactcheck.base.errors import ExitCode, OutputFileError
 from compactcheck.base.files import installed_version
 from compactcheck.corpus import location
 from compactcheck.engine.config import RunConfig, check_options, from_options
@@ -29,6 +33,7 @@ from compactcheck.options.kinds import (
     shard,
 )
 from compactcheck.render import FORMATS
+from compactcheck.report import untrusted
 from compactcheck.report.io import write_report, write_text
 from compactcheck.report.model import Report
 from compactcheck.targets.calls import Calls
@@ -56,6 +61,7 @@ __all__ = [
     "shard",
     "toolkit_version",
     "write_outputs",
+    "write_reports",
 ]
 
 
@@ -229,13 +235,49 @@ def outputs(parser: argparse.ArgumentParser) -> None:
 
 
 def write_outputs(report: Report, arguments: argparse.Namespace, *, json: bool = True) -> None:
-    """Write every report file asked for (the JSON one only where ``json``)."""
-    if json and arguments.json is not None:
-        write_report(report, arguments.json)
-    for name in ("junit", "markdown", "html"):
+    """Write every report file asked for (the JSON one only where ``json``); OutputFileError
+    for the first that could not be written, once the others are."""
+    failed = write_reports(report, arguments, json=json)
+    if failed:
+        raise failed[0]
+
+
+def write_reports(
+    report: Report, arguments: argparse.Namespace, *, json: bool = True
+) -> list[OutputFileError]:
+    """Write every report file asked for (the JSON one only where ``json``); the error of each
+    that could not be written, the others written all the same."""
+    failed: list[OutputFileError] = []
+    for name in REPORTS if json else REPORTS[1:]:
         path = getattr(arguments, name)
+        if path is None:
+            continue
+        try:
+            if name == "json":
+                write_report(report, path)
+            else:
+                write_text(path, FORMATS[name](report))
+        except OutputFileError as error:
+            failed.append(error)
+    return failed
+
+
+def unwritten_lines(failed: Sequence[OutputFileError], console: Console) -> list[str]:
+    """Say each output a run could not write, one line each (corpus entries, as its report
+    names them, then report files); the lines."""
+    lines = [f"not written: {error}" for error in failed]
+    for line in lines:
+        console.print(Text(untrusted.safe_line(line), style="bold red"))
+    return lines
+
+
+def absolute_outputs(arguments: argparse.Namespace) -> None:
+    """Fix the report files' places now, before a compactor's code can change the working
+    directory."""
+    for name in REPORTS:
+        path = getattr(arguments, name, None)
         if path is not None:
-            write_text(path, FORMATS[name](report))
+            setattr(arguments, name, Path(os.path.abspath(path)))
 
 
 def _corpus_choice(arguments: argparse.Namespace) -> tuple[Path, str]:
@@ -252,6 +294,7 @@ def run_config(arguments: argparse.Namespace, settled: Settled) -> RunConfig:
     settled (``compactcheck.options.settle``)."""
     values = vars(arguments)
     check_options({**values, "profile": settled.profile}, "cli")
+    absolute_outputs(arguments)
     corpus, why = _corpus_choice(arguments)
     transcripts: tuple[Transcript, ...] = ()
     if arguments.transcripts is not None:

@@ -14,7 +14,8 @@ from compactcheck.cli.options import (
     fuzzing_options,
     outputs,
     run_config,
-    write_outputs,
+    unwritten_lines,
+    write_reports,
 )
 from compactcheck.cli.progress import Progress
 from compactcheck.engine.core import Engine, follow
@@ -73,10 +74,10 @@ def main(arguments: argparse.Namespace, console: Console) -> int:
     finally:
         for target in targets:
             target.close()
-    write_outputs(report, arguments)
+    failed = write_reports(report, arguments)
     print_report(report, console)
     if report.complete and arguments.require_level is not None:
         # One line per target either way: reached or below.
         for gate in level_gates(report, arguments.require_level):
             console.print(Text(gate.line(), style="green" if gate.reached else "bold red"))
-    return run_exit(report, arguments.require_level)
+    return run_exit(report, arguments.require_level, unwritten_lines(failed, console))

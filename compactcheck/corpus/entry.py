@@ -10,7 +10,7 @@ from typing import Any, Final, Literal
 
 from pydantic import ConfigDict, Field, ValidationError
 
-from compactcheck.base.atomic import write_text_atomically
+from compactcheck.base.atomic import create_text_exclusively, write_text_atomically
 from compactcheck.base.errors import InputFileError, one_line
 from compactcheck.invariants import WireModel
 
@@ -22,10 +22,19 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _MAX_ENTRY_BYTES = 50 * 1024 * 1024
 
 
-def entry_path(directory: Path, target: str, view: str, invariant: str) -> Path:
-    """Where the entry of one (target, view, invariant) lives; never outside ``directory``."""
-    readable = _UNSAFE.sub("_", f"{target}--{view}--{invariant}").strip("._")[:80] or "entry"
-    digest = hashlib.sha256(f"{target}\0{view}\0{invariant}".encode()).hexdigest()[:10]
+def entry_path(directory: Path, entry: CorpusEntry) -> Path:
+    """Where an entry lives, named by what failed and on which input; never outside ``directory``.
+
+    A readable target, view and law, then a digest of what makes the witness this one: its
+    round's input, the round, and the model that wrote the target's summaries (not the seed,
+    the time or what the target answered). Two runs that find the same witness name one file;
+    two that find different witnesses of one law name two.
+    """
+    readable = _UNSAFE.sub("_", f"{entry.target}--{entry.view}--{entry.invariant}")
+    readable = readable.strip("._")[:80] or "entry"
+    witness = [entry.target, entry.view, entry.invariant, entry.round, entry.model, entry.input]
+    canonical = json.dumps(witness, sort_keys=True, ensure_ascii=False, default=str)
+    digest = hashlib.sha256(canonical.encode()).hexdigest()[:16]
     return directory / f"{readable}-{digest}.json"
 
 
@@ -80,11 +89,23 @@ class CorpusEntry(WireModel):
 
 
 def write_entry(directory: Path, entry: CorpusEntry, path: Path | None = None) -> Path:
-    """Write (or replace) an entry atomically, at ``path`` or where its name puts it; returns
-    its path."""
-    path = path or entry_path(directory, entry.target, entry.view, entry.invariant)
-    write_text_atomically(path, json.dumps(entry.to_json_data(), indent=1, ensure_ascii=False))
+    """Write (or replace) an entry atomically, at ``path`` or where its content names it;
+    returns its path."""
+    path = path or entry_path(directory, entry)
+    write_text_atomically(path, entry_text(entry))
     return path
+
+
+def add_entry(directory: Path, entry: CorpusEntry) -> tuple[Path, bool]:
+    """Add an entry where its content names it, unless that file is there already (the same
+    witness, found before or beside this run): its path, and whether this call wrote it."""
+    path = entry_path(directory, entry)
+    return path, create_text_exclusively(path, entry_text(entry))
+
+
+def entry_text(entry: CorpusEntry) -> str:
+    """An entry's file content."""
+    return json.dumps(entry.to_json_data(), indent=1, ensure_ascii=False)
 
 
 def note_reproduced(path: Path, reproduced: RerunVerdict) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -95,6 +96,11 @@ class RunConfig:
     strict_review: bool = False
 
     def __post_init__(self) -> None:
+        # Where the run writes is fixed now, before any compactor code runs: one that changes
+        # the working directory must not move the corpus or the example database.
+        object.__setattr__(self, "corpus_dir", Path(os.path.abspath(self.corpus_dir)))
+        if self.database_dir is not None:
+            object.__setattr__(self, "database_dir", Path(os.path.abspath(self.database_dir)))
         # The model cache sits beside the corpus the run was given, fixed here so that a
         # shard's own corpus folder (for_piece) does not move it; and its caps get the run's
         # one ledger, so that every target and worker process spends from the same.
@@ -145,9 +151,9 @@ class RunConfig:
     def for_piece(self, shard: Shard) -> RunConfig:
         """One shard run beside others on this machine, its corpus kept apart until merged.
 
-        Shards of one target would otherwise overwrite each other's corpus entries (the file
-        name is a function of target, view and invariant); ``gather_corpora`` merges them. The
-        Hypothesis database stays the shared one.
+        Each shard removes the unshrunk entry it wrote once it has the shrunk one; kept apart,
+        a shard never removes a file another shard found there and kept. ``gather_corpora``
+        merges them. The Hypothesis database stays the shared one.
         """
         return self.for_shard(shard).kept_apart(f"{shard.index}-of-{shard.count}")
 

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from compactcheck.base.errors import OutputFileError
 from compactcheck.base.shards import Shard
 from compactcheck.engine.config import SHARD_CORPORA, RunConfig
 from compactcheck.engine.events import Event
@@ -135,6 +136,10 @@ def gather_corpora(corpus_dir: Path) -> list[Path]:
     if not shards.is_dir():
         return []
     sources = sorted(path for path in shards.iterdir() if path.is_dir())
-    written = merge_corpora(sources, corpus_dir)
+    try:
+        written = merge_corpora(sources, corpus_dir)
+    except OutputFileError:
+        # The shards' entries stay where they are, in the shard folder, rather than be lost.
+        return []
     shutil.rmtree(shards, ignore_errors=True)
     return written

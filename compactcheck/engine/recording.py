@@ -1,20 +1,22 @@
 """Where a run keeps what it finds: the crash corpus entry of each broken law.
 
-A plain run names an entry after its target, view and law (one per law, the shrunk one
-replacing the first found). A campaign names entries by witness signature instead, so that
-distinct bugs of one law each keep theirs (``scale.campaign``). Both are a ``Recording``: a
-picklable description that starts one ``Recorder`` per target run, so that it crosses into
-worker processes.
+A plain run names an entry after its target, view and law and a digest of its witness
+(``corpus.entry.entry_path``), so that runs, seeds, shards and workers add the witnesses they
+find to one corpus, each distinct one once; the shrunk witness takes the place of the one first
+found, which the run removes if it wrote it itself. A campaign names entries by witness
+signature instead, so that distinct bugs of one law each keep theirs (``scale.campaign``).
+Both are a ``Recording``: a picklable description that starts one ``Recorder`` per target run,
+so that it crosses into worker processes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from compactcheck.corpus.entry import CorpusEntry, write_entry
+from compactcheck.corpus.entry import CorpusEntry, add_entry
 
 
 class Recorder(Protocol):
@@ -44,11 +46,21 @@ class Recording(Protocol):
         ...
 
 
-@dataclass(frozen=True)
+@dataclass
 class _ByLaw:
+    # The entry this recorder itself added for each law, until a newer witness replaces it.
+    mine: dict[str, Path] = field(default_factory=dict)
+
     def write(self, directory: Path, entry: CorpusEntry, witness: Sequence[Any]) -> Path:
         del witness
-        return write_entry(directory, entry)
+        path, added = add_entry(directory, entry)
+        earlier = self.mine.pop(entry.invariant, None)
+        if earlier is not None and earlier != path:
+            # Only a file this run wrote: one found there may be another run's witness.
+            earlier.unlink(missing_ok=True)
+        if added or earlier == path:
+            self.mine[entry.invariant] = path
+        return path
 
     @property
     def discarded(self) -> tuple[Path, ...]:
@@ -57,11 +69,12 @@ class _ByLaw:
 
 @dataclass(frozen=True)
 class ByLaw:
-    """One entry per (target, view, law): the default of ``run`` and of the pytest plugin."""
+    """One entry per (target, view, law) and distinct witness: the default of ``run`` and of
+    the pytest plugin."""
 
-    # Shards of one target would overwrite each other's entry of a law.
+    # Each shard keeps the entries it adds apart until the end, merged then (gather_corpora).
     separate_pieces: bool = True
 
     def start(self) -> Recorder:
-        """The recorder (stateless)."""
+        """A fresh recorder for one target run."""
         return _ByLaw()

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import contextlib
 from functools import partial
-from pathlib import Path
 
 from compactcheck.backends.ahead import answered_ahead
-from compactcheck.corpus.entry import RerunVerdict, note_reproduced
+from compactcheck.corpus.entry import RerunVerdict
 from compactcheck.engine.search import Search
 from compactcheck.invariants import Invariant
 from compactcheck.report.model import Reproduced
@@ -63,7 +62,5 @@ def reproduce(search: Search, law: Invariant) -> Reproduced:
         "deterministic" if broke == 3 else "errored" if unanswered == 3 else "flaky"
     )
     # The entry keeps it: a replay must know a flaky finding, which may pass by luck.
-    path: Path | None = search.witnesses.corpus.get(law.id)
-    if path is not None and path.is_file():
-        note_reproduced(path, verdict)
+    search.witnesses.note_reproduced(law.id, verdict)
     return verdict

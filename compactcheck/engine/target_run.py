@@ -76,8 +76,20 @@ class TargetRun:
             yield from search.drain()
         # Before the report reads the model's counts: a witness's re-runs may ask it again.
         reproduce_all(search)
+        witnesses = search.witnesses
+        gone = witnesses.restore()
+        # Lines that stay, in the report's errors: said in the console table and every report.
+        said = list(witnesses.unwritten)
+        if gone:
+            said.append(
+                f"the corpus was changed under the run: {gone} of its entries were gone from "
+                f"{config.corpus_dir}, written again from memory"
+            )
+        report = target_report(judge, search, started)
+        if said:
+            report = report.model_copy(update={"errors": [*report.errors, *said]})
         self.finished = TargetFinished(
-            target_report(judge, search, started),
+            report,
             shard=self.shard,
             seed=config.seed,
             examples=judge.tally.examples,

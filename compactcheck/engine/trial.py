@@ -32,7 +32,7 @@ class Trial:
                 path = search.witnesses.record(law, outcome, finding, shrunk=False)
                 failure = Failure(outcome, finding, history_size(outcome))
                 # Hypothesis replays the failing case itself before it reports it.
-                return witness_of(failure, str(path), "not_checked")
+                return witness_of(failure, str(path) if path else None, "not_checked")
         return None
 
     def close(self) -> None:

@@ -1,14 +1,22 @@
-"""The witnesses a search keeps: each broken law's failing round, written to the crash corpus."""
+"""The witnesses a search keeps: each broken law's failing round, written to the crash corpus.
+
+A write that fails (a full disk, a read-only folder, a file where the folder should be) is
+caught here, never raised into Hypothesis's test function, and said in one line; the entry stays
+in memory, in the run's report. At the end of the run every entry it wrote is looked for again,
+and one that is gone (a compactor that deleted the corpus) is written again from memory.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from compactcheck.corpus.entry import CorpusEntry
+from compactcheck.base.errors import CompactcheckError, OutputFileError
+from compactcheck.corpus.entry import CorpusEntry, RerunVerdict, note_reproduced, write_entry
 from compactcheck.engine.config import RunConfig
 from compactcheck.engine.recording import Recorder
 from compactcheck.harness import RoundOutcome
 from compactcheck.invariants import Finding, Invariant, View
+from compactcheck.report.model import UNWRITTEN_PREFIX
 from compactcheck.targets.registry import Target
 
 
@@ -22,6 +30,10 @@ class Witnesses:
         self.recorder = recorder
         # The latest entry written for each law.
         self.corpus: dict[str, Path] = {}
+        # Each law's latest entry as written, to write again if its file goes.
+        self.kept: dict[str, CorpusEntry] = {}
+        # For each law whose latest entry could not be written, the line that says so.
+        self._unwritten: dict[str, str] = {}
 
     def entry(
         self, law: Invariant, outcome: RoundOutcome, finding: Finding, shrunk: bool
@@ -43,10 +55,56 @@ class Witnesses:
             model=self.target.model.spec if self.target.model is not None else None,
         )
 
-    def record(self, law: Invariant, outcome: RoundOutcome, finding: Finding, shrunk: bool) -> Path:
-        """Write a failing round to the crash corpus, named as the run's recording says."""
+    def record(
+        self, law: Invariant, outcome: RoundOutcome, finding: Finding, shrunk: bool
+    ) -> Path | None:
+        """Write a failing round to the crash corpus, named as the run's recording says; None
+        when it could not be written (said in ``unwritten``)."""
         entry = self.entry(law, outcome, finding, shrunk)
         witness = finding.violations[0].witness
-        path = self.recorder.write(self.config.corpus_dir, entry, witness)
+        self.corpus.pop(law.id, None)
+        self.kept[law.id] = entry
+        try:
+            path = self.recorder.write(self.config.corpus_dir, entry, witness)
+        except OutputFileError as error:
+            self._failed(law.id, error)
+            return None
+        # A later entry of the law written: the earlier one that was not is not missed.
+        self._unwritten.pop(law.id, None)
         self.corpus[law.id] = path
         return path
+
+    @property
+    def unwritten(self) -> list[str]:
+        """One line for each law whose latest entry could not be written, for the report."""
+        return list(self._unwritten.values())
+
+    def note_reproduced(self, law: str, reproduced: RerunVerdict) -> None:
+        """Add what the re-runs of a law's round showed to its entry, in memory and on disk."""
+        entry = self.kept.get(law)
+        if entry is not None and entry.reproduced != "flaky":
+            self.kept[law] = entry.model_copy(update={"reproduced": reproduced})
+        path = self.corpus.get(law)
+        if path is None or not path.is_file():
+            return
+        try:
+            note_reproduced(path, reproduced)
+        except CompactcheckError as error:
+            self._failed(law, error)
+
+    def restore(self) -> int:
+        """Write again, from memory, each entry of this run that is no longer on disk; how many
+        were gone."""
+        gone = 0
+        for law, path in self.corpus.items():
+            if path.is_file():
+                continue
+            gone += 1
+            try:
+                write_entry(path.parent, self.kept[law], path)
+            except OutputFileError as error:
+                self._failed(law, error)
+        return gone
+
+    def _failed(self, law: str, error: CompactcheckError) -> None:
+        self._unwritten[law] = f"{UNWRITTEN_PREFIX}the corpus entry of {law}: {error}"

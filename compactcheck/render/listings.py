@@ -102,7 +102,8 @@ def rules_table() -> Table:
 
 def replay_table(results: Sequence[ReplayResult], width: int = NARROW) -> Group:
     """What re-running each corpus entry gave: a table per target and view, titled with them
-    (cut to ``width`` in the middle), so that no target name or law id is broken across lines."""
+    (cut to ``width`` in the middle), so that no target name or law id is broken across lines;
+    in each, the entries of one law together, the law named once with how many it has."""
     groups: dict[tuple[str, str], list[ReplayResult]] = {}
     for item in results:
         groups.setdefault((item.target, item.view), []).append(item)
@@ -116,14 +117,23 @@ def replay_table(results: Sequence[ReplayResult], width: int = NARROW) -> Group:
     for title, items in zip(shortened(titles, width - 4), groups.values(), strict=True):
         table = Table(title=Text(title), title_justify="left", expand=True)
         table.add_column("invariant", no_wrap=True)
+        table.add_column("entry", no_wrap=True)
         table.add_column("verdict", no_wrap=True)
         table.add_column("detail", ratio=1)
+        by_law: dict[str, list[ReplayResult]] = {}
         for item in items:
-            table.add_row(
-                Text(untrusted.safe_line(item.invariant) or "-"),
-                Text(item.verdict.upper(), style=colour.get(item.verdict, "yellow")),
-                Text(untrusted.safe_line(item.detail)),
-            )
+            by_law.setdefault(item.invariant, []).append(item)
+        for law, entries in by_law.items():
+            for index, item in enumerate(entries):
+                named = untrusted.safe_line(law) or "-"
+                if len(entries) > 1:
+                    named += f" ({len(entries)})"
+                table.add_row(
+                    Text(named if index == 0 else ""),
+                    Text(untrusted.safe_line(item.path.stem.rpartition("-")[2][:8]), style="dim"),
+                    Text(item.verdict.upper(), style=colour.get(item.verdict, "yellow")),
+                    Text(untrusted.safe_line(item.detail)),
+                )
         parts.append(table)
     return Group(*parts)
 

@@ -25,6 +25,8 @@ Reproduced = Literal["deterministic", "flaky", "errored", "not_checked"]
 # Lines of TargetReport.errors that a report recomputes when shards are merged.
 VACUITY_PREFIX = "inconclusive: "
 COVERAGE_PREFIX = "coverage: "
+# A target's error that says an output of the run (a corpus entry) could not be written.
+UNWRITTEN_PREFIX = "not written: "
 # A target must change the history in at least this share of its answered calls (and in 3 of
 # them) for its laws to be judged; below it a run explores on, then calls the run inconclusive.
 MIN_COMPACTED_PERCENT = 5

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from compactcheck.base.atomic import write_text_atomically
-from compactcheck.base.errors import CompactcheckError
+from compactcheck.base.errors import CompactcheckError, OutputFileError
 from compactcheck.corpus.entry import corpus_files, load_entry
 from compactcheck.report.model import (
     COVERAGE_PREFIX,
@@ -288,8 +288,9 @@ def _entry_rank(path: Path) -> tuple[int, int, str]:
 def merge_corpora(sources: Sequence[Path], destination: Path) -> list[Path]:
     """Copy every source corpus into ``destination``; where names clash, keep the best entry.
 
-    Entry file names are a function of what failed (target, view, invariant and, for
-    campaigns, the witness signature), so one name is one failure found by several shards.
+    Entry file names are a function of what failed (target, view, invariant and a digest of
+    the witness, or for campaigns its signature), so one name is one failure found by several
+    shards, and distinct witnesses are all kept.
     """
     best: dict[str, tuple[tuple[int, int, str], Path]] = {}
     for source in sources:
@@ -299,7 +300,10 @@ def merge_corpora(sources: Sequence[Path], destination: Path) -> list[Path]:
             rank = _entry_rank(path)
             if path.name not in best or rank < best[path.name][0]:
                 best[path.name] = (rank, path)
-    destination.mkdir(parents=True, exist_ok=True)
+    try:
+        destination.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise OutputFileError(f"{destination}: cannot write here ({error.strerror})") from error
     written: list[Path] = []
     for name, (_, path) in sorted(best.items()):
         out = destination / name

@@ -16,6 +16,7 @@ from compactcheck.base.errors import ExitCode
 from compactcheck.invariants import Finding
 from compactcheck.invariants.levels import LEVELS
 from compactcheck.report.model import (
+    UNWRITTEN_PREFIX,
     Counterexample,
     InvariantResult,
     Report,
@@ -156,15 +157,33 @@ def level_gates(report: Report, required: int) -> list[LevelGate]:
     return [LevelGate(target, required, report.strict_review) for target in report.targets]
 
 
-def run_exit(report: Report, required: int | None = None) -> ExitCode:
+def run_exit(
+    report: Report, required: int | None = None, unwritten: Collection[str] = ()
+) -> ExitCode:
     """A run's exit: interrupted; with a required level, 1 if a target is below it, else 0;
-    otherwise the report's (``report_exit``)."""
+    otherwise the report's (``report_exit``). Plus 4 when an output could not be written: a
+    corpus entry (the report says so among its targets' errors) or a report file
+    (``unwritten``, one line each)."""
     if not report.complete:
         return ExitCode.INTERRUPTED
     if required is not None:
         below = any(not gate.reached for gate in level_gates(report, required))
-        return ExitCode.FAILED if below else ExitCode.OK
-    return report_exit(report)
+        code = ExitCode.FAILED if below else ExitCode.OK
+    else:
+        code = report_exit(report)
+    if unwritten or unwritten_entries(report):
+        return ExitCode(code | ExitCode.UNWRITTEN)
+    return code
+
+
+def unwritten_entries(report: Report) -> list[str]:
+    """The lines of a report that name a corpus entry the run could not write."""
+    return [
+        error
+        for target in report.targets
+        for error in target.errors
+        if error.startswith(UNWRITTEN_PREFIX)
+    ]
 
 
 def merge_exit(report: Report) -> ExitCode:

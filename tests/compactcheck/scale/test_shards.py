@@ -125,20 +125,25 @@ def _entry(target: str, size: int, *, shrunk: bool) -> CorpusEntry:
     )
 
 
-def test_merged_corpora_keep_the_best_entry_whatever_the_order(tmp_path: Path) -> None:
+def test_merged_corpora_keep_every_witness_and_the_best_of_one_whatever_the_order(
+    tmp_path: Path,
+) -> None:
     a, b, c = tmp_path / "a", tmp_path / "b", tmp_path / "c"
     write_entry(a, _entry("t", 3, shrunk=False))
     write_entry(b, _entry("t", 9, shrunk=True))
     write_entry(c, _entry("t", 5, shrunk=True))
     write_entry(c, _entry("other", 4, shrunk=False))
+    # The same witness as a's, found shrunk: one file name, one entry.
+    write_entry(b, _entry("t", 3, shrunk=True))
     forward = merge_corpora([a, b, c], tmp_path / "forward")
     backward = merge_corpora([c, b, a], tmp_path / "backward")
     assert [p.name for p in forward] == [p.name for p in backward]
-    assert len(forward) == 2
-    picked = {load_entry(p)["target"]: load_entry(p) for p in forward}
-    # Shrunk beats unshrunk even when larger; among shrunk the smaller wins.
-    assert picked["t"]["seed"] == 5
-    assert picked["other"]["seed"] == 4
+    # Every distinct witness is kept: entries are named by their content.
+    kept = sorted((load_entry(p)["target"], load_entry(p)["seed"]) for p in forward)
+    assert kept == [("other", 4), ("t", 3), ("t", 5), ("t", 9)]
+    # Of one witness found twice, the shrunk entry is kept.
+    [three] = [load_entry(p) for p in forward if load_entry(p)["seed"] == 3]
+    assert three["shrunk"] is True
     assert {p.read_text() for p in forward} == {p.read_text() for p in backward}
 
 
