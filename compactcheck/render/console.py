@@ -17,6 +17,7 @@ from compactcheck.render._digest import (
     header_fields,
     outputs,
     problems,
+    verdict_count,
     violations,
     where,
 )
@@ -133,7 +134,7 @@ def _narrow_tables(report: Report, console: Console, numbers: _Numbers) -> None:
         table = Table(title=_safe(title), title_justify="left", expand=True)
         table.add_column("invariant", no_wrap=True)
         table.add_column("verdict", no_wrap=True)
-        table.add_column("ex/n", justify="right", no_wrap=True)
+        table.add_column("exercised/\nhistories", justify="right", no_wrap=True)
         table.add_column("note", ratio=1)
         notes, shared = _notes(target, numbers)
         for result, note in zip(target.results, notes, strict=True):
@@ -147,8 +148,9 @@ def _narrow_tables(report: Report, console: Console, numbers: _Numbers) -> None:
         _print_shared(shared, console)
     console.print(
         Text(
-            "(ex/n: compactions that exercised the law / histories run; for call_answered, the "
-            "calls judged: a history makes one call per round)",
+            "(exercised/histories: compactions that exercised the law / histories run; a history "
+            "is compacted up to --rounds times, so the first may exceed the second; for "
+            "call_answered, the calls judged)",
             style="dim",
         )
     )
@@ -380,7 +382,7 @@ def print_summary(summary: Summary, console: Console) -> None:
         table.add_row(*cells)
     console.print(table)
     counts = summary.counts()
-    console.print(Text(", ".join(f"{counts[v]} {v}" for v in counts if counts[v])))
+    console.print(Text(", ".join(verdict_count(counts[v], v) for v in counts if counts[v])))
 
 
 def print_regressions(regressions: Sequence[Regression], console: Console) -> None:
