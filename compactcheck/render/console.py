@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import io
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from rich.console import Console, Group
 from rich.panel import Panel
@@ -51,8 +52,11 @@ def _verdict(verdict: Verdict, suffix: str = "") -> Text:
     return Text(verdict + suffix, style=VERDICT_STYLES[verdict])
 
 
-def print_report(report: Report, console: Console) -> None:
-    """Print the report to a rich console: header, table, violations, target problems."""
+def print_report(
+    report: Report, console: Console, reports: Mapping[str, Path] | None = None
+) -> None:
+    """Print the report to a rich console: header, table, violations (long contents cut, the
+    ``reports`` written named as holding them whole), target problems."""
     header = Text("compactcheck report", style="bold")
     for name, value in header_fields(report):
         header.append(" · ")
@@ -69,7 +73,7 @@ def print_report(report: Report, console: Console) -> None:
         _narrow_tables(report, console, notes)
     else:
         _wide_table(report, console, notes)
-    _after_table(report, console)
+    _after_table(report, console, reports)
     print_points(report, console)
 
 
@@ -259,7 +263,7 @@ def _print_shared(shared: Sequence[str], console: Console) -> None:
         console.print(_safe(f"note {number}: {note}", "dim"))
 
 
-def _after_table(report: Report, console: Console) -> None:
+def _after_table(report: Report, console: Console, reports: Mapping[str, Path] | None) -> None:
     for target in report.targets:
         calls = calls_line(target, report.max_examples)
         if calls:
@@ -284,7 +288,7 @@ def _after_table(report: Report, console: Console) -> None:
     for number, (target, result, example) in violations(report):
         parts = [
             Text.assemble((part.label, "bold"), part.text, style=part.style)
-            for part in violation_parts(example, target)
+            for part in violation_parts(example, target, cut=True, reports=reports)
         ]
         title = Text.assemble(
             (f"violation {number}: ", "bold red"),
