@@ -14,6 +14,7 @@ from compactcheck.invariants import Budget, Facts, View
 from compactcheck.invariants.formats import Format, check_format
 from compactcheck.observed.judging import Judgement, PairError, ViolationError, check_pair
 from compactcheck.options import BY_KEY, OPTIONS, OptionError, default, settle
+from compactcheck.options.given import checked_in_code
 from compactcheck.options.kinds import REPORTS
 
 # What only fuzzing needs (the engine, Hypothesis, the strategies, the targets) is imported by
@@ -65,7 +66,8 @@ def fuzz(
     rounds: int = _DEFAULT["rounds"],
     invariants: Sequence[str] | None = _DEFAULT["invariants"],
     exclude: Sequence[str] = _DEFAULT["exclude_invariants"],
-    budget: Budget | None = None,
+    budget: int | Budget | None = _DEFAULT["budget"],
+    counter: str | Callable[[str], int] | None = _DEFAULT["counter"],
     timeout: float = _DEFAULT["timeout"],
     in_process: bool = _DEFAULT["in_process"],
     memory_limit_mb: int = _DEFAULT["memory_limit"],
@@ -114,6 +116,10 @@ def fuzz(
     ``judge`` (a name as ``--judge`` takes it, or a slot:
     ``compactcheck.models.judge.judge_slot``) settles the rulings left for review, and
     ``strict_review`` makes an item for review fail its law, as ``--strict-review`` does.
+    ``budget`` is the declared size of a compacted list, as ``--budget`` takes it (a number) or
+    a ``Budget``; ``counter`` is what it is counted in, as ``--counter`` takes it
+    (``approx_tokens`` by default: characters / 4, rounded up; ``tokens:o200k_base``;
+    ``py:module:function``) or a function of your own that takes one text and returns its size.
     ``format``, ``malformed`` and ``verbatim`` are ``run``'s ``--format``, ``--malformed`` and
     ``--verbatim``: the wire format a messages target is handed (a callable then takes and
     returns that provider's request), the named invalid-input scenarios to include, and reading
@@ -156,11 +162,16 @@ def fuzz(
         "redis_read_only": redis_read_only,
         "judge": judge if isinstance(judge, str) else None,
         "strict_review": strict_review,
+        "budget": budget,
+        "counter": counter,
         **{name: path for name, path in zip(REPORTS, (json, junit, markdown, html), strict=True)},
     }
-    # A Budget is checked by its own model; the table's budget and counter are its two fields.
-    limits = {"budget": budget.limit, "counter": budget.counter} if budget else {"budget": None}
-    values = {**_checked(given), "format": format, "counter": None, **limits}
+    values = {**_checked(given), "format": format}
+    # Without one given (or a Budget's), the table's own counter.
+    values["counter"] = values["counter"] or BY_KEY["counter"].default
+    declared = (
+        Budget(limit=values["budget"], counter=values["counter"]) if values["budget"] else None
+    )
     check_options(values, "library")
     loaded: tuple[Transcript, ...] = ()
     if values["transcripts"] is not None:
@@ -187,7 +198,7 @@ def fuzz(
                 "it as py:module:attribute to fuzz it in worker processes or lanes)"
             )
         name = location.callable_target(compactor, config.corpus_dir)
-        targets = [python_target(compactor, name, view, timeout, budget, format)]
+        targets = [python_target(compactor, name, view, timeout, declared, format)]
         try:
             engine.check(targets, view)
         except BaseException:
@@ -210,14 +221,10 @@ def _checked(given: Mapping[str, Any]) -> dict[str, Any]:
     one-line error naming the keyword."""
     from compactcheck.engine.config import RunOptionError
 
-    values = {}
-    for key, value in given.items():
-        option = BY_KEY[key]
-        where = f"fuzz({option.library}={value!r})"
-        try:
-            values[key] = option.check(value, where)
-        except OptionError as error:
-            raise RunOptionError(str(error)) from None
+    try:
+        values = checked_in_code(given, lambda key, value: f"fuzz({BY_KEY[key].library}={value!r})")
+    except OptionError as error:
+        raise RunOptionError(str(error)) from None
     for key in ("malformed", "exclude_invariants"):
         values[key] = values[key] or ()
     return values

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, BeforeValidator, ConfigDict
 
+from compactcheck.invariants.counting import counter_name
 from compactcheck.invariants.plan import TaskPlan, ValidationRecord
 from compactcheck.invariants.state import AgentState
 
-Counter = Literal["messages", "characters", "approx_tokens"]
+# A budget counter's name (``compactcheck.invariants.counting``): messages, characters,
+# approx_tokens, tokens:ENCODING or py:module:function; a function given in code is named there.
+Counter = Annotated[str, BeforeValidator(counter_name)]
 # How the messages laws look a fact up in a message list: by its distinctive tokens, so that a
 # summary may reword it (``compactcheck.invariants.tokens``), or as the exact text it was planted
 # with.
@@ -17,7 +20,12 @@ Reading = Literal["tokens", "verbatim"]
 
 
 class Budget(BaseModel):
-    """A size the caller declared for the compacted messages, and how to count it."""
+    """A size the caller declared for the compacted messages, and how to count it.
+
+    ``counter`` is a counter's name (``compactcheck.invariants.counting.NAMES_HELP``) or a
+    function of your own that takes one text and returns its size in tokens (each message's
+    content and tool call arguments are counted apart and summed).
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 

@@ -17,7 +17,7 @@ from compactcheck.cli.options import (
     run_config,
     seconds,
     unwritten_lines,
-    write_reports,
+    write_named,
 )
 from compactcheck.engine.campaign import Campaign
 from compactcheck.engine.core import Engine
@@ -89,8 +89,8 @@ def main(arguments: argparse.Namespace, console: Console) -> int:
         target.close()
     report = campaign.report(started, complete=complete)
     # The campaign itself keeps the JSON report up to date.
-    failed = write_reports(report, arguments, json=False)
-    print_report(report, console)
+    written, failed = write_named(report, arguments, json=False)
+    print_report(report, console, written)
     console.print(
         f"{campaign.iterations} iteration(s), {campaign.examples} histories, "
         f"{len(campaign.failures)} distinct failure(s)",

@@ -60,8 +60,8 @@ __all__ = [
     "seconds",
     "shard",
     "toolkit_version",
+    "write_named",
     "write_outputs",
-    "write_reports",
 ]
 
 
@@ -237,29 +237,34 @@ def outputs(parser: argparse.ArgumentParser) -> None:
 def write_outputs(report: Report, arguments: argparse.Namespace, *, json: bool = True) -> None:
     """Write every report file asked for (the JSON one only where ``json``); OutputFileError
     for the first that could not be written, once the others are."""
-    failed = write_reports(report, arguments, json=json)
+    failed = write_named(report, arguments, json=json)[1]
     if failed:
         raise failed[0]
 
 
-def write_reports(
+def write_named(
     report: Report, arguments: argparse.Namespace, *, json: bool = True
-) -> list[OutputFileError]:
-    """Write every report file asked for (the JSON one only where ``json``); the error of each
+) -> tuple[dict[str, Path], list[OutputFileError]]:
+    """Write every report file asked for (the JSON one only where ``json``): the files written
+    by format name (the console names those that hold a witness whole), and the error of each
     that could not be written, the others written all the same."""
+    written: dict[str, Path] = {}
     failed: list[OutputFileError] = []
-    for name in REPORTS if json else REPORTS[1:]:
+    for name in REPORTS:
         path = getattr(arguments, name)
         if path is None:
             continue
         try:
-            if name == "json":
-                write_report(report, path)
-            else:
+            if name != "json":
                 write_text(path, FORMATS[name](report))
+            elif json:
+                write_report(report, path)
         except OutputFileError as error:
             failed.append(error)
-    return failed
+        else:
+            # Without ``json`` the caller keeps the JSON report itself (a campaign does).
+            written[name] = Path(path)
+    return written, failed
 
 
 def unwritten_lines(failed: Sequence[OutputFileError], console: Console) -> list[str]:

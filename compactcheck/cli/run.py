@@ -15,7 +15,7 @@ from compactcheck.cli.options import (
     outputs,
     run_config,
     unwritten_lines,
-    write_reports,
+    write_named,
 )
 from compactcheck.cli.progress import Progress
 from compactcheck.engine.core import Engine, follow
@@ -74,8 +74,8 @@ def main(arguments: argparse.Namespace, console: Console) -> int:
     finally:
         for target in targets:
             target.close()
-    failed = write_reports(report, arguments)
-    print_report(report, console)
+    written, failed = write_named(report, arguments)
+    print_report(report, console, written)
     if report.complete and arguments.require_level is not None:
         # One line per target either way: reached or below.
         for gate in level_gates(report, arguments.require_level):

@@ -37,7 +37,12 @@ JUDGE_NAMES_HELP = (  # compactcheck.models.judge.JUDGE_NAMES
 )
 LEVELS = ("1", "2", "3")  # compactcheck.invariants.levels.LEVELS
 PROFILES = ("dev", "ci", "campaign")
-COUNTERS = ("messages", "characters", "approx_tokens")
+COUNTERS = ("messages", "characters", "approx_tokens")  # compactcheck.invariants.counting.BUILT_IN
+COUNTERS_HELP = (  # compactcheck.invariants.counting.NAMES_HELP
+    "messages, characters, approx_tokens (characters / 4, rounded up), tokens:ENCODING (an OpenAI "
+    "encoding: o200k_base, cl100k_base, p50k_base, r50k_base; the tokens extra) or "
+    "py:module:function (your own: it takes a text and returns its size)"
+)
 REPORTS = ("json", "junit", "markdown", "html")
 
 # The front ends: `compactcheck run`, `compactcheck.fuzz(...)`, the pytest plugin's options and
@@ -131,6 +136,19 @@ def judge_name(text: str) -> str:
 
     try:
         return check_judge(text)
+    except CompactcheckError as error:
+        raise argparse.ArgumentTypeError(one_line(error)) from None
+
+
+def counter(text: str) -> str:
+    """A budget counter's name: built in, ``tokens:ENCODING`` or ``py:module:function``."""
+    if text in COUNTERS:
+        return text
+    from compactcheck.base.errors import CompactcheckError, one_line
+    from compactcheck.invariants.counting import counter_name
+
+    try:
+        return counter_name(text)
     except CompactcheckError as error:
         raise argparse.ArgumentTypeError(one_line(error)) from None
 

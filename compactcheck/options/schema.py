@@ -9,7 +9,7 @@ from typing import Any
 from compactcheck.options.front_only import FRONT_ONLY, SESSION
 from compactcheck.options.kinds import (
     CHAT,
-    COUNTERS,
+    COUNTERS_HELP,
     DEFAULT_MEMORY_LIMIT_MB,
     DEFAULT_TIMEOUT,
     JUDGE_NAMES_HELP,
@@ -23,6 +23,7 @@ from compactcheck.options.kinds import (
     WIRE_FORMATS,
     Front,
     choice,
+    counter,
     csv,
     flag,
     integer,
@@ -123,15 +124,23 @@ OPTIONS: tuple[Option, ...] = (
         library="memory_limit_mb",
         metavar="MB",
     ),
-    _everywhere("budget", positive, None, "declared size limit of compacted messages"),
+    _everywhere(
+        "budget",
+        positive,
+        None,
+        "declared size limit of compacted messages, in --counter's unit (in code: a number or "
+        "a Budget(limit=N, counter=...))",
+        metavar="N",
+    ),
     _everywhere(
         "counter",
-        choice(*COUNTERS),
+        counter,
         "approx_tokens",
-        "how --budget is counted",
-        library=None,
-        choices=COUNTERS,
-        missing={"library": "budget=Budget(limit=N, counter=...) names its counter"},
+        f"what --budget is counted in: {COUNTERS_HELP}",
+        metavar="COUNTER",
+        # In code, None: a Budget's own counter, else approx_tokens.
+        defaults={"library": None},
+        plugin_help=f"what the budget is counted in, as run --counter: {COUNTERS_HELP}",
     ),
     _everywhere(
         "verbatim",

@@ -21,6 +21,7 @@ import pytest
 
 from compactcheck.options import BY_KEY as ALL_OPTIONS
 from compactcheck.options import PLUGIN_ONLY, Option, OptionError, check_together, offered_by
+from compactcheck.options.given import checked_in_code
 from compactcheck.options.kinds import REDIS_URL_VARIABLE, integer, natural, positive
 
 # Where an xdist worker ships its reports to the controller (``workeroutput``).
@@ -77,13 +78,10 @@ def add_options(parser: pytest.Parser) -> None:
 
 
 def value(config: pytest.Config, option: Option, marked: Mapping[str, Any]) -> Any:
-    """An option's value: the marker's keyword, else the command line, else the ini file."""
+    """An option's value: the marker's keyword (checked: ``marked_values``), else the command
+    line, else the ini file."""
     if marked.get(option.key) is not None:
-        given = marked[option.key]
-        try:
-            return option.check(given, f"@pytest.mark.compactcheck({option.key}={given!r})")
-        except OptionError as error:
-            raise pytest.UsageError(str(error)) from None
+        return marked[option.key]
     given = config.getoption(option.option)
     if given is not None:
         return given
@@ -91,6 +89,17 @@ def value(config: pytest.Config, option: Option, marked: Mapping[str, Any]) -> A
     if text:
         return _parsed(option, text, f"the ini value {option.ini} = {text}")
     return option.default_for("plugin")
+
+
+def marked_values(marked: Mapping[str, Any]) -> dict[str, Any]:
+    """The marker's keywords as checked values, as ``fuzz()`` checks its own (a budget may be a
+    number or a ``Budget``, a counter a function); a usage error naming the keyword."""
+    try:
+        return checked_in_code(
+            marked, lambda key, given: f"@pytest.mark.compactcheck({key}={given!r})"
+        )
+    except OptionError as error:
+        raise pytest.UsageError(str(error)) from None
 
 
 def _parsed(option: Option, text: str, where: str) -> Any:
@@ -103,7 +112,8 @@ def _parsed(option: Option, text: str, where: str) -> Any:
 def values(config: pytest.Config, marked: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The value of every run option, for one marker's keywords (none: the session's),
     checked as a whole (``compactcheck.options.check_together``)."""
-    given = {option.key: value(config, option, marked or {}) for option in OPTIONS}
+    checked = marked_values(marked or {})
+    given = {option.key: value(config, option, checked) for option in OPTIONS}
     # The plugin's own --compactcheck-shards is checked with them (it may not go with workers).
     shards = {"shards": config.getoption(ALL_OPTIONS["shards"].option)}
     try:

@@ -69,10 +69,21 @@ def outputs(report: Report) -> list[TargetReport]:
     return [target for target in report.targets if stderr_parts(target)[0]]
 
 
+# The verdicts that are nouns, counted in the plural; the others read as adjectives ("3 pass").
+_NOUNS = ("review", "violation")
+
+
+def verdict_count(count: int, verdict: str) -> str:
+    """A number of one verdict: "1 violation", "5 violations", "3 pass", "2 skipped"."""
+    plural = "s" if verdict in _NOUNS and count != 1 else ""
+    return f"{count} {verdict}{plural}"
+
+
 def counts_line(report: Report) -> str:
-    """For example "3 pass, 1 violation" (verdicts that occur, in the model's order)."""
+    """For example "3 pass, 1 violation", "2 pass, 5 violations" (verdicts that occur, in the
+    model's order)."""
     verdicts = report.verdicts()
-    parts = [f"{verdicts.count(v)} {v}" for v in VERDICTS if v in verdicts]
+    parts = [verdict_count(verdicts.count(v), v) for v in VERDICTS if v in verdicts]
     return ", ".join(parts) if parts else "no results"
 
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import io
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from rich.console import Console, Group
 from rich.panel import Panel
@@ -17,6 +18,7 @@ from compactcheck.render._digest import (
     header_fields,
     outputs,
     problems,
+    verdict_count,
     violations,
     where,
 )
@@ -50,8 +52,11 @@ def _verdict(verdict: Verdict, suffix: str = "") -> Text:
     return Text(verdict + suffix, style=VERDICT_STYLES[verdict])
 
 
-def print_report(report: Report, console: Console) -> None:
-    """Print the report to a rich console: header, table, violations, target problems."""
+def print_report(
+    report: Report, console: Console, reports: Mapping[str, Path] | None = None
+) -> None:
+    """Print the report to a rich console: header, table, violations (long contents cut, the
+    ``reports`` written named as holding them whole), target problems."""
     header = Text("compactcheck report", style="bold")
     for name, value in header_fields(report):
         header.append(" · ")
@@ -68,7 +73,7 @@ def print_report(report: Report, console: Console) -> None:
         _narrow_tables(report, console, notes)
     else:
         _wide_table(report, console, notes)
-    _after_table(report, console)
+    _after_table(report, console, reports)
     print_points(report, console)
 
 
@@ -133,7 +138,7 @@ def _narrow_tables(report: Report, console: Console, numbers: _Numbers) -> None:
         table = Table(title=_safe(title), title_justify="left", expand=True)
         table.add_column("invariant", no_wrap=True)
         table.add_column("verdict", no_wrap=True)
-        table.add_column("ex/n", justify="right", no_wrap=True)
+        table.add_column("exercised/\nhistories", justify="right", no_wrap=True)
         table.add_column("note", ratio=1)
         notes, shared = _notes(target, numbers)
         for result, note in zip(target.results, notes, strict=True):
@@ -147,8 +152,9 @@ def _narrow_tables(report: Report, console: Console, numbers: _Numbers) -> None:
         _print_shared(shared, console)
     console.print(
         Text(
-            "(ex/n: compactions that exercised the law / histories run; for call_answered, the "
-            "calls judged: a history makes one call per round)",
+            "(exercised/histories: compactions that exercised the law / histories run; a history "
+            "is compacted up to --rounds times, so the first may exceed the second; for "
+            "call_answered, the calls judged)",
             style="dim",
         )
     )
@@ -257,7 +263,7 @@ def _print_shared(shared: Sequence[str], console: Console) -> None:
         console.print(_safe(f"note {number}: {note}", "dim"))
 
 
-def _after_table(report: Report, console: Console) -> None:
+def _after_table(report: Report, console: Console, reports: Mapping[str, Path] | None) -> None:
     for target in report.targets:
         calls = calls_line(target, report.max_examples)
         if calls:
@@ -282,7 +288,7 @@ def _after_table(report: Report, console: Console) -> None:
     for number, (target, result, example) in violations(report):
         parts = [
             Text.assemble((part.label, "bold"), part.text, style=part.style)
-            for part in violation_parts(example, target)
+            for part in violation_parts(example, target, cut=True, reports=reports)
         ]
         title = Text.assemble(
             (f"violation {number}: ", "bold red"),
@@ -380,7 +386,7 @@ def print_summary(summary: Summary, console: Console) -> None:
         table.add_row(*cells)
     console.print(table)
     counts = summary.counts()
-    console.print(Text(", ".join(f"{counts[v]} {v}" for v in counts if counts[v])))
+    console.print(Text(", ".join(verdict_count(counts[v], v) for v in counts if counts[v])))
 
 
 def print_regressions(regressions: Sequence[Regression], console: Console) -> None:

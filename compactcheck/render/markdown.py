@@ -11,6 +11,7 @@ from compactcheck.render._digest import (
     outputs,
     problems,
     unconcluded,
+    verdict_count,
     violations,
     where,
 )
@@ -75,7 +76,7 @@ def matrix(table: Summary, links: dict[tuple[str, str, str], int] | None = None)
 def render_summary_markdown(table: Summary) -> str:
     """The target x invariant matrix of several reports as a Markdown document."""
     counts = table.counts()
-    line = ", ".join(f"{counts[v]} {v}" for v in counts if counts[v]) or "no results"
+    line = ", ".join(verdict_count(counts[v], v) for v in counts if counts[v]) or "no results"
     return f"# compactcheck summary\n\n{matrix(table)}\n\n{line}\n"
 
 

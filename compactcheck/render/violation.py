@@ -4,11 +4,14 @@ what the compactor returned and its corpus entry; as styled parts, or as one pla
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from compactcheck.invariants import dump_messages
 from compactcheck.render.conversation import reading
+from compactcheck.render.excerpt import excerpt, left_out_line
 from compactcheck.report.model import Counterexample, TargetReport
 from compactcheck.report.untrusted import BLOCK_LIMIT, json_block, safe_line
 
@@ -154,13 +157,17 @@ def violation_parts(
     limit: int = BLOCK_LIMIT,
     corpus: str | None = None,
     replay: str | None = None,
+    cut: bool = False,
+    reports: Mapping[str, Path] | None = None,
 ) -> list[Part]:
     """What a violation shows, from its because line to its corpus entry, in that order.
 
     ``target`` numbers the compactor's answer as the laws index it (messages view) and counts
     the history as they do; ``seed`` opens the round's line where a reader needs it to draw the
     history again; ``limit`` cuts each JSON block; ``corpus`` and ``replay`` say where the entry
-    is and how to replay it (by default the counterexample's own corpus file, no command).
+    is and how to replay it (by default the counterexample's own corpus file, no command);
+    ``cut`` shortens long contents of the witness and diff as a terminal shows them, with a line
+    naming the ``reports`` written (by format name) that hold them whole.
     """
     found = (
         f"round {example.round} · {history_text(example, target)} · "
@@ -170,10 +177,10 @@ def violation_parts(
         Part("because: ", safe_line(example.because, 2000)),
         Part("", f"{seed} · {found}" if seed else found, "dim"),
         Part(f"witness ({len(example.witness)} item(s)):", style="bold"),
-        Part("", json_block(example.witness, limit)),
+        *_block(example.witness, limit, cut, reports),
     ]
     if example.diff:
-        parts += [Part("diff:", style="bold"), Part("", json_block(example.diff, limit))]
+        parts += [Part("diff:", style="bold"), *_block(example.diff, limit, cut, reports)]
     returned = returned_lines(example, target)
     if returned is not None:
         parts.append(Part("the compactor returned:", style="bold"))
@@ -191,6 +198,19 @@ def violation_parts(
     if replay:
         parts.append(Part("replay: ", replay))
     return parts
+
+
+def _block(value: object, limit: int, cut: bool, reports: Mapping[str, Path] | None) -> list[Part]:
+    """A witness or diff as a block: whole up to ``limit``, or cut, with what was left out."""
+    if not cut:
+        return [Part("", json_block(value, limit))]
+    shown = excerpt(value)
+    if not shown.cut:
+        return [Part("", shown.text)]
+    if reports and "html" in reports and len(json_block(value, limit)) > limit:
+        # The HTML report cuts a block past the limit too: only the JSON one holds it whole.
+        reports = {name: path for name, path in reports.items() if name != "html"}
+    return [Part("", shown.text), Part("", left_out_line(shown, reports), "dim")]
 
 
 def violation_text(

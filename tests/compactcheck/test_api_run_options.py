@@ -86,3 +86,69 @@ def test_malformed_reaches_the_run_and_bad_names_are_refused(tmp_path: Path) -> 
         compactcheck.fuzz("reference-messages", malformed=["late-result"], max_examples=1)
     with pytest.raises(CompactcheckError, match="unknown format"):
         compactcheck.fuzz("reference-messages", format="anthropik", max_examples=1)  # type: ignore[arg-type]
+
+
+def test_a_budget_is_a_number_or_a_budget_as_the_cli_takes_it(tmp_path: Path) -> None:
+    def verdicts(**given: Any) -> dict[str, str]:
+        report = compactcheck.fuzz(
+            "reference-messages",
+            invariants=["budget_respected", "progress"],
+            max_examples=10,
+            corpus_dir=tmp_path / "corpus",
+            **given,
+        )
+        return {result.invariant: result.verdict for result in report.targets[0].results}
+
+    by_number = verdicts(budget=2000)
+    assert by_number == verdicts(budget="2000") == verdicts(budget=compactcheck.Budget(limit=2000))
+    assert by_number == verdicts(budget=2000, counter="approx_tokens")
+    # Judged against the budget (without one the law cannot fail, and is not exercised).
+    assert by_number["budget_respected"] in ("pass", "violation")
+    assert verdicts()["budget_respected"] not in ("pass", "violation")
+
+
+def test_a_counter_of_ones_own_is_what_the_budget_laws_count_in(tmp_path: Path) -> None:
+    counted: list[str] = []
+
+    def one_per_text(text: str) -> int:
+        counted.append(text)
+        return 1
+
+    def budget_respected(**given: Any) -> str:
+        report = compactcheck.fuzz(
+            lambda messages: messages[1:],
+            invariants=["budget_respected"],
+            max_examples=10,
+            min_exercised=0,
+            corpus_dir=tmp_path / "corpus",
+            **given,
+        )
+        [law] = [r for r in report.targets[0].results if r.invariant == "budget_respected"]
+        return law.verdict
+
+    # A history of several messages, its first dropped: more than one text, never a thousand.
+    assert budget_respected(budget=1, counter=one_per_text) == "violation"
+    assert counted
+    assert budget_respected(budget=compactcheck.Budget(limit=1000, counter=one_per_text)) == "pass"
+
+
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        ({"budget": 0}, "fuzz(budget=0): expected a number of at least 1, found 0"),
+        ({"budget": 2.5}, "fuzz(budget=2.5): expected a whole number, found '2.5'"),
+        ({"counter": "bogus"}, "fuzz(counter='bogus'): unknown budget counter 'bogus'"),
+        (
+            {"budget": compactcheck.Budget(limit=9, counter="characters"), "counter": "messages"},
+            "its counter characters differs from fuzz(counter='messages'); give the counter once",
+        ),
+        ({"budget": 9, "counter": lambda: 1}, "a counter takes one text (str)"),
+    ],
+)
+def test_a_budget_fuzz_cannot_take_is_one_line(
+    tmp_path: Path, given: dict[str, Any], said: str
+) -> None:
+    with pytest.raises(CompactcheckError) as raised:
+        compactcheck.fuzz("reference-messages", corpus_dir=tmp_path / "corpus", **given)
+    assert said in str(raised.value)
+    assert "\n" not in str(raised.value)

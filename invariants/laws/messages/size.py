@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable
 
+from compactcheck.invariants.counting import measure
 from compactcheck.invariants.facts import Budget, Counter, Facts
 from compactcheck.invariants.law import invariant
 from compactcheck.invariants.laws.messages.reading import Messages, MessagesLaw, call_ids, label
@@ -17,27 +17,24 @@ from compactcheck.invariants.messages import (
 from compactcheck.invariants.verdict import Finding, Violation, value_diff, witness
 
 
+def _texts(message: ChatMessage) -> list[str]:
+    """What a message's size is counted over: its content, then its tool calls' arguments."""
+    texts = [content_text(message.content)]
+    if isinstance(message, AssistantMessage) and message.tool_calls:
+        texts.extend(call.function.arguments for call in message.tool_calls)
+    return texts
+
+
 def message_chars(message: ChatMessage) -> int:
     """Characters of a message's content plus the arguments of its tool calls."""
-    size = len(content_text(message.content))
-    if isinstance(message, AssistantMessage) and message.tool_calls:
-        size += sum(len(call.function.arguments) for call in message.tool_calls)
-    return size
+    return sum(map(len, _texts(message)))
 
 
 def message_size(messages: Iterable[ChatMessage], counter: Counter) -> int:
-    """The size of a message list under a budget counter.
-
-    ``approx_tokens`` is ceil(characters / 4): a rough approximation of a tokenizer, not a real
-    one, chosen so that checks stay offline and deterministic.
-    """
-    listed = list(messages)
-    if counter == "messages":
-        return len(listed)
-    chars = sum(message_chars(message) for message in listed)
-    if counter == "characters":
-        return chars
-    return math.ceil(chars / 4)
+    """The size of a message list under a budget counter (``compactcheck.invariants.counting``
+    says what each counts; ``approx_tokens`` is ceil(characters / 4), a rough approximation of a
+    tokenizer, not a real one, chosen so that checks stay offline and deterministic)."""
+    return measure(map(_texts, messages), counter)
 
 
 def kept_floor(messages: Messages) -> tuple[ChatMessage, ...]:

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from compactcheck.harness import MALFORMED
-from compactcheck.invariants import VIEWS
+from compactcheck.invariants import VIEWS, counting
 from compactcheck.invariants.formats import CHAT, FORMATS
 from compactcheck.invariants.levels import LEVELS
 from compactcheck.models.slot import NAMES_HELP
@@ -34,6 +34,7 @@ PLUGIN_MODULES = {
     # The run options table, standard library only.
     "compactcheck.options",
     "compactcheck.options.front_only",
+    "compactcheck.options.given",
     "compactcheck.options.kinds",
     "compactcheck.options.option",
     "compactcheck.options.rules",
@@ -136,4 +137,6 @@ def test_what_the_options_table_writes_out_is_what_it_copies() -> None:
     assert tuple(MALFORMED) == kinds.MALFORMED
     assert kinds.REDIS_URL_VARIABLE == REDIS_URL_VARIABLE
     assert kinds.MODEL_NAMES_HELP == NAMES_HELP
+    assert kinds.COUNTERS_HELP == counting.NAMES_HELP
+    assert kinds.COUNTERS == counting.BUILT_IN
     assert tuple(str(level) for level in sorted(LEVELS)) == kinds.LEVELS

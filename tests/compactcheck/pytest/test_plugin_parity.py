@@ -433,3 +433,49 @@ def test_a_report_named_in_the_ini_file_is_written_in_the_rootdir(tmp_path: Path
     root = project(tmp_path, MUTANT.format(keywords=keywords), "compactcheck_json = report.json\n")
     pytest_in(root / "tests", "--compactcheck-max-examples", "5", "test_it.py")
     assert load(root / "report.json").targets[0].target == "mutant:messages-drop-user-turns"
+
+
+# The marker takes a budget as fuzz() does: a number or a Budget, its counter by name.
+BUDGETED = SEEN.replace("import pytest\n", "import pytest\n\nfrom compactcheck import Budget\n", 1)
+LAWS = ", invariants=['tool_pairing', 'budget_respected'], exclude_invariants='call_answered'"
+
+
+@pytest.mark.parametrize(
+    ("marker", "expected"),
+    [
+        ("budget=Budget(limit=5000, counter='characters')", (5000, "characters")),
+        ("budget=Budget(limit=700)", (700, "approx_tokens")),
+        ("budget=5000, counter='py:mycount:words'", (5000, "py:mycount:words")),
+    ],
+)
+def test_the_marker_takes_a_budget_as_a_number_or_a_budget(
+    tmp_path: Path, marker: str, expected: tuple[int, str]
+) -> None:
+    root = project(tmp_path, BUDGETED.format(marker=LAWS + ", " + marker))
+    (root / "mycount.py").write_text("def words(text):\n    return len(text.split())\n")
+    done = pytest_in(root, "tests")
+    assert done.returncode == 0, output(done)
+    seen = _seen(root)
+    assert (seen["budget"], seen["counter"]) == expected
+
+
+@pytest.mark.parametrize(
+    ("marker", "said"),
+    [
+        ("budget=0", "@pytest.mark.compactcheck(budget=0): expected a number of at least 1"),
+        (
+            "budget=Budget(limit=9, counter='characters'), counter='messages'",
+            "its counter characters differs from @pytest.mark.compactcheck(counter='messages')",
+        ),
+        ("counter='py:mycount:nope'", "budget counter py:mycount:nope: mycount has no nope"),
+    ],
+)
+def test_a_budget_the_marker_cannot_take_is_one_line(
+    tmp_path: Path, marker: str, said: str
+) -> None:
+    root = project(tmp_path, BUDGETED.format(marker=", " + marker))
+    (root / "mycount.py").write_text("def words(text):\n    return len(text.split())\n")
+    done = pytest_in(root, "tests")
+    assert done.returncode != 0
+    assert said in output(done)
+    assert "Traceback" not in output(done)
