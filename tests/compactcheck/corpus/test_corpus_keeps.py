@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 
 from benchmarks.corpus_seeds import witnesses
-from compactcheck.base import atomic
 from compactcheck.base.errors import ExitCode
 from compactcheck.engine.config import RunConfig
 from compactcheck.engine.core import run_target
@@ -149,7 +148,7 @@ def test_a_disk_that_fills_during_the_search_raises_nothing_into_hypothesis(
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
         link(source, destination)
 
-    monkeypatch.setattr(atomic.os, "link", full)
+    monkeypatch.setattr(os, "link", full)
     report = _run(tmp_path / "corpus", 1)
     broken = [r for r in report.results if r.verdict == "violation"]
     assert broken

@@ -93,9 +93,9 @@ def _session(folder: Path, workers: str) -> tuple[dict[str, str], dict[str, Any]
         for result in target["results"]
         if result["verdict"] == "violation"
     }
-    for name in kept:
-        entry = json.loads((corpus / name).read_text())
-        assert f"{entry['target']}--{entry['invariant']}" in broken, name
+    for file_name in kept:
+        entry = json.loads((corpus / file_name).read_text())
+        assert f"{entry['target']}--{entry['invariant']}" in broken, file_name
     for target in report["targets"]:
         target.pop("seconds")
         target.pop("stderr")
