@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Final, TypeVar
@@ -16,7 +17,7 @@ from compactcheck.strategies.calls import Ids
 from compactcheck.strategies.contents import instruction
 from compactcheck.strategies.digits import Digits, wide_values
 from compactcheck.strategies.scenario_model import Scenario
-from compactcheck.strategies.shapes import SHAPE_HALVES, shape_value
+from compactcheck.strategies.shapes import SHAPE_HALVES, shape_value, unknown_forms, without
 from compactcheck.strategies.turns import (
     Action,
     CompleteStep,
@@ -103,6 +104,9 @@ class ScenarioShape:
     with_tool_call: bool
     late_results: bool
     pending_calls: bool
+    # The content forms the target cannot hold (``strategies.shapes.CONTENT_FORMS``): no
+    # history takes them, and every other draw is the same as without them.
+    unsent: frozenset[str] = frozenset()
 
 
 def draw_scenario(draw: st.DrawFn, shape: ScenarioShape) -> Scenario:
@@ -243,7 +247,7 @@ def draw_scenario(draw: st.DrawFn, shape: ScenarioShape) -> Scenario:
             )
         )
     pending_batch = ids.batch(draw_batch(draw), 0) if has_pending_batch else None
-    shapes = shape_value(draw(SHAPE_HALVES[0]), draw(SHAPE_HALVES[1]))
+    shapes = without(shape_value(draw(SHAPE_HALVES[0]), draw(SHAPE_HALVES[1])), shape.unsent)
     restarted = any(turn.restarted_before for turn in turns)
     return Scenario(
         run_id=f"run-{rotation}",
@@ -269,6 +273,7 @@ def scenario_shape(
     with_tool_call: bool = False,
     late_results: bool = True,
     pending_calls: bool = True,
+    unsent: Collection[str] = (),
 ) -> ScenarioShape:
     """The shape ``scenarios()`` draws with these options (see there); ValueError if none can."""
     if not 1 <= min_turns <= max_turns or max_actions < 0:
@@ -276,8 +281,17 @@ def scenario_shape(
             f"scenarios() needs 1 <= min_turns <= max_turns and max_actions >= 0; got "
             f"min_turns={min_turns}, max_turns={max_turns}, max_actions={max_actions}"
         )
+    unknown = unknown_forms(unsent)
+    if unknown:
+        raise ValueError(f"scenarios(unsent=...) names no content form: {unknown}")
     return ScenarioShape(
-        min_turns, max_turns, max_actions, with_tool_call, late_results, pending_calls
+        min_turns,
+        max_turns,
+        max_actions,
+        with_tool_call,
+        late_results,
+        pending_calls,
+        frozenset(unsent),
     )
 
 
@@ -289,6 +303,7 @@ def scenarios(
     with_tool_call: bool = False,
     late_results: bool = True,
     pending_calls: bool = True,
+    unsent: Collection[str] = (),
 ) -> st.SearchStrategy[Scenario]:
     """Agent runs of ``min_turns`` to ``max_turns`` user turns of at most ``max_actions`` actions.
 
@@ -297,6 +312,8 @@ def scenarios(
     ``late_results=False`` makes every result follow its batch at once (a chat provider demands
     it); ``pending_calls=False`` leaves no call without its result (no trailing pending batch).
     Besides its planned actions, each turn opens with routine reads of drawn number and bulk.
+    ``unsent`` names content forms (``strategies.shapes.CONTENT_FORMS``) no history takes, for a
+    target that cannot hold them.
     """
     return _scenario(
         scenario_shape(
@@ -306,5 +323,6 @@ def scenarios(
             with_tool_call=with_tool_call,
             late_results=late_results,
             pending_calls=pending_calls,
+            unsent=unsent,
         )
     )

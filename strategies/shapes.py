@@ -12,6 +12,7 @@ history every earlier release drew.
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Final
 
@@ -44,6 +45,48 @@ SHAPE_HALVES: Final = (st.sampled_from(range(_LOW)), st.sampled_from(range(SHAPE
 def shape_value(low: int, high: int) -> int:
     """The integer ``Shapes.of`` reads, from the two drawn halves."""
     return low + _LOW * high
+
+
+# The shapes that are forms of content rather than places a fact is held: a target whose
+# framework has no way to hold one declares it (``Implementation.unheld_forms``), and is sent
+# no history in it. Where facts are held (``words_with_calls``, ``plan_tool``) is not a form a
+# target can decline: every framework holds text beside calls and a call's arguments.
+CONTENT_FORMS: Final[tuple[str, ...]] = (
+    "system_parts",
+    "user_parts",
+    "assistant_parts",
+    "tool_parts",
+    "image",
+    "refusal",
+    "null_content",
+    "names",
+)
+
+
+def unknown_forms(forms: Collection[str]) -> list[str]:
+    """The names among ``forms`` that are no content form (``CONTENT_FORMS``), sorted."""
+    return sorted(set(forms) - set(CONTENT_FORMS))
+
+
+def without(value: int, forms: Collection[str]) -> int:
+    """The shapes integer ``value`` with the shapes ``forms`` turned off, every other the same.
+
+    Each shape is one digit of ``value`` (``Shapes.of``); a digit of 0 is "no" whatever its
+    chance, so the history differs only in the forms left out. ValueError for a name that is
+    no content form.
+    """
+    unknown = unknown_forms(forms)
+    if unknown:
+        raise ValueError(f"no content form named {unknown}; the forms are {list(CONTENT_FORMS)}")
+    if not forms:
+        return value
+    kept = 0
+    place = 1
+    for name, _, out_of in _SHAPES:
+        value, digit = divmod(value, out_of)
+        kept += (0 if name in forms else digit) * place
+        place *= out_of
+    return kept
 
 
 @dataclass(frozen=True)

@@ -58,6 +58,10 @@ class Judge:
         self.waivers, self.refused_waivers = accepted_waivers(
             target.implementation.waivers, structural, self.format
         )
+        # The content forms the target cannot hold: its histories never take them.
+        self.unheld: dict[str, str] = (
+            dict(target.implementation.unheld_forms) if view == "messages" else {}
+        )
         reference_name = REFERENCE_TARGETS[view]
         self.fidelity = FidelityTally(
             view,

@@ -57,15 +57,17 @@ def cases(
     view: View | None = None,
     malformed: Collection[str] = (),
     format: Format = CHAT,
+    unheld: Collection[str] = (),
 ) -> st.SearchStrategy[Case]:
     """Cases for one view: a messages history is one the provider accepts unless ``malformed``.
 
     The snapshot and session designs allow a result to arrive late; a chat provider does not.
-    A messages case in a provider format also draws which of the format's own parts it has.
+    A messages case in a provider format also draws which of the format's own parts it has;
+    it takes none of the content forms ``unheld`` names (those the target cannot hold).
     """
     if view == "messages":
         late, pending = "late-results" in malformed, "pending-calls" in malformed
-        shape = scenario_shape(late_results=late, pending_calls=pending)
+        shape = scenario_shape(late_results=late, pending_calls=pending, unsent=unheld)
         return _cases(rounds, shape, format != CHAT)
     return _cases(rounds, scenario_shape())
 
