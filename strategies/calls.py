@@ -90,10 +90,10 @@ def tool_call(value: int) -> ToolCallSpec:
 
 
 def _edit(digits: Digits, path: str, error: str | None, timing: int, variant: int) -> ToolCallSpec:
-    """An edit of ``path``: its result restates the path a quarter of the time, else it is a
+    """An edit of ``path``: its result restates the path one time in eight, else it is a
     status ("ok", "", a JSON object) or the hunk it applied, and the path is in the arguments
     alone."""
-    restates = not digits.chance(3, 4)
+    restates = digits.chance(1, 8)
     answer = digits.pick(words.EDIT_ANSWERS)
     old = words.BODY_WORDS[variant]
     new = words.BODY_WORDS[(variant + 7) % len(words.BODY_WORDS)]

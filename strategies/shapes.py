@@ -28,7 +28,7 @@ _SHAPES: Final[tuple[tuple[str, int, int], ...]] = (
     ("assistant_parts", 1, 3),
     ("tool_parts", 1, 3),
     ("system_parts", 1, 4),
-    ("refusal", 1, 3),
+    ("refusal", 1, 2),
     ("words_with_calls", 1, 2),
     ("plan_tool", 1, 2),
     ("null_content", 1, 2),

@@ -102,26 +102,7 @@ def test_the_responses_reference_keeps_a_reasoned_run_of_model_items_whole() -> 
     assert compacted >= 3
 
 
-# Known regression of the new draws, left to be fixed: seed 0 now first meets a Gemini turn of
-# several function responses in the compacted output at history 110, not 9 (seeds 0-7: 110, 7,
-# 55, 89, 238, 32, 5, 67 against 9, 9, 13, 47, 40, 52, 91, 16 before). Strict: it must be
-# removed once the mutant is caught within 100 histories again.
-_SLOWER_NOW = {"gemini-drop-parallel-response"}
-
-
-@pytest.mark.parametrize(
-    "mutant",
-    [
-        pytest.param(
-            m,
-            id=m.name,
-            marks=[pytest.mark.xfail(strict=True, reason="caught at history 110 of seed 0")]
-            if m.name in _SLOWER_NOW
-            else [],
-        )
-        for m in FORMAT_MUTANTS
-    ],
-)
+@pytest.mark.parametrize("mutant", FORMAT_MUTANTS, ids=[m.name for m in FORMAT_MUTANTS])
 def test_each_format_mutant_is_caught_by_its_law_with_a_small_witness(
     tmp_path: Path, mutant: Mutant
 ) -> None:
