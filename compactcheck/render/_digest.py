@@ -59,6 +59,40 @@ def violations(report: Report) -> list[tuple[int, Violation]]:
     return list(enumerate(found, start=1))
 
 
+def causes(report: Report) -> list[tuple[int, Violation, list[InvariantResult]]]:
+    """The violations as one entry per cause, numbered from 1 in report order.
+
+    A violation the report links to an earlier one of its target (``same_cause``: a provider
+    rule and the law it restates, broken on the same failing round) is folded into that entry,
+    listed after it.
+    """
+    entries: list[tuple[Violation, list[InvariantResult]]] = []
+    for _, found in violations(report):
+        target, result, example = found
+        kin = next(
+            (
+                others
+                for (t, r, e), others in entries
+                if t is target and r.invariant in example.same_cause
+            ),
+            None,
+        )
+        if kin is None:
+            entries.append((found, []))
+        else:
+            kin.append(result)
+    return [(number, found, others) for number, (found, others) in enumerate(entries, start=1)]
+
+
+def cause_numbers(report: Report) -> dict[int, int]:
+    """Each violation's entry number in ``causes``, by the ``id`` of its result."""
+    return {
+        id(result): number
+        for number, (_, first, _), others in causes(report)
+        for result in (first, *others)
+    }
+
+
 def problems(report: Report) -> list[TargetReport]:
     """Targets with target-level errors, or stderr that tells of a problem (see stderr_parts)."""
     return [target for target in report.targets if target.errors or stderr_parts(target)[1]]
