@@ -19,9 +19,14 @@ Violation = tuple[TargetReport, InvariantResult, Counterexample]
 
 def where(target: TargetReport) -> str:
     """The view a target was judged on, with its wire format when that is not chat completions."""
-    if target.format and target.format != "openai-chat":
-        return f"{target.view}, {target.format}"
-    return target.view
+    return view_label(target.view, target.format)
+
+
+def view_label(view: str, format: str) -> str:
+    """A view with its wire format when that is not chat completions ("messages, anthropic")."""
+    if format and format != "openai-chat":
+        return f"{view}, {format}"
+    return view
 
 
 def header_fields(report: Report) -> list[tuple[str, str]]:
