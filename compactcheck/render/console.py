@@ -14,10 +14,12 @@ from rich.text import Text
 from compactcheck.render._digest import (
     calls_line,
     counts_line,
+    first_numbers,
     header_fields,
     outputs,
     problems,
     violations,
+    way_note,
     where,
 )
 from compactcheck.render._stderr import stderr_parts
@@ -61,7 +63,7 @@ def print_report(report: Report, console: Console) -> None:
     if not report.complete:
         console.print(Text("INCOMPLETE: the run was interrupted; the results are partial.", "bold"))
 
-    numbers = {id(result): number for number, (_, result, _) in violations(report)}
+    numbers = first_numbers(violations(report))
     reviewed = {id(result): number for number, (_, result) in reviews(report)}
     notes = _Numbers(numbers, reviewed)
     if console.width < _wide_width(report):
@@ -210,7 +212,10 @@ def _notes(target: TargetReport, numbers: _Numbers, start: int = 0) -> tuple[lis
     notes: list[str] = []
     for result in target.results:
         if id(result) in numbers:
-            notes.append(f"see violation {numbers[id(result)]}")
+            first, more = numbers[id(result)], len(result.other_ways)
+            notes.append(
+                f"see violations {first}-{first + more}" if more else f"see violation {first}"
+            )
         elif result.verdict == "review" and id(result) in numbers.reviews:
             notes.append(f"{review_count(result)}: see review {numbers.reviews[id(result)]}")
         else:
@@ -291,6 +296,9 @@ def _after_table(report: Report, console: Console) -> None:
             safe_line(target.target, 200),
             f" [{safe_line(where(target), 60)}]",
         )
+        if way := way_note(result, example):
+            # In the panel, not its title: a title cut at the console's width would lose it.
+            parts.insert(0, Text(way, style="bold"))
         console.print(Panel(Group(*parts), title=title, title_align="left", border_style="red"))
 
     for target in outputs(report):
