@@ -19,15 +19,18 @@ MAX_WAYS = 4
 _QUOTED = re.compile(r"""(?<!\w)(?:'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")(?!\w)""")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _SPACE = re.compile(r"\s+")
+# A list of such placeholders ("'…', '…'", "call_N, call_N") is one thing, however long.
+_LIST = re.compile(r"([^\s,()]+)(?:, \1)+")
 # A way is a short key: a long sentence is cut (its start names its kind).
 _WAY_LENGTH = 160
 
 
 def way_of(because: str) -> str:
     """The way a violation broke its law, read off its ``because``: quoted text and numbers
-    replaced by placeholders ("current constraint '…' (input index N) is missing ...")."""
+    replaced by placeholders, a list of them by one ("current constraint '…' (input index N)
+    is missing ...")."""
     text = _QUOTED.sub("'…'", because)
-    text = _NUMBER.sub("N", text)
+    text = _LIST.sub(r"\1", _NUMBER.sub("N", text))
     return _SPACE.sub(" ", text).strip()[:_WAY_LENGTH]
 
 

@@ -25,6 +25,17 @@ def test_an_apostrophe_inside_a_word_opens_no_quote() -> None:
     )
 
 
+def test_a_list_of_facts_or_ids_is_one_way_however_long() -> None:
+    held = "no output message holds {}"
+    assert way_of(held.format("'a'")) == way_of(held.format("'a', 'b', 'c'"))
+    opens = "the output opens with an assistant call {} at index 0"
+    assert way_of(opens.format("call_1")) == way_of(opens.format("call_1, call_2"))
+    assert (
+        way_of(opens.format("call_1"))
+        == "the output opens with an assistant call call_N at index N"
+    )
+
+
 def test_roles_and_kinds_are_distinct_ways() -> None:
     demoted = (
         "the system message at input index {} was demoted into the {} message at output index 0"
