@@ -24,7 +24,7 @@ from compactcheck.render.listings import replay_table
 from compactcheck.report import untrusted
 from compactcheck.targets.registry import resolve
 from compactcheck.targets.smoke import smoke_round
-from compactcheck.verdicts import broken_exit, replay_exit
+from compactcheck.verdicts import broken_exit, prunable, replay_exit
 
 
 def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -85,7 +85,7 @@ def replay_main(arguments: argparse.Namespace, console: Console) -> int:
 
 def prune(results: Sequence[ReplayResult], console: Console) -> None:
     """Delete the entries shown fixed, one line for each (or for each that could not be)."""
-    fixed = [result.path for result in results if result.verdict == "fixed"]
+    fixed = [result.path for result in results if prunable(result.verdict)]
     for path in fixed:
         try:
             path.unlink()

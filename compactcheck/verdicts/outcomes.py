@@ -203,6 +203,11 @@ def replay_exit(verdicts: Collection[ReplayVerdict]) -> ExitCode:
     return ExitCode.OK if set(verdicts) <= {"fixed"} else ExitCode.INCONCLUSIVE
 
 
+def prunable(verdict: ReplayVerdict) -> bool:
+    """Whether ``replay --prune`` may delete an entry that replayed so: only one shown fixed."""
+    return verdict == "fixed"
+
+
 def pair_exit(findings: Sequence[Finding], strict_review: bool = False) -> ExitCode:
     """A pair check's exit: 1 if a law broke (or, with ``strict_review``, left items for
     review), 0 if one held, else 3 (nothing could break)."""
