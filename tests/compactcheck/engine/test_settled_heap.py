@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import gc
+import sys
 import weakref
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+import pytest
+
+from compactcheck.engine import heap
 from compactcheck.engine.config import RunConfig
 from compactcheck.engine.target_run import TargetRun
 from compactcheck.invariants import View
@@ -79,12 +83,18 @@ class _Link:
 
 
 def test_a_search_frees_the_cycles_an_earlier_run_left_before_setting_the_heap_aside(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # What a finished run leaves is mostly cycles; frozen with the live heap, they would stay
     # set aside search after search (three million objects over the mutant table).
     gc.collect()
-    ring = [_Link() for _ in range(max(200_000, len(gc.get_objects())))]
+    # The last collection is now, whatever the tests before this one left in the process: the
+    # ring below, not their leftovers, is what the run must see grown.
+    collected = sys.getallocatedblocks()
+    monkeypatch.setattr(heap, "_settled_size", collected)
+    ring: list[_Link] = []
+    while sys.getallocatedblocks() <= 2 * heap._HEAP_GROWTH * collected:
+        ring.extend(_Link() for _ in range(100_000))
     for link, after in zip(ring, [*ring[1:], ring[0]], strict=True):
         link.after = after
     left = weakref.ref(ring[0])
@@ -93,3 +103,24 @@ def test_a_search_frees_the_cycles_an_earlier_run_left_before_setting_the_heap_a
     seen = _run(tmp_path, lambda: left() is None)
     assert seen, "the run judged no case"
     assert all(seen)
+
+
+def test_a_search_on_a_heap_that_has_not_grown_does_not_collect_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The other side of the rule above: a collection walks the whole heap, so a search whose
+    # heap is as it was at the last one leaves a cycle made meanwhile for later.
+    # The collector's own passes are off, so that only a collection the run asks for frees it.
+    gc.collect()
+    gc.disable()
+    try:
+        monkeypatch.setattr(heap, "_settled_size", sys.getallocatedblocks())
+        ring = [_Link(), _Link()]
+        ring[0].after, ring[1].after = ring[1], ring[0]
+        left = weakref.ref(ring[0])
+        del ring
+        seen = _run(tmp_path, lambda: left() is None)
+    finally:
+        gc.enable()
+    assert seen, "the run judged no case"
+    assert not seen[0]
