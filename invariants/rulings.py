@@ -200,9 +200,8 @@ def _current(
             message=sentence.message,
         )
     if same and other:
-        return _unsure(
-            lean, f"the output says it both ways: {same[0][0].text!r} and {other[0][0].text!r}"
-        )
+        both = f"the output says it both ways: {same[0][0].text!r} and {other[0][0].text!r}"
+        return _unsure(_softer_copy(fact, other, lean), both)
     if other:
         return _unsure(lean, other[0][1].reason)
     if lean.sentence is not None:
@@ -210,6 +209,19 @@ def _current(
     if not marks:
         return _unsure(lean, "it has no value or name, and some of its words are in the output")
     return _unsure(lean, "its values and names are (or may be) in the output; none states it")
+
+
+def _softer_copy(
+    fact: str, other: Sequence[tuple[Sentence, Statement]], lean: FactRuling
+) -> FactRuling:
+    """The lean of a fact kept in one place and said otherwise in another: "weakened" at the
+    first other sentence that, read alone, softens it ("Avoid pushing to main if possible"
+    beside a kept "Never push to main"), so that the law of weakening holds it for review; else
+    the lean as it was."""
+    for sentence, _ in other:
+        if _read(fact, SentenceIndex([sentence.text]), lean.kind).ruling == "weakened":
+            return replace(lean, ruling="weakened", sentence=sentence.text, message=sentence.message)
+    return lean
 
 
 def _noted_anywhere(sentence: Sentence) -> bool:

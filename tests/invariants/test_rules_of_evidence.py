@@ -201,3 +201,16 @@ def test_a_rule_kept_beside_a_story_of_another_value_is_certainly_kept() -> None
     told = "Rules: Use Python 3.11. We tried Python 3.12 once and it broke the build."
     assert _ruled("Use Python 3.11", told) == ("kept", "certain")
     assert _ruled("Use Python 3.11", "Rules: Use Python 3.11.") == ("kept", "certain")
+
+
+def test_a_rule_kept_in_one_place_and_softened_in_another_is_a_weakening_for_review() -> None:
+    # The system prompt kept as it was, and a summary that restates its rule softened: which one
+    # the agent follows is for a reader, and the law of weakening is the one that holds it.
+    both = "Never push to main. Summary: - [c3] Avoid pushing to main if possible"
+    made = ruling_of("Never push to main", both)
+    assert (made.ruling, made.certainty) == ("weakened", "unsure")
+    assert made.sentence == "Summary: - [c3] Avoid pushing to main if possible"
+    assert "both ways" in made.reason
+    # A faithful second wording beside the kept one stays a certain keep.
+    again = "Never push to main. Pushing to main is not allowed."
+    assert _ruled("Never push to main", again) == ("kept", "certain")

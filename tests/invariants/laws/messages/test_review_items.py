@@ -118,3 +118,31 @@ def test_a_goal_whose_tokens_are_spread_but_none_absent_is_left_for_review() -> 
     # With the ticket gone from the output, the loss is certain.
     after[1] = {"role": "assistant", "content": "Working on the login."}
     assert _check("goal_preserved", before, after, facts).violations
+
+
+def test_a_summary_restating_a_replaced_rule_before_a_kept_note_is_for_review() -> None:
+    # The summary's own last word restates the old rule, and the kept tail retires it once more:
+    # the output says it both ways, so a reader is asked, and nothing fails.
+    note = "New rule: [c2] Use Python 3.12 (replaces [c1] Use Python 3.11)"
+    before = [
+        SYSTEM,
+        {"role": "user", "content": GOAL},
+        {"role": "assistant", "content": "Reading the code."},
+        {"role": "user", "content": note},
+    ]
+    facts = Facts(
+        goal=GOAL, constraints=("Use Python 3.12",), superseded_constraints=("Use Python 3.11",)
+    )
+    both = f"Summary: {GOAL}. {note}. Constraint: Use Python 3.11."
+    after = [SYSTEM, {"role": "assistant", "content": both}, before[3]]
+    finding = _check("constraints_preserved", before, after, facts)
+    assert finding.violations == ()
+    (item,) = [item for item in finding.review if item.fact == "Use Python 3.11"]
+    assert (item.kind, item.leans, item.message) == ("superseded", "stale", 1)
+    assert item.sentence is not None and "Constraint: Use Python 3.11" in item.sentence
+    assert "both ways" in item.reason
+    # The same summary with its note last leaves nothing to ask.
+    noted = f"Summary: {GOAL}. Constraint: Use Python 3.11. {note}."
+    after = [SYSTEM, {"role": "assistant", "content": noted}, before[3]]
+    finding = _check("constraints_preserved", before, after, facts)
+    assert [item for item in finding.review if item.fact == "Use Python 3.11"] == []
