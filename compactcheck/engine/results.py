@@ -182,6 +182,7 @@ def target_report(judge: Judge, search: Search, started: float) -> TargetReport:
             "that take one)"
         )
     results = [overlaid(r, judge.waivers.get(r.invariant), model) for r in judged_laws]
+    results = same_causes(results, {law.id: law.restates for law in judge.judging})
     return TargetReport(
         target=target.name,
         view=judge.view,
@@ -200,3 +201,32 @@ def target_report(judge: Judge, search: Search, started: float) -> TargetReport:
         # Transcripts carry no ground truth: every round's facts were read off its input.
         inferred_facts=list(INFERABLE) if config.transcripts else [],
     )
+
+
+def same_causes(results: list[InvariantResult], restates: dict[str, str]) -> list[InvariantResult]:
+    """The results with each violation linked to the one its law restates (and back) where
+    both broke on the same failing round: the same input and the same answer."""
+    by_law = {result.invariant: result for result in results}
+    links: dict[str, list[str]] = {}
+    for result in results:
+        kin = by_law.get(restates.get(result.invariant, ""))
+        if kin is not None and _same_round(result, kin):
+            links.setdefault(result.invariant, []).append(kin.invariant)
+            links.setdefault(kin.invariant, []).append(result.invariant)
+    linked = []
+    for result in results:
+        example = result.counterexample
+        if example is not None and result.invariant in links:
+            example = example.model_copy(update={"same_cause": links[result.invariant]})
+            result = result.model_copy(update={"counterexample": example})
+        linked.append(result)
+    return linked
+
+
+def _same_round(one: InvariantResult, other: InvariantResult) -> bool:
+    """Whether two results are violations found on the same round, input and answer."""
+    a, b = one.counterexample, other.counterexample
+    if a is None or b is None:
+        return False
+    both = one.verdict == other.verdict == "violation"
+    return both and (a.round, a.input, a.output) == (b.round, b.input, b.output)

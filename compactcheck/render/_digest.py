@@ -19,9 +19,14 @@ Violation = tuple[TargetReport, InvariantResult, Counterexample]
 
 def where(target: TargetReport) -> str:
     """The view a target was judged on, with its wire format when that is not chat completions."""
-    if target.format and target.format != "openai-chat":
-        return f"{target.view}, {target.format}"
-    return target.view
+    return view_label(target.view, target.format)
+
+
+def view_label(view: str, format: str) -> str:
+    """A view with its wire format when that is not chat completions ("messages, anthropic")."""
+    if format and format != "openai-chat":
+        return f"{view}, {format}"
+    return view
 
 
 def header_fields(report: Report) -> list[tuple[str, str]]:
@@ -57,6 +62,40 @@ def violations(report: Report) -> list[tuple[int, Violation]]:
         if result.verdict == "violation" and result.counterexample is not None
     ]
     return list(enumerate(found, start=1))
+
+
+def causes(report: Report) -> list[tuple[int, Violation, list[InvariantResult]]]:
+    """The violations as one entry per cause, numbered from 1 in report order.
+
+    A violation the report links to an earlier one of its target (``same_cause``: a provider
+    rule and the law it restates, broken on the same failing round) is folded into that entry,
+    listed after it.
+    """
+    entries: list[tuple[Violation, list[InvariantResult]]] = []
+    for _, found in violations(report):
+        target, result, example = found
+        kin = next(
+            (
+                others
+                for (t, r, e), others in entries
+                if t is target and r.invariant in example.same_cause
+            ),
+            None,
+        )
+        if kin is None:
+            entries.append((found, []))
+        else:
+            kin.append(result)
+    return [(number, found, others) for number, (found, others) in enumerate(entries, start=1)]
+
+
+def cause_numbers(report: Report) -> dict[int, int]:
+    """Each violation's entry number in ``causes``, by the ``id`` of its result."""
+    return {
+        id(result): number
+        for number, (_, first, _), others in causes(report)
+        for result in (first, *others)
+    }
 
 
 def problems(report: Report) -> list[TargetReport]:

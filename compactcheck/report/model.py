@@ -135,6 +135,12 @@ class Counterexample(_ReportModel):
         description="the smallest repair of the answer that makes it lawful (the messages to add "
         "back or take out), or why none does; messages view (absent in older reports)",
     )
+    same_cause: list[str] = Field(
+        default_factory=list,
+        description="the other laws of this target that broke on the same failing round (same "
+        "input and answer) because one restates the other for a provider (tool_pairing and "
+        "anthropic_tool_result_has_prior_use): one cause, which the console shows once",
+    )
 
 
 class InvariantResult(_ReportModel):
