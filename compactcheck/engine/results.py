@@ -42,31 +42,43 @@ RULED_LAWS = frozenset(
 
 def law_result(judge: Judge, search: Search, law: Invariant) -> InvariantResult:
     """The verdict of one law, before the target's waiver and its model's refusals over it."""
-    failure = judge.failures.get(law.id)
-    counterexample = None
-    if failure is not None:
-        corpus_file = str(search.witnesses.corpus.get(law.id, "")) or None
-        reproduced = search.reproductions.get(law.id, "not_checked")
-        counterexample = witness_of(failure, corpus_file, reproduced)
-        rulings = ruled_facts(law, failure.outcome)
-        if rulings:
-            counterexample = counterexample.model_copy(update={"rulings": rulings})
-        if judge.view == "messages":
-            selection = Selection(judge.config.include, judge.config.exclude)
-            fix = fix_hint(failure.outcome, judge.format, selection)
-            counterexample = counterexample.model_copy(update={"fix": fix})
+    examples = [
+        _counterexample(judge, search, law, way, failure)
+        for way, failure in judge.ways.get(law.id, {}).items()
+    ]
     result = run_result(
         law.id,
         law.statement,
         judge.tally.counts(law.id),
         judge.tally.calls(),
-        counterexample=counterexample,
+        counterexample=examples[0] if examples else None,
         applicable=judge.applies(law),
         min_exercised=judge.config.min_exercised,
         cap=judge.config.example_cap,
         review=judge.reviewed(law.id),
     )
-    return result.model_copy(update={"level": level_of(law.id, bool(law.formats), judge.format)})
+    update: dict[str, object] = {"level": level_of(law.id, bool(law.formats), judge.format)}
+    if result.counterexample is not None:
+        seen = set(judge.way_counts.get(law.id, {})) | {example.way for example in examples}
+        update |= {"other_ways": examples[1:], "ways": len(seen)}
+    return result.model_copy(update=update)
+
+
+def _counterexample(
+    judge: Judge, search: Search, law: Invariant, way: str, failure: Failure
+) -> Counterexample:
+    """A law's witness of one way, with its corpus entry, re-runs, rulings and repair."""
+    corpus_file = str(search.witnesses.paths.get((law.id, way), "")) or None
+    reproduced = search.reproductions.get((law.id, way), "not_checked")
+    counterexample = witness_of(failure, corpus_file, reproduced)
+    update: dict[str, object] = {"way": way, "failed": judge.way_counts[law.id][way]}
+    rulings = ruled_facts(law, failure.outcome)
+    if rulings:
+        update["rulings"] = rulings
+    if judge.view == "messages":
+        selection = Selection(judge.config.include, judge.config.exclude)
+        update["fix"] = fix_hint(failure.outcome, judge.format, selection)
+    return counterexample.model_copy(update=update)
 
 
 def ruled_facts(law: Invariant, outcome: RoundOutcome) -> list[RuledFact]:

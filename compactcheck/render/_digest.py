@@ -54,12 +54,14 @@ def header_fields(report: Report) -> list[tuple[str, str]]:
 
 
 def violations(report: Report) -> list[tuple[int, Violation]]:
-    """Violations that carry a counterexample, numbered from 1 in report order."""
+    """Violations that carry a counterexample, one for each way a law broke, numbered from 1 in
+    report order."""
     found = [
-        (target, result, result.counterexample)
+        (target, result, example)
         for target in report.targets
         for result in target.results
         if result.verdict == "violation" and result.counterexample is not None
+        for example in (result.counterexample, *result.other_ways)
     ]
     return list(enumerate(found, start=1))
 
@@ -91,11 +93,30 @@ def causes(report: Report) -> list[tuple[int, Violation, list[InvariantResult]]]
 
 def cause_numbers(report: Report) -> dict[int, int]:
     """Each violation's entry number in ``causes``, by the ``id`` of its result."""
-    return {
-        id(result): number
-        for number, (_, first, _), others in causes(report)
-        for result in (first, *others)
-    }
+    numbers: dict[int, int] = {}
+    for number, (_, first, _), others in causes(report):
+        for result in (first, *others):
+            # A law broken in several ways: its first way's number.
+            numbers.setdefault(id(result), number)
+    return numbers
+
+
+def way_note(result: InvariantResult, example: Counterexample) -> str:
+    """Which of a law's distinct ways a counterexample shows ("way 2 of 3, 14 rounds; 2 more
+    ways seen, not kept"), or "" for a law that broke in one way."""
+    kept = (result.counterexample, *result.other_ways)
+    if len(kept) < 2 and result.ways < 2:
+        return ""
+    index = next((i for i, shown in enumerate(kept, start=1) if shown is example), 1)
+    rounds = f", {plural(example.failed, 'round')}" if example.failed else ""
+    beyond = result.ways - len(kept)
+    more = f"; {plural(beyond, 'more way')} seen, not kept" if beyond > 0 else ""
+    return f"way {index} of {max(result.ways, len(kept))}{rounds}{more}"
+
+
+def plural(count: int, noun: str) -> str:
+    """ "1 round", "2 rounds"."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def problems(report: Report) -> list[TargetReport]:

@@ -21,6 +21,7 @@ from compactcheck.render._digest import (
     outputs,
     problems,
     verdict_count,
+    way_note,
     where,
 )
 from compactcheck.render._stderr import stderr_parts
@@ -217,7 +218,10 @@ def _notes(target: TargetReport, numbers: _Numbers, start: int = 0) -> tuple[lis
     notes: list[str] = []
     for result in target.results:
         if id(result) in numbers:
-            notes.append(f"see violation {numbers[id(result)]}")
+            first, more = numbers[id(result)], len(result.other_ways)
+            notes.append(
+                f"see violations {first}-{first + more}" if more else f"see violation {first}"
+            )
         elif result.verdict == "review" and id(result) in numbers.reviews:
             notes.append(f"{review_count(result)}: see review {numbers.reviews[id(result)]}")
         else:
@@ -298,6 +302,9 @@ def _after_table(report: Report, console: Console, reports: Mapping[str, Path] |
             safe_line(target.target, 200),
             f" [{safe_line(where(target), 60)}]",
         )
+        if way := way_note(result, example):
+            # In the panel, not its title: a title cut at the console's width would lose it.
+            parts.insert(0, Text(way, style="bold"))
         console.print(Panel(Group(*parts), title=title, title_align="left", border_style="red"))
 
     for target in outputs(report):
