@@ -146,7 +146,7 @@ class Judge:
     def keep(self, law: str, failure: Failure) -> str:
         """Keep a failure as its way's witness (the law's first way's is ``failures[law]``);
         its way."""
-        way = way_of(failure.finding.violations[0].because)
+        way = way_of(failure.finding.violations[0])
         kept = self.ways.setdefault(law, {})
         kept[way] = failure
         if next(iter(kept)) == way:

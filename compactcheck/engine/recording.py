@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from compactcheck.corpus.entry import CorpusEntry, add_entry
-from compactcheck.invariants.ways import way_of
 
 
 class Recorder(Protocol):
@@ -57,7 +56,7 @@ class _ByLaw:
     def write(self, directory: Path, entry: CorpusEntry, witness: Sequence[Any]) -> Path:
         del witness
         path, added = add_entry(directory, entry)
-        slot = (entry.invariant, way_of(entry.because))
+        slot = (entry.invariant, entry.way or "")
         earlier = self.mine.pop(slot, None)
         if earlier is not None and earlier != path:
             # Only a file this run wrote: one found there may be another run's witness.

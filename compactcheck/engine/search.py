@@ -28,7 +28,7 @@ from compactcheck.engine.tally import Failure
 from compactcheck.engine.witnesses import Witnesses
 from compactcheck.harness import Case, Driver, RoundOutcome, cases
 from compactcheck.invariants import Finding, Invariant, View
-from compactcheck.invariants.ways import way_of, ways
+from compactcheck.invariants.ways import ways
 from compactcheck.observed.transcripts import transcript_cases, whole
 from compactcheck.report.model import Reproduced
 from compactcheck.targets.registry import Target
@@ -265,7 +265,7 @@ class Search:
             except (KeyError, TypeError, ValueError):
                 # An entry that no longer fits the view: `compactcheck replay` says so.
                 continue
-            met = (law, way_of(str(entry.get("because", ""))))
+            met = (law, str(entry.get("way") or ""))
             if entry.get("shrunk") and judge.new_way(*met):
                 self.shrunk_already.add(met)
             judge.tally.examples += 1

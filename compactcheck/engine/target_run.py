@@ -69,7 +69,10 @@ class TargetRun:
             for law in judge.judging:
                 # A hunt may meet a way of its law not seen before: it is shrunk in turn.
                 tried: set[str] = set()
-                while way := next((w for w in judge.ways.get(law.id, {}) if w not in tried), ""):
+                # (A law of one way has the way "": None says none is left.)
+                while (
+                    way := next((w for w in judge.ways.get(law.id, {}) if w not in tried), None)
+                ) is not None:
                     tried.add(way)
                     if search.shrinkable(law, way):
                         yield Note(self.target.name, self.view, f"shrinking {law.id}")

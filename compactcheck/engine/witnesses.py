@@ -63,6 +63,7 @@ class Witnesses:
             input=outcome.input,
             facts=outcome.facts.model_dump(mode="json"),
             because=finding.violations[0].because,
+            way=way_of(finding.violations[0]) or None,
             output=outcome.output,
             shrunk=shrunk,
             model=self.target.model.spec if self.target.model is not None else None,
@@ -75,7 +76,7 @@ class Witnesses:
         when it could not be written (said in ``unwritten``)."""
         entry = self.entry(law, outcome, finding, shrunk)
         witness = finding.violations[0].witness
-        slot = (law.id, way_of(entry.because))
+        slot = (law.id, entry.way or "")
         # Kept in the order the ways were first met: the first stays the law's first.
         self.paths.setdefault(slot, Path())
         self.kept[slot] = entry

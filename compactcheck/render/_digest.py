@@ -114,6 +114,13 @@ def way_note(result: InvariantResult, example: Counterexample) -> str:
     return f"way {index} of {max(result.ways, len(kept))}{rounds}{more}"
 
 
+def see_violations(first: int, result: InvariantResult) -> str:
+    """The table's pointer to a result's violations: "see violation 3", "see violations 3-4"
+    for a law broken in two ways."""
+    more = len(result.other_ways)
+    return f"see violations {first}-{first + more}" if more else f"see violation {first}"
+
+
 def plural(count: int, noun: str) -> str:
     """ "1 round", "2 rounds"."""
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"

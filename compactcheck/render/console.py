@@ -20,6 +20,7 @@ from compactcheck.render._digest import (
     header_fields,
     outputs,
     problems,
+    see_violations,
     verdict_count,
     way_note,
     where,
@@ -218,10 +219,7 @@ def _notes(target: TargetReport, numbers: _Numbers, start: int = 0) -> tuple[lis
     notes: list[str] = []
     for result in target.results:
         if id(result) in numbers:
-            first, more = numbers[id(result)], len(result.other_ways)
-            notes.append(
-                f"see violations {first}-{first + more}" if more else f"see violation {first}"
-            )
+            notes.append(see_violations(numbers[id(result)], result))
         elif result.verdict == "review" and id(result) in numbers.reviews:
             notes.append(f"{review_count(result)}: see review {numbers.reviews[id(result)]}")
         else:
@@ -291,10 +289,9 @@ def _after_table(report: Report, console: Console, reports: Mapping[str, Path] |
         console.print(_safe(REVIEW_NOTE, "dim"))
 
     for number, (target, result, example), others in causes(report):
-        parts = [
-            Text.assemble((part.label, "bold"), part.text, style=part.style)
-            for part in violation_parts(example, target, cut=True, reports=reports, also=others)
-        ]
+        way = way_note(result, example)
+        shown = violation_parts(example, target, cut=True, reports=reports, also=others, way=way)
+        parts = [Text.assemble((p.label, "bold"), p.text, style=p.style) for p in shown]
         title = Text.assemble(
             (f"violation {number}: ", "bold red"),
             safe_line(" and ".join(r.invariant for r in (result, *others)), 240),
@@ -302,9 +299,6 @@ def _after_table(report: Report, console: Console, reports: Mapping[str, Path] |
             safe_line(target.target, 200),
             f" [{safe_line(where(target), 60)}]",
         )
-        if way := way_note(result, example):
-            # In the panel, not its title: a title cut at the console's width would lose it.
-            parts.insert(0, Text(way, style="bold"))
         console.print(Panel(Group(*parts), title=title, title_align="left", border_style="red"))
 
     for target in outputs(report):

@@ -160,6 +160,7 @@ def violation_parts(
     cut: bool = False,
     reports: Mapping[str, Path] | None = None,
     also: Sequence[InvariantResult] = (),
+    way: str = "",
 ) -> list[Part]:
     """What a violation shows, from its because line to its corpus entry, in that order.
 
@@ -169,13 +170,16 @@ def violation_parts(
     is and how to replay it (by default the counterexample's own corpus file, no command);
     ``cut`` shortens long contents of the witness and diff as a terminal shows them, with a line
     naming the ``reports`` written (by format name) that hold them whole; ``also`` are the
-    results of other laws that found the same cause, each said with its own because line.
+    results of other laws that found the same cause, each said with its own because line;
+    ``way`` (``_digest.way_note``) opens it, in the panel rather than a title a narrow terminal
+    would cut.
     """
     found = (
         f"round {example.round} · {history_text(example, target)} · "
         f"reproduced: {example.reproduced}"
     )
     parts = [
+        *([Part("", safe_line(way), "bold")] if way else []),
         Part("because: ", safe_line(example.because, 2000)),
         *(
             Part(f"{other.invariant} (the same cause): ", safe_line(_because(other), 2000))

@@ -143,8 +143,9 @@ class Counterexample(_ReportModel):
     )
     way: str = Field(
         default="",
-        description="the way the law broke: its because with quoted text and numbers left out "
-        "(each distinct way has its own counterexample; empty in older reports)",
+        description="the way the law broke: the kind its law gave the violation (dropped, "
+        "superseded reasserted, ...); each distinct way has its own counterexample; empty for a "
+        "law of one way and in older reports",
     )
     failed: int = Field(
         default=0, description="judged rounds that broke the law in this way (0: not counted)"

@@ -80,8 +80,8 @@ def _by_way(results: Sequence[InvariantResult]) -> list[Counterexample]:
     for result in results:
         if result.counterexample is not None:
             for example in (result.counterexample, *result.other_ways):
-                # Older reports name no way: their one counterexample is its own.
-                groups.setdefault(example.way or example.because, []).append(example)
+                # A law of one way, and an older report, name the way "": one group.
+                groups.setdefault(example.way, []).append(example)
     smallest = {
         way: _smallest(group).model_copy(update={"failed": sum(e.failed for e in group)})
         for way, group in groups.items()

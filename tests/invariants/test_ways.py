@@ -1,50 +1,54 @@
-"""The way a law was broken: the kind of its because, facts and positions left out."""
+"""The way a law was broken: the kind its law gave the violation, never its sentence."""
 
 from __future__ import annotations
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from compactcheck.invariants import Finding, Violation
+from compactcheck.invariants.facts import Facts
+from compactcheck.invariants.laws.messages.constraints import constraints_preserved
+from compactcheck.invariants.messages import ChatMessage, SystemMessage, UserMessage
 from compactcheck.invariants.ways import way_of, ways
 
 LAW = "constraints_preserved"
 
 
-@given(
-    st.text(alphabet=st.characters(exclude_characters="'\"\\\n"), max_size=30), st.integers(0, 999)
-)
-def test_the_fact_and_the_index_are_not_part_of_the_way(fact: str, index: int) -> None:
+@given(st.text(max_size=30), st.integers(0, 999))
+def test_the_sentence_is_not_part_of_the_way(fact: str, index: int) -> None:
     because = f"current constraint {fact!r} (input index {index}) is missing from the output"
-    assert way_of(because) == "current constraint '…' (input index N) is missing from the output"
-
-
-def test_an_apostrophe_inside_a_word_opens_no_quote() -> None:
-    assert way_of("the output isn't 'x' and doesn't say 'y'") == (
-        "the output isn't '…' and doesn't say '…'"
-    )
-
-
-def test_roles_and_kinds_are_distinct_ways() -> None:
-    demoted = (
-        "the system message at input index {} was demoted into the {} message at output index 0"
-    )
-    assert way_of(demoted.format(1, "user")) == way_of(demoted.format(7, "user"))
-    assert way_of(demoted.format(1, "user")) != way_of(demoted.format(1, "assistant"))
-    assert way_of(demoted.format(1, "user")) != way_of(
-        "the system message at input index 1 is missing"
-    )
+    assert way_of(Violation(LAW, because, kind="dropped")) == "dropped"
+    assert way_of(Violation(LAW, because)) == ""
 
 
 def test_a_finding_splits_into_its_ways_each_with_its_violation_first() -> None:
     missing = [
-        Violation(LAW, f"current constraint 'c{i}' (input index {i}) is missing") for i in (1, 2)
+        Violation(LAW, f"current constraint 'c{i}' (input index {i}) is missing", kind="dropped")
+        for i in (1, 2)
     ]
-    lost = Violation(LAW, "the system message at input index 0 is missing from the output")
+    lost = Violation(LAW, "the system message at input index 0 is missing", kind="system missing")
     split = ways(Finding(LAW, True, (missing[0], lost, missing[1])))
-    assert list(split) == [way_of(missing[0].because), way_of(lost.because)]
+    assert list(split) == ["dropped", "system missing"]
     first, second = split.values()
     assert first.violations[0] is missing[0]
     assert second.violations[0] is lost
     # Every violation stays on each: a witness of one way still says what else was wrong.
     assert set(second.violations) == {missing[0], lost, missing[1]}
+
+
+# The first call loads the lexicon the laws read prose with.
+@settings(deadline=None)
+@given(st.integers(0, 6), st.sampled_from(["user", "assistant"]))
+def test_a_law_gives_one_kind_to_one_way_however_big_the_history(padding: int, role: str) -> None:
+    # The same failure on a longer history (another index, another text) is the same way.
+    before: list[ChatMessage] = [
+        *(UserMessage(content=f"note {i}") for i in range(padding)),
+        SystemMessage(content="Be brief."),
+    ]
+    demoted: list[ChatMessage] = (
+        [*before[:-1], UserMessage(content="Be brief.")] if role == "user" else before[:-1]
+    )
+    found = constraints_preserved.check(before, demoted, Facts(goal="be brief"))
+    assert [way_of(v) for v in found.violations] == (
+        ["system demoted"] if role == "user" else ["system missing"]
+    )

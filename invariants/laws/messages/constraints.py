@@ -96,6 +96,7 @@ def _system_findings(
                     f"the system message at input index {index} was rewritten without its "
                     f"constraint {demoted[0]!r}, which only a non-system message still says",
                     witness(system),
+                    kind="system rewritten",
                 )
             continue
         if holder is not None:
@@ -106,12 +107,14 @@ def _system_findings(
                 f"output: its text was demoted into the {kept.role} message at output index {j}",
                 witness(system, kept),
                 value_diff({"role": "system"}, {"role": kept.role}),
+                kind="system demoted",
             )
         else:
             yield Violation(
                 "constraints_preserved",
                 f"the system message at input index {index} is missing from the output",
                 witness(system),
+                kind="system missing",
             )
 
 
@@ -144,6 +147,7 @@ def constraints_preserved(before: Messages, after: Messages, facts: Facts) -> Fi
                         f"current constraint {text!r} (input index {at}) is missing from the "
                         "output",
                         witness(before[at] if at is not None else None),
+                        kind="dropped",
                     )
                 )
     read = reassertions(before, after, facts)
@@ -208,6 +212,7 @@ def _reasserted(
             f"the {label(after[cause])} at output index {cause} no longer says it was "
             f"replaced{replaced_at}",
             witness(after[cause], source, after[now.index]),
+            kind="superseded reasserted",
         )
     return Violation(
         "constraints_preserved",
@@ -215,6 +220,7 @@ def _reasserted(
         f"{label(after[now.index])} at output index {now.index}, though the input had "
         f"replaced it{replaced_at}",
         witness(after[now.index], source),
+        kind="superseded reasserted",
     )
 
 
@@ -320,6 +326,7 @@ def _current(
                     "constraints_preserved",
                     f"current constraint {text!r} (input index {at}) is missing from the output",
                     witness(source),
+                    kind="dropped",
                 )
             )
         elif ruling.ruling in _BROKEN and ruling.message is not None:
@@ -329,6 +336,7 @@ def _current(
                     f"current constraint {text!r} (input index {at}) {_BROKEN[ruling.ruling]}: "
                     f"{ruling.sentence!r} (output index {ruling.message})",
                     witness(source, after[ruling.message]),
+                    kind=ruling.ruling,
                 )
             )
     return _Judged(violations, review)

@@ -55,7 +55,11 @@ def test_two_ways_of_one_law_get_two_witnesses_and_two_entries(tmp_path: Path) -
     # One way each, and each witness is its way's: demoted in one, dropped in the other.
     assert {DEMOTED in e.because for e in shown} == {True, False}
     assert all(MISSING in e.because for e in shown if DEMOTED not in e.because)
-    assert len({e.way for e in shown}) == 2
+    # The ways are the kinds the law gave the violations, not their sentences.
+    assert {e.way for e in shown} == {"system demoted", "system missing"}
+    data = json.loads((tmp_path / "report.json").read_text())
+    [raw] = [r for r in data["targets"][0]["results"] if r["invariant"] == "constraints_preserved"]
+    assert {raw["counterexample"]["way"], raw["other_ways"][0]["way"]} == {e.way for e in shown}
     assert all(e.failed > 0 for e in shown)
     assert sum(e.failed for e in shown) <= result.exercised
 
@@ -66,6 +70,7 @@ def test_two_ways_of_one_law_get_two_witnesses_and_two_entries(tmp_path: Path) -
     for example in shown:
         entry = json.loads(Path(str(example.corpus_file)).read_text())
         assert entry["because"] == example.because
+        assert entry["way"] == example.way
         # Found at 21 messages for this seed (--no-shrink): each way had its own hunt.
         assert example.history_size <= 5
 
@@ -93,3 +98,36 @@ def test_two_ways_of_one_law_get_two_witnesses_and_two_entries(tmp_path: Path) -
     replayed = cli("replay", "corpus", cwd=tmp_path)
     assert "constraints_preserved (2)" in replayed.stdout, replayed.stdout
     assert replayed.stdout.count("STILL FAILING") == 2, replayed.stdout
+
+
+def test_a_witness_keeps_its_way_while_it_shrinks(tmp_path: Path) -> None:
+    # The same run unshrunk: the ways first found are the ways of the shrunk witnesses, none
+    # grew, and the one found large (21 messages for this seed) shrank.
+    (tmp_path / "two.py").write_text(TWO_WAYS)
+    sizes: list[dict[str, int]] = []
+    for name, extra in (("found", ["--no-shrink"]), ("shrunk", [])):
+        done = cli(
+            "run",
+            "py:two.py:compact",
+            "--seed",
+            "2",
+            "--max-examples",
+            "20",
+            "--invariants",
+            "constraints_preserved",
+            "--corpus",
+            name,
+            "--json",
+            f"{name}.json",
+            *extra,
+            cwd=tmp_path,
+        )
+        assert done.returncode == 1, done.stdout + done.stderr
+        [result] = [r for r in load(tmp_path / f"{name}.json").targets[0].results if r.ways]
+        assert result.counterexample is not None
+        shown = [result.counterexample, *result.other_ways]
+        sizes.append({e.way: e.history_size for e in shown})
+    found, shrunk = sizes
+    assert set(found) == set(shrunk) == {"system demoted", "system missing"}
+    assert all(shrunk[way] <= found[way] for way in found), (found, shrunk)
+    assert shrunk["system demoted"] < found["system demoted"], (found, shrunk)
