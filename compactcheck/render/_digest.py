@@ -102,8 +102,8 @@ def cause_numbers(report: Report) -> dict[int, int]:
 
 
 def way_note(result: InvariantResult, example: Counterexample) -> str:
-    """Which of a law's distinct ways a counterexample shows ("way 2 of 3, 14 rounds; 2 more
-    ways seen, not kept"), or "" for a law that broke in one way."""
+    """Which of a law's distinct ways a counterexample shows ("way 2 of 3 (dropped), 14 rounds;
+    2 more ways seen, not kept"), or "" for a law that broke in one way."""
     kept = (result.counterexample, *result.other_ways)
     if len(kept) < 2 and result.ways < 2:
         return ""
@@ -111,7 +111,8 @@ def way_note(result: InvariantResult, example: Counterexample) -> str:
     rounds = f", {plural(example.failed, 'round')}" if example.failed else ""
     beyond = result.ways - len(kept)
     more = f"; {plural(beyond, 'more way')} seen, not kept" if beyond > 0 else ""
-    return f"way {index} of {max(result.ways, len(kept))}{rounds}{more}"
+    named = f" ({example.way})" if example.way else ""
+    return f"way {index} of {max(result.ways, len(kept))}{named}{rounds}{more}"
 
 
 def see_violations(first: int, result: InvariantResult) -> str:

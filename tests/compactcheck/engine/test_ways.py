@@ -79,8 +79,10 @@ def test_two_ways_of_one_law_get_two_witnesses_and_two_entries(tmp_path: Path) -
     assert "seeviolations1-2" in out
     assert "violation1:constraints_preserved" in out
     assert "violation2:constraints_preserved" in out
-    assert "way1of2" in out
-    assert "way2of2" in out
+    assert "way1of2(system" in out
+    assert "way2of2(system" in out
+    assert "(systemmissing)" in out
+    assert "(systemdemoted)" in out
     for path in entries:
         assert path.name.replace(" ", "") in out
 

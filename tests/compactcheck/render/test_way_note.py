@@ -33,6 +33,6 @@ def test_one_way_says_nothing() -> None:
 def test_each_way_is_numbered_with_its_rounds_and_the_ways_not_kept_are_said() -> None:
     kept = [_example(way, count) for way, count in zip("abcd", (5, 1, 2, 2), strict=True)]
     result = _result(kept, 6)
-    assert way_note(result, kept[0]) == "way 1 of 6, 5 rounds; 2 more ways seen, not kept"
-    assert way_note(result, kept[1]) == "way 2 of 6, 1 round; 2 more ways seen, not kept"
-    assert way_note(_result(kept[:2], 2), kept[1]) == "way 2 of 2, 1 round"
+    assert way_note(result, kept[0]) == "way 1 of 6 (a), 5 rounds; 2 more ways seen, not kept"
+    assert way_note(result, kept[1]) == "way 2 of 6 (b), 1 round; 2 more ways seen, not kept"
+    assert way_note(_result(kept[:2], 2), kept[1]) == "way 2 of 2 (b), 1 round"
