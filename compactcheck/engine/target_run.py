@@ -67,10 +67,17 @@ class TargetRun:
                 search.explore(search.passes, budget)
                 yield from search.drain()
             for law in judge.judging:
-                if search.shrinkable(law):
-                    yield Note(self.target.name, self.view, f"shrinking {law.id}")
-                    search.shrink(law)
-                    yield from search.drain()
+                # A hunt may meet a way of its law not seen before: it is shrunk in turn.
+                tried: set[str] = set()
+                # (A law of one way has the way "": None says none is left.)
+                while (
+                    way := next((w for w in judge.ways.get(law.id, {}) if w not in tried), None)
+                ) is not None:
+                    tried.add(way)
+                    if search.shrinkable(law, way):
+                        yield Note(self.target.name, self.view, f"shrinking {law.id}")
+                        search.shrink(law, way)
+                        yield from search.drain()
         except KeyboardInterrupt as interrupt:
             search.stopped_by = interrupt
             yield from search.drain()

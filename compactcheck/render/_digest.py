@@ -19,9 +19,14 @@ Violation = tuple[TargetReport, InvariantResult, Counterexample]
 
 def where(target: TargetReport) -> str:
     """The view a target was judged on, with its wire format when that is not chat completions."""
-    if target.format and target.format != "openai-chat":
-        return f"{target.view}, {target.format}"
-    return target.view
+    return view_label(target.view, target.format)
+
+
+def view_label(view: str, format: str) -> str:
+    """A view with its wire format when that is not chat completions ("messages, anthropic")."""
+    if format and format != "openai-chat":
+        return f"{view}, {format}"
+    return view
 
 
 def header_fields(report: Report) -> list[tuple[str, str]]:
@@ -49,14 +54,77 @@ def header_fields(report: Report) -> list[tuple[str, str]]:
 
 
 def violations(report: Report) -> list[tuple[int, Violation]]:
-    """Violations that carry a counterexample, numbered from 1 in report order."""
+    """Violations that carry a counterexample, one for each way a law broke, numbered from 1 in
+    report order."""
     found = [
-        (target, result, result.counterexample)
+        (target, result, example)
         for target in report.targets
         for result in target.results
         if result.verdict == "violation" and result.counterexample is not None
+        for example in (result.counterexample, *result.other_ways)
     ]
     return list(enumerate(found, start=1))
+
+
+def causes(report: Report) -> list[tuple[int, Violation, list[InvariantResult]]]:
+    """The violations as one entry per cause, numbered from 1 in report order.
+
+    A violation the report links to an earlier one of its target (``same_cause``: a provider
+    rule and the law it restates, broken on the same failing round) is folded into that entry,
+    listed after it.
+    """
+    entries: list[tuple[Violation, list[InvariantResult]]] = []
+    for _, found in violations(report):
+        target, result, example = found
+        kin = next(
+            (
+                others
+                for (t, r, e), others in entries
+                if t is target and r.invariant in example.same_cause
+            ),
+            None,
+        )
+        if kin is None:
+            entries.append((found, []))
+        else:
+            kin.append(result)
+    return [(number, found, others) for number, (found, others) in enumerate(entries, start=1)]
+
+
+def cause_numbers(report: Report) -> dict[int, int]:
+    """Each violation's entry number in ``causes``, by the ``id`` of its result."""
+    numbers: dict[int, int] = {}
+    for number, (_, first, _), others in causes(report):
+        for result in (first, *others):
+            # A law broken in several ways: its first way's number.
+            numbers.setdefault(id(result), number)
+    return numbers
+
+
+def way_note(result: InvariantResult, example: Counterexample) -> str:
+    """Which of a law's distinct ways a counterexample shows ("way 2 of 3 (dropped), 14 rounds;
+    2 more ways seen, not kept"), or "" for a law that broke in one way."""
+    kept = (result.counterexample, *result.other_ways)
+    if len(kept) < 2 and result.ways < 2:
+        return ""
+    index = next((i for i, shown in enumerate(kept, start=1) if shown is example), 1)
+    rounds = f", {plural(example.failed, 'round')}" if example.failed else ""
+    beyond = result.ways - len(kept)
+    more = f"; {plural(beyond, 'more way')} seen, not kept" if beyond > 0 else ""
+    named = f" ({example.way})" if example.way else ""
+    return f"way {index} of {max(result.ways, len(kept))}{named}{rounds}{more}"
+
+
+def see_violations(first: int, result: InvariantResult) -> str:
+    """The table's pointer to a result's violations: "see violation 3", "see violations 3-4"
+    for a law broken in two ways."""
+    more = len(result.other_ways)
+    return f"see violations {first}-{first + more}" if more else f"see violation {first}"
+
+
+def plural(count: int, noun: str) -> str:
+    """ "1 round", "2 rounds"."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def problems(report: Report) -> list[TargetReport]:

@@ -17,6 +17,7 @@ from compactcheck.render._digest import (
     problems,
     unconcluded,
     violations,
+    way_note,
     where,
 )
 from compactcheck.render._layout import CSP, render_page
@@ -55,6 +56,8 @@ class _Witness:
     picture: Picture | None
     history: str
     fix: tuple[str, ...] = ()
+    # Which of its law's distinct ways it shows ("" for a law broken in one way).
+    way: str = ""
 
 
 @dataclass(frozen=True)
@@ -111,7 +114,7 @@ class _Problem:
 def render_html(report: Report) -> str:
     """The report as a complete HTML document."""
     numbered = violations(report)
-    links = {(t.target, t.view, r.invariant): n for n, (t, r, _) in numbered}
+    links = {(t.target, t.view, r.invariant): n for n, (t, r, _) in reversed(numbered)}
     table = summary([report])
     rows: list[tuple[str, list[_Cell | None]]] = []
     for invariant in table.invariants:
@@ -142,6 +145,7 @@ def render_html(report: Report) -> str:
             picture=picture(target.view, example.input, example.output, target.format),
             history=history_text(example, target),
             fix=tuple(fix_lines(example)),
+            way=way_note(result, example),
         )
         for number, (target, result, example) in numbered
     ]

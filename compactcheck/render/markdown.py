@@ -13,6 +13,7 @@ from compactcheck.render._digest import (
     unconcluded,
     verdict_count,
     violations,
+    way_note,
     where,
 )
 from compactcheck.render._stderr import stderr_parts
@@ -127,7 +128,7 @@ def render_markdown(report: Report) -> str:
     if not report.complete:
         out += ["> **Incomplete:** the run was interrupted; the results are partial.", ""]
     numbered = violations(report)
-    links = {(t.target, t.view, r.invariant): n for n, (t, r, _) in numbered}
+    links = {(t.target, t.view, r.invariant): n for n, (t, r, _) in reversed(numbered)}
     out += ["## Results", "", matrix(summary([report]), links), "", counts_line(report), ""]
     counted = [(target, calls_line(target, report.max_examples)) for target in report.targets]
     out += [
@@ -161,7 +162,8 @@ def render_markdown(report: Report) -> str:
     for number, (target, result, example) in numbered:
         out += [
             f"### V{number}: {text(result.invariant, 120)} on {text(target.target, 200)} "
-            f"\\[{text(where(target), 60)}\\]",
+            f"\\[{text(where(target), 60)}\\]"
+            + (f" ({way})" if (way := way_note(result, example)) else ""),
             "",
             f"**Because:** {text(example.because, 2000)}",
             "",
