@@ -1,4 +1,4 @@
-"""What every renderer takes from a report in the same way: header fields, violations, counts."""
+"""What every renderer takes from a report in the same way: header fields, counts, problems."""
 
 from __future__ import annotations
 
@@ -7,14 +7,12 @@ from compactcheck.report.model import (
     CALL_STATUSES,
     MIN_COMPACTED_PERCENT,
     VERDICTS,
-    Counterexample,
     InvariantResult,
     Report,
     TargetReport,
 )
+from compactcheck.verdicts.causes import folded_into
 from compactcheck.verdicts.levels import target_level_text
-
-Violation = tuple[TargetReport, InvariantResult, Counterexample]
 
 
 def where(target: TargetReport) -> str:
@@ -53,51 +51,6 @@ def header_fields(report: Report) -> list[tuple[str, str]]:
     return fields
 
 
-def violations(report: Report) -> list[tuple[int, Violation]]:
-    """Violations that carry a counterexample, numbered from 1 in report order."""
-    found = [
-        (target, result, result.counterexample)
-        for target in report.targets
-        for result in target.results
-        if result.verdict == "violation" and result.counterexample is not None
-    ]
-    return list(enumerate(found, start=1))
-
-
-def causes(report: Report) -> list[tuple[int, Violation, list[InvariantResult]]]:
-    """The violations as one entry per cause, numbered from 1 in report order.
-
-    A violation the report links to an earlier one of its target (``same_cause``: a provider
-    rule and the law it restates, broken on the same failing round) is folded into that entry,
-    listed after it.
-    """
-    entries: list[tuple[Violation, list[InvariantResult]]] = []
-    for _, found in violations(report):
-        target, result, example = found
-        kin = next(
-            (
-                others
-                for (t, r, e), others in entries
-                if t is target and r.invariant in example.same_cause
-            ),
-            None,
-        )
-        if kin is None:
-            entries.append((found, []))
-        else:
-            kin.append(result)
-    return [(number, found, others) for number, (found, others) in enumerate(entries, start=1)]
-
-
-def cause_numbers(report: Report) -> dict[int, int]:
-    """Each violation's entry number in ``causes``, by the ``id`` of its result."""
-    return {
-        id(result): number
-        for number, (_, first, _), others in causes(report)
-        for result in (first, *others)
-    }
-
-
 def problems(report: Report) -> list[TargetReport]:
     """Targets with target-level errors, or stderr that tells of a problem (see stderr_parts)."""
     return [target for target in report.targets if target.errors or stderr_parts(target)[1]]
@@ -120,9 +73,14 @@ def verdict_count(count: int, verdict: str) -> str:
 
 def counts_line(report: Report) -> str:
     """For example "3 pass, 1 violation", "2 pass, 5 violations" (verdicts that occur, in the
-    model's order)."""
+    model's order); "8 violations of 7 causes" where two laws found one cause, shown once."""
     verdicts = report.verdicts()
     parts = [verdict_count(verdicts.count(v), v) for v in VERDICTS if v in verdicts]
+    folded = len(folded_into(report))
+    if folded:
+        at = [v for v in VERDICTS if v in verdicts].index("violation")
+        found = verdicts.count("violation") - folded
+        parts[at] += f" of {found} cause{'s' if found != 1 else ''}"
     return ", ".join(parts) if parts else "no results"
 
 
