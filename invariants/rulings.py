@@ -220,7 +220,9 @@ def _softer_copy(
     the lean as it was."""
     for sentence, _ in other:
         if _read(fact, SentenceIndex([sentence.text]), lean.kind).ruling == "weakened":
-            return replace(lean, ruling="weakened", sentence=sentence.text, message=sentence.message)
+            return replace(
+                lean, ruling="weakened", sentence=sentence.text, message=sentence.message
+            )
     return lean
 
 

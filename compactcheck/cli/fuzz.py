@@ -90,6 +90,8 @@ def main(arguments: argparse.Namespace, console: Console) -> int:
     report = campaign.report(started, complete=complete)
     # The campaign itself keeps the JSON report up to date.
     written, failed = write_named(report, arguments, json=False)
+    if campaign.unwritten is not None:
+        failed.insert(0, campaign.unwritten)
     print_report(report, console, written)
     console.print(
         f"{campaign.iterations} iteration(s), {campaign.examples} histories, "

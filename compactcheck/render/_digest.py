@@ -1,4 +1,4 @@
-"""What every renderer takes from a report in the same way: header fields, violations, counts."""
+"""What every renderer takes from a report in the same way: header fields, counts, problems."""
 
 from __future__ import annotations
 
@@ -12,9 +12,8 @@ from compactcheck.report.model import (
     Report,
     TargetReport,
 )
+from compactcheck.verdicts.causes import folded_into
 from compactcheck.verdicts.levels import target_level_text
-
-Violation = tuple[TargetReport, InvariantResult, Counterexample]
 
 
 def where(target: TargetReport) -> str:
@@ -51,54 +50,6 @@ def header_fields(report: Report) -> list[tuple[str, str]]:
         held = ", ".join(report.shards) + (f" (missing {', '.join(missing)})" if missing else "")
         fields.append(("shards", held))
     return fields
-
-
-def violations(report: Report) -> list[tuple[int, Violation]]:
-    """Violations that carry a counterexample, one for each way a law broke, numbered from 1 in
-    report order."""
-    found = [
-        (target, result, example)
-        for target in report.targets
-        for result in target.results
-        if result.verdict == "violation" and result.counterexample is not None
-        for example in (result.counterexample, *result.other_ways)
-    ]
-    return list(enumerate(found, start=1))
-
-
-def causes(report: Report) -> list[tuple[int, Violation, list[InvariantResult]]]:
-    """The violations as one entry per cause, numbered from 1 in report order.
-
-    A violation the report links to an earlier one of its target (``same_cause``: a provider
-    rule and the law it restates, broken on the same failing round) is folded into that entry,
-    listed after it.
-    """
-    entries: list[tuple[Violation, list[InvariantResult]]] = []
-    for _, found in violations(report):
-        target, result, example = found
-        kin = next(
-            (
-                others
-                for (t, r, e), others in entries
-                if t is target and r.invariant in example.same_cause
-            ),
-            None,
-        )
-        if kin is None:
-            entries.append((found, []))
-        else:
-            kin.append(result)
-    return [(number, found, others) for number, (found, others) in enumerate(entries, start=1)]
-
-
-def cause_numbers(report: Report) -> dict[int, int]:
-    """Each violation's entry number in ``causes``, by the ``id`` of its result."""
-    numbers: dict[int, int] = {}
-    for number, (_, first, _), others in causes(report):
-        for result in (first, *others):
-            # A law broken in several ways: its first way's number.
-            numbers.setdefault(id(result), number)
-    return numbers
 
 
 def way_note(result: InvariantResult, example: Counterexample) -> str:
@@ -149,9 +100,14 @@ def verdict_count(count: int, verdict: str) -> str:
 
 def counts_line(report: Report) -> str:
     """For example "3 pass, 1 violation", "2 pass, 5 violations" (verdicts that occur, in the
-    model's order)."""
+    model's order); "8 violations of 7 causes" where two laws found one cause, shown once."""
     verdicts = report.verdicts()
     parts = [verdict_count(verdicts.count(v), v) for v in VERDICTS if v in verdicts]
+    folded = len(folded_into(report))
+    if folded:
+        at = [v for v in VERDICTS if v in verdicts].index("violation")
+        found = verdicts.count("violation") - folded
+        parts[at] += f" of {found} cause{'s' if found != 1 else ''}"
     return ", ".join(parts) if parts else "no results"
 
 

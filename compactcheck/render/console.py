@@ -14,8 +14,6 @@ from rich.text import Text
 
 from compactcheck.render._digest import (
     calls_line,
-    cause_numbers,
-    causes,
     counts_line,
     header_fields,
     outputs,
@@ -33,6 +31,7 @@ from compactcheck.render.violation import violation_parts
 from compactcheck.report.compare import Regression, Summary
 from compactcheck.report.model import InvariantResult, Report, TargetReport, Verdict
 from compactcheck.report.untrusted import block, safe_line
+from compactcheck.verdicts.causes import cause_numbers, causes
 from compactcheck.verdicts.counts import errored_clause
 
 VERDICT_STYLES: dict[Verdict, str] = {
@@ -288,13 +287,16 @@ def _after_table(report: Report, console: Console, reports: Mapping[str, Path] |
     if listed:
         console.print(_safe(REVIEW_NOTE, "dim"))
 
-    for number, (target, result, example), others in causes(report):
-        way = way_note(result, example)
-        shown = violation_parts(example, target, cut=True, reports=reports, also=others, way=way)
+    for cause in causes(report):
+        target = cause.target
+        way = way_note(cause.result, cause.example)
+        shown = violation_parts(
+            cause.example, target, cut=True, reports=reports, also=cause.also, way=way
+        )
         parts = [Text.assemble((p.label, "bold"), p.text, style=p.style) for p in shown]
         title = Text.assemble(
-            (f"violation {number}: ", "bold red"),
-            safe_line(" and ".join(r.invariant for r in (result, *others)), 240),
+            (f"violation {cause.number}: ", "bold red"),
+            safe_line(" and ".join(cause.laws), 240),
             " on ",
             safe_line(target.target, 200),
             f" [{safe_line(where(target), 60)}]",

@@ -181,10 +181,7 @@ def violation_parts(
     parts = [
         *([Part("", safe_line(way), "bold")] if way else []),
         Part("because: ", safe_line(example.because, 2000)),
-        *(
-            Part(f"{other.invariant} (the same cause): ", safe_line(_because(other), 2000))
-            for other in also
-        ),
+        *same_cause_parts(also),
         Part("", f"{seed} · {found}" if seed else found, "dim"),
         Part(f"witness ({len(example.witness)} item(s)):", style="bold"),
         *_block(example.witness, limit, cut, reports),
@@ -210,9 +207,14 @@ def violation_parts(
     return parts
 
 
-def _because(result: InvariantResult) -> str:
-    example = result.counterexample
-    return example.because if example is not None else (result.because or "")
+def same_cause_parts(also: Sequence[InvariantResult]) -> list[Part]:
+    """A line for each other law that found the same cause: its id and its own because."""
+    parts = []
+    for other in also:
+        example = other.counterexample
+        because = example.because if example is not None else (other.because or "")
+        parts.append(Part(f"{other.invariant} (the same cause): ", safe_line(because, 2000)))
+    return parts
 
 
 def _block(value: object, limit: int, cut: bool, reports: Mapping[str, Path] | None) -> list[Part]:

@@ -139,7 +139,8 @@ class Counterexample(_ReportModel):
         default_factory=list,
         description="the other laws of this target that broke on the same failing round (same "
         "input and answer) because one restates the other for a provider (tool_pairing and "
-        "anthropic_tool_result_has_prior_use): one cause, which the console shows once",
+        "anthropic_tool_result_has_prior_use): one cause, which every rendering shows once under "
+        "both names",
     )
     way: str = Field(
         default="",

@@ -4,6 +4,7 @@ cause in the report; the console shows them in one panel naming both laws."""
 from __future__ import annotations
 
 import io
+import xml.etree.ElementTree as ET
 
 from pydantic import JsonValue
 from rich.console import Console
@@ -11,7 +12,7 @@ from rich.console import Console
 from compactcheck.engine.results import same_causes
 from compactcheck.invariants import catalogue
 from compactcheck.invariants.catalogue import ALL_FORMATS
-from compactcheck.render import print_report
+from compactcheck.render import print_report, render_html, render_junit, render_markdown
 from compactcheck.report.model import Counterexample, InvariantResult, Report, TargetReport
 
 ANTHROPIC = "anthropic_tool_result_has_prior_use"
@@ -66,16 +67,17 @@ def test_each_pairing_rule_of_a_provider_restates_a_law_of_every_format() -> Non
     assert all(laws[laws[i].restates].formats == () for i in restating)
 
 
-def test_the_console_shows_one_panel_naming_both_laws_and_the_json_keeps_both() -> None:
+def _report() -> Report:
     results = same_causes(
         [
             _result("tool_pairing", "tool result call_1 has no call before it"),
             _result(ANTHROPIC, "messages.0: tool_result for call_1 has no tool_use"),
+            _result("goal_preserved", "the goal is gone", answer={"messages": []}),
         ],
         {ANTHROPIC: "tool_pairing"},
     )
     target = TargetReport(target="t", view="messages", format="anthropic", results=results)
-    report = Report(
+    return Report(
         toolkit_version="0",
         seed=1,
         profile="ci",
@@ -85,13 +87,57 @@ def test_the_console_shows_one_panel_naming_both_laws_and_the_json_keeps_both() 
         started_at="2026-12-01T00:00:00Z",
         targets=[target],
     )
+
+
+def test_the_console_shows_one_panel_naming_both_laws_and_the_json_keeps_both() -> None:
+    report = _report()
     buffer = io.StringIO()
     print_report(report, Console(file=buffer, width=160))
     printed = buffer.getvalue()
-    assert printed.count("╭─ violation") == 1
+    assert printed.count("╭─ violation") == 2
     assert f"violation 1: tool_pairing and {ANTHROPIC} on t" in printed
     assert f"{ANTHROPIC} (the same cause): messages.0: tool_result" in printed
-    assert "violation 2" not in printed
+    assert "violation 2: goal_preserved on t" in printed
+    assert "violation 3" not in printed
+    # The count line agrees with the panels: three violations, two causes.
+    assert "3 violations of 2 causes" in printed
     again = Report.model_validate_json(report.model_dump_json())
     kept = [r.invariant for r in again.targets[0].results if r.verdict == "violation"]
-    assert kept == ["tool_pairing", ANTHROPIC]
+    assert kept == ["tool_pairing", ANTHROPIC, "goal_preserved"]
+
+
+def test_html_and_markdown_show_the_cause_once_from_the_json_report() -> None:
+    report = Report.model_validate_json(_report().model_dump_json())
+    page = render_html(report)
+    assert page.count('<article id="violation-') == 2
+    assert f"1. tool_pairing and {ANTHROPIC} on t" in page
+    assert f"<strong>{ANTHROPIC} (the same cause):</strong> messages.0" in page
+    assert '<article id="violation-3"' not in page
+    assert "3 violations of 2 causes" in page
+    # Both laws' cells of the matrix link to the one entry.
+    assert page.count('href="#violation-1"') == 2
+    text = render_markdown(report)
+    assert text.count("### V") == 2
+    escaped = ANTHROPIC.replace("_", "\\_")
+    assert f"### V1: tool\\_pairing and {escaped} on t" in text
+    assert text.count("(V1)") == 2
+    assert "3 violations of 2 causes" in text
+    assert text.count("**Minimal witness**") == 2
+
+
+def test_junit_keeps_each_law_a_failed_test_and_tells_the_witness_once() -> None:
+    report = Report.model_validate_json(_report().model_dump_json())
+    root = ET.fromstring(render_junit(report).split("\n", 1)[1])
+    failures = {case.get("name"): case.find("failure") for case in root.iter("testcase")}
+    assert root.get("failures") == "3"
+    first, folded = failures["tool_pairing"], failures[ANTHROPIC]
+    assert first is not None
+    assert folded is not None
+    assert f"(violation 1: tool_pairing and {ANTHROPIC})" in (first.get("message") or "")
+    assert f"{ANTHROPIC} (the same cause): messages.0" in (first.text or "")
+    assert "witness:" in (first.text or "")
+    assert "the same cause as tool_pairing (violation 1)" in (folded.text or "")
+    assert "witness:" not in (folded.text or "")
+    goal = failures["goal_preserved"]
+    assert goal is not None
+    assert "(violation" not in (goal.get("message") or "")
