@@ -139,7 +139,8 @@ def test_a_summary_restating_a_replaced_rule_before_a_kept_note_is_for_review() 
     assert finding.violations == ()
     (item,) = [item for item in finding.review if item.fact == "Use Python 3.11"]
     assert (item.kind, item.leans, item.message) == ("superseded", "stale", 1)
-    assert item.sentence is not None and "Constraint: Use Python 3.11" in item.sentence
+    assert item.sentence is not None
+    assert "Constraint: Use Python 3.11" in item.sentence
     assert "both ways" in item.reason
     # The same summary with its note last leaves nothing to ask.
     noted = f"Summary: {GOAL}. Constraint: Use Python 3.11. {note}."
