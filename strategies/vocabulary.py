@@ -168,3 +168,45 @@ ROUTINE_PATHS: Final = (
     "src/util/dates.py",
     "tests/conftest.py",
 )
+
+# What an edit tool answers when it does not restate the path it wrote (many answer with a status
+# alone, or the hunk they applied): the path is then in the call's arguments only.
+EDIT_ANSWERS: Final = ("ok", "done", "", '{"status":"ok","changed":1}', "hunk")
+
+# Files a fixer rewrites besides those an agent edits by hand: apart from PATHS and
+# ROUTINE_PATHS, and spelt by no body text.
+FIXED_PATHS: Final = ("src/auth/tokens.py", "src/report/csv.py")
+
+# Commands that change files without naming them: which file changed shows only at the end of
+# their long logs.
+FIX_COMMANDS: Final = (
+    "ruff check --fix .",
+    "python scripts/codemod.py --apply",
+    "npm run lint -- --fix",
+)
+
+# Where a pasted screenshot is: placeholder URLs (the .invalid domain never resolves), carried and
+# never fetched.
+IMAGE_URLS: Final = (
+    "https://example.invalid/screenshots/error.png",
+    "https://example.invalid/screenshots/page.png",
+)
+
+USER_NAMES: Final = ("dana", "lee")
+
+# What the assistant refuses in its refusal part (no constraint, path or step id in any of them).
+REFUSALS: Final = (
+    "I can't help with that part of the request.",
+    "I won't read files outside the repository.",
+)
+
+# What a user writes while the agent works, when it is not a new rule.
+ASIDES: Final = (
+    "Any progress?",
+    "Thanks, carry on.",
+    "I'm back, keep going.",
+    "Ping me when you have something.",
+)
+
+# The tool an agent keeps its plan with, when it does (Shapes.plan_tool).
+PLAN_TOOL: Final = "update_plan"

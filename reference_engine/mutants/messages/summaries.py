@@ -130,3 +130,41 @@ def drop_user_turns(messages: Messages) -> Messages:
         for m in compacted
         if m is summary or not isinstance(m, UserMessage)
     )
+
+
+def summary_of_strings(messages: Messages) -> Messages:
+    """Builds its summary only from messages whose content is a plain string: a message sent as
+    a list of text parts (as many clients send every user turn) is left out of it."""
+
+    def summariser(span: Sequence[ChatMessage]) -> ChatMessage:
+        lines = [
+            line
+            for message in span
+            if not isinstance(message.content, tuple)
+            for line in summary_lines(message)
+        ]
+        return UserMessage(content=summary_text(lines, len(span)))
+
+    return compact_messages(messages, MUTANT_MAX_MESSAGES, summariser=summariser)
+
+
+def _calls_unnamed(message: ChatMessage) -> list[str]:
+    """Summary lines that name each call and its id but never show its arguments."""
+    if isinstance(message, AssistantMessage) and message.tool_calls:
+        said = summary_lines(AssistantMessage(content=message.content or ""))
+        return [
+            *said,
+            *(f"- assistant called {c.function.name} ({c.id})" for c in message.tool_calls),
+        ]
+    return summary_lines(message)
+
+
+def summary_without_call_arguments(messages: Messages) -> Messages:
+    """Summarises every message as the reference does, but a tool call by its name alone: what
+    the call was given (the file an edit wrote, the step a plan call started) is never shown."""
+
+    def summariser(span: Sequence[ChatMessage]) -> ChatMessage:
+        lines = [line for message in span for line in _calls_unnamed(message)]
+        return UserMessage(content=summary_text(lines, len(span)))
+
+    return compact_messages(messages, MUTANT_MAX_MESSAGES, summariser=summariser)
