@@ -146,7 +146,7 @@ def _read(fact: str, index: SentenceIndex, kind: FactKind) -> FactRuling:
     return FactRuling(fact, kind, "dropped")
 
 
-def _statements(
+def statements(
     fact: str, index: SentenceIndex, superseded: bool = False
 ) -> list[tuple[Sentence, Statement]]:
     """Each output sentence one clause of which holds the whole fact, with how it states it;
@@ -176,7 +176,7 @@ def _current(
         return _sure(lean, gone, ruling="dropped", sentence=None, message=None)
     if not marks and not words_anywhere(fact, index):
         return _sure(lean, "none of its words appears in the output", ruling="dropped")
-    read = _statements(fact, index)
+    read = statements(fact, index)
     same = [(s, st) for s, st in read if st.says == "same"]
     other = [(s, st) for s, st in read if st.says != "same"]
     if same and not other:
@@ -201,7 +201,11 @@ def _current(
         )
     if same and other:
         both = f"the output says it both ways: {same[0][0].text!r} and {other[0][0].text!r}"
-        return _unsure(_softer_copy(fact, other, lean), both)
+        alone = [(s, _read(fact, SentenceIndex([s.text]), lean.kind)) for s, _ in other]
+        soft = [s for s, read in alone if read.ruling == "weakened"]
+        if soft:  # kept here, softened there ("Avoid ... if possible"): weakening's to review
+            lean = replace(lean, ruling="weakened", sentence=soft[0].text, message=soft[0].message)
+        return _unsure(lean, both)
     if other:
         return _unsure(lean, other[0][1].reason)
     if lean.sentence is not None:
@@ -209,21 +213,6 @@ def _current(
     if not marks:
         return _unsure(lean, "it has no value or name, and some of its words are in the output")
     return _unsure(lean, "its values and names are (or may be) in the output; none states it")
-
-
-def _softer_copy(
-    fact: str, other: Sequence[tuple[Sentence, Statement]], lean: FactRuling
-) -> FactRuling:
-    """The lean of a fact kept in one place and said otherwise in another: "weakened" at the
-    first other sentence that, read alone, softens it ("Avoid pushing to main if possible"
-    beside a kept "Never push to main"), so that the law of weakening holds it for review; else
-    the lean as it was."""
-    for sentence, _ in other:
-        if _read(fact, SentenceIndex([sentence.text]), lean.kind).ruling == "weakened":
-            return replace(
-                lean, ruling="weakened", sentence=sentence.text, message=sentence.message
-            )
-    return lean
 
 
 def _noted_anywhere(sentence: Sentence) -> bool:
@@ -249,7 +238,7 @@ def _superseded(
         return _sure(lean, reason, ruling="retired")
     if not marks_of(fact) and not words_anywhere(fact, index):
         return _sure(lean, "none of its words appears in the output", ruling="retired")
-    read = _statements(fact, index, superseded=True)
+    read = statements(fact, index, superseded=True)
     if not read:
         return _unsure(lean, "its values are in the output, in no clause that states it")
     # The output's last word on it decides, as a reader takes it: a rule listed and then
@@ -405,5 +394,5 @@ def ruling_of(fact: str, summary: str, kind: FactKind = "constraint") -> FactRul
 __all__ = [
     "FAILING", "FAITHFUL", "RULINGS", "FactKind", "FactRuling", "Keys", "Ruling", "invented",
     "keys_of", "lean_of", "retired_on", "rule", "rule_text", "ruling_of", "rulings", "sentences",
-    "stated",
+    "stated", "statements",
 ]  # fmt: skip

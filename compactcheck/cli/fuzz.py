@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import replace
 from datetime import UTC, datetime
+from pathlib import Path
 
 from rich.console import Console
 from rich.text import Text
@@ -13,6 +14,7 @@ from compactcheck.cli.options import (
     add_options,
     calls_of,
     fuzzing_options,
+    interrupted_while_writing,
     outputs,
     run_config,
     seconds,
@@ -88,8 +90,15 @@ def main(arguments: argparse.Namespace, console: Console) -> int:
     finally:
         target.close()
     report = campaign.report(started, complete=complete)
-    # The campaign itself keeps the JSON report up to date.
-    written, failed = write_named(report, arguments, json=False)
+    # The campaign itself keeps the JSON report up to date (when it could write it).
+    written: dict[str, Path] = {}
+    if campaign.unwritten is None and arguments.json is not None and Path(arguments.json).exists():
+        written["json"] = Path(arguments.json)
+    try:
+        _, failed = write_named(report, arguments, json=False, written=written)
+    except KeyboardInterrupt:
+        # Ctrl-C again while the reports are written: the run ends, naming what it left.
+        return interrupted_while_writing(arguments, written)
     if campaign.unwritten is not None:
         failed.insert(0, campaign.unwritten)
     print_report(report, console, written)

@@ -243,12 +243,17 @@ def write_outputs(report: Report, arguments: argparse.Namespace, *, json: bool =
 
 
 def write_named(
-    report: Report, arguments: argparse.Namespace, *, json: bool = True
+    report: Report,
+    arguments: argparse.Namespace,
+    *,
+    json: bool = True,
+    written: dict[str, Path] | None = None,
 ) -> tuple[dict[str, Path], list[OutputFileError]]:
     """Write every report file asked for (the JSON one only where ``json``): the files written
     by format name (the console names those that hold a witness whole), and the error of each
-    that could not be written, the others written all the same."""
-    written: dict[str, Path] = {}
+    that could not be written, the others written all the same. ``written``, where given, is
+    filled as each file is written, so that a second Ctrl-C meanwhile can name the others."""
+    written = {} if written is None else written
     failed: list[OutputFileError] = []
     for name in REPORTS:
         path = getattr(arguments, name)
@@ -265,6 +270,19 @@ def write_named(
             # Without ``json`` the caller keeps the JSON report itself (a campaign does).
             written[name] = Path(path)
     return written, failed
+
+
+def interrupted_while_writing(arguments: argparse.Namespace, written: Mapping[str, Path]) -> int:
+    """A second Ctrl-C while a run wrote its partial reports: one line naming each report file
+    asked for and not written (``written`` holds those that were), and the interrupted exit."""
+    missing = [
+        f"the {name} report {path}"
+        for name in REPORTS
+        if (path := getattr(arguments, name, None)) is not None and name not in written
+    ]
+    said = f"; not written: {', '.join(missing)}" if missing else ""
+    print(untrusted.safe_line(f"compactcheck: interrupted{said}", 4000), file=sys.stderr)
+    return ExitCode.INTERRUPTED
 
 
 def unwritten_lines(failed: Sequence[OutputFileError], console: Console) -> list[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from rich.console import Console
 from rich.text import Text
@@ -12,6 +13,7 @@ from compactcheck.cli.options import (
     add_options,
     calls_of,
     fuzzing_options,
+    interrupted_while_writing,
     outputs,
     run_config,
     unwritten_lines,
@@ -21,6 +23,7 @@ from compactcheck.cli.progress import Progress
 from compactcheck.engine.core import Engine, follow
 from compactcheck.options import settle
 from compactcheck.render import print_report
+from compactcheck.targets.registry import Target
 from compactcheck.verdicts import level_gates, run_exit
 
 
@@ -40,7 +43,6 @@ def main(arguments: argparse.Namespace, console: Console) -> int:
     piece: Shard = arguments.shard or Shard()
     # Also refuses a --shard without a --seed outside ci (compactcheck.options.rules).
     config = run_config(arguments, settle("cli", vars(arguments)))
-    profile = config.profile
     engine = Engine(
         config,
         calls=calls_of(arguments),
@@ -49,6 +51,26 @@ def main(arguments: argparse.Namespace, console: Console) -> int:
         shard=piece,
     )
     targets = engine.open(arguments.targets, arguments.view)
+    written: dict[str, Path] = {}
+    try:
+        return _fuzzed(engine, targets, arguments, console, piece, written)
+    except KeyboardInterrupt:
+        # The first Ctrl-C ends the search and the partial report is written; a second one
+        # meanwhile ends the run at once, naming what it left unwritten.
+        return interrupted_while_writing(arguments, written)
+
+
+def _fuzzed(
+    engine: Engine,
+    targets: list[Target],
+    arguments: argparse.Namespace,
+    console: Console,
+    piece: Shard,
+    written: dict[str, Path],
+) -> int:
+    """The run itself, once its targets are open: search, reports, exit code."""
+    config = engine.config
+    profile = config.profile
     try:
         reproduce = f"--seed {config.seed}" + (f" --shard {piece.label}" if piece.count > 1 else "")
         if arguments.workers > 1:
@@ -74,7 +96,7 @@ def main(arguments: argparse.Namespace, console: Console) -> int:
     finally:
         for target in targets:
             target.close()
-    written, failed = write_named(report, arguments)
+    _, failed = write_named(report, arguments, written=written)
     print_report(report, console, written)
     if report.complete and arguments.require_level is not None:
         # One line per target either way: reached or below.

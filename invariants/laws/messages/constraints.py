@@ -20,7 +20,7 @@ from compactcheck.invariants.laws.messages.reading import (
     label,
     searchable_text,
 )
-from compactcheck.invariants.laws.messages.restated import restated_then_retired
+from compactcheck.invariants.laws.messages.restated import restated_after_its_note
 from compactcheck.invariants.messages import SystemMessage, content_text
 from compactcheck.invariants.rulings import FactRuling, rulings
 from compactcheck.invariants.verdict import Finding, Review, Violation, value_diff, witness
@@ -191,7 +191,7 @@ def _superseded(
     for text, ruling in made.items():
         if text not in flagged and not ruling.certain:
             review.append(_review("constraints_preserved", ruling))
-    twice = restated_then_retired(before, after, (r for t, r in made.items() if t not in flagged))
+    twice = restated_after_its_note(before, after, (r for t, r in made.items() if t not in flagged))
     review += [_review("constraints_preserved", ruling) for ruling in twice]
     return _Judged(violations, review)
 

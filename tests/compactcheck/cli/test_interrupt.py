@@ -62,6 +62,32 @@ def test_an_interrupted_run_on_workers_stops_them_and_writes_its_report(
     assert _running_in(tmp_path) == []
 
 
+def test_ctrl_c_pressed_again_ends_the_run_naming_each_report_it_did_not_write(
+    tmp_path: Path, reaper: Reaper
+) -> None:
+    # Three presses 50 ms apart: the first ends the search, the others land while the partial
+    # reports are written (or before), and end the run at once.
+    process = _start_run(reaper, tmp_path, "--html", "r.html")
+    _wait_for_a_corpus_entry(process, tmp_path)
+    time.sleep(1.0)
+    for _ in range(3):
+        process.send_signal(signal.SIGINT)
+        time.sleep(0.05)
+    stdout, stderr = process.communicate(timeout=120)
+    assert process.returncode == 130, (stdout[-2000:], stderr[-2000:])
+    assert "Traceback" not in stderr
+    assert "Exception ignored" not in stderr
+    # Each report asked for is on disk, or named as not written, in one line.
+    said = [line for line in stderr.splitlines() if "not written" in line]
+    assert len(said) <= 1, said
+    for name, file in (("json", "r.json"), ("html", "r.html")):
+        path = tmp_path / file
+        assert path.exists() or f"the {name} report {path}" in "".join(said), (name, stderr)
+    if (tmp_path / "r.json").exists():
+        assert json.loads((tmp_path / "r.json").read_text())["complete"] is False
+    assert not [p for p in tmp_path.rglob(".*.tmp")]
+
+
 def _running_in(folder: Path) -> list[int]:
     """Live processes whose working folder is ``folder`` (zombies have none)."""
     found = []

@@ -142,6 +142,12 @@ def test_a_summary_restating_a_replaced_rule_before_a_kept_note_is_for_review() 
     assert item.sentence is not None
     assert "Constraint: Use Python 3.11" in item.sentence
     assert "both ways" in item.reason
+    # A summary told in order that ends before the replacement (the note is in the kept tail)
+    # says the rule as it stood then: no second version, nothing to ask.
+    then = f"Summary: {GOAL}. Constraint: Use Python 3.11."
+    after = [SYSTEM, {"role": "assistant", "content": then}, before[3]]
+    finding = _check("constraints_preserved", before, after, facts)
+    assert [item for item in finding.review if item.fact == "Use Python 3.11"] == []
     # The same summary with its note last leaves nothing to ask.
     noted = f"Summary: {GOAL}. Constraint: Use Python 3.11. {note}."
     after = [SYSTEM, {"role": "assistant", "content": noted}, before[3]]
