@@ -8,7 +8,6 @@ from compactcheck.base.call_law import call_law
 from compactcheck.invariants import VIEWS, Invariant, View, catalogue
 from compactcheck.invariants.catalogue import ALL_FORMATS
 from compactcheck.invariants.formats import FORMATS
-from compactcheck.invariants.laws.messages.reading import READING_SCOPE
 from compactcheck.invariants.levels import LEVELS, PROVIDER_RULES, level_of
 from docsgen.markdown import cell, code, page, table
 
@@ -59,8 +58,7 @@ def _view_table(view: View) -> str:
         row += [_level_text(levels), _waivable(levels), cell(law.statement)]
         rows.append(row)
     header = ["law", *(["formats"] if view == "messages" else []), "level", "waivable", "statement"]
-    scope = f"\n\n{READING_SCOPE}" if view == "messages" else ""
-    return f"## The {view} view\n\n" + table(header, rows) + scope
+    return f"## The {view} view\n\n" + table(header, rows)
 
 
 def _law_section(law_id: str, laws: list[Invariant]) -> str:

@@ -4,15 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, Self
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    SerializerFunctionWrapHandler,
-    TypeAdapter,
-    model_serializer,
-    model_validator,
-)
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 
 
 class _ChatModel(BaseModel):
@@ -32,76 +24,16 @@ class TextPart(_ChatModel):
     text: str
 
 
-class ImageUrl(_ChatModel):
-    """Where an image part's image is: a URL, or the image itself as a data URL."""
-
-    url: str
-    detail: Literal["auto", "low", "high"] | None = None
-
-
-class ImagePart(_ChatModel):
-    """An image a user attached: carried whole, never read (what it shows is no text)."""
-
-    type: Literal["image_url"] = "image_url"
-    image_url: ImageUrl
-
-
-class RefusalPart(_ChatModel):
-    """An assistant's refusal, which chat completions keeps apart from its text."""
-
-    type: Literal["refusal"] = "refusal"
-    refusal: str
-
-
-class AudioPart(_ChatModel):
-    """Audio a user attached (``data`` and ``format``): carried whole, never read."""
-
-    type: Literal["input_audio"] = "input_audio"
-    input_audio: dict[str, Any]
-
-
-class FilePart(_ChatModel):
-    """A file a user attached (``file_id``, or ``file_data`` and ``filename``): never read."""
-
-    type: Literal["file"] = "file"
-    file: dict[str, Any]
-
-
-Part = Annotated[
-    TextPart | ImagePart | RefusalPart | AudioPart | FilePart, Field(discriminator="type")
-]
-# The parts whose words a reader of the history sees: text, and an assistant's refusal.
-WORDED_PARTS = (TextPart, RefusalPart)
-
-Content = str | tuple[Part, ...]
-
-
-def part_text(part: Part) -> str | None:
-    """The words of one part (its text, or the refusal); None for an image, audio or a file."""
-    if isinstance(part, TextPart):
-        return part.text
-    if isinstance(part, RefusalPart):
-        return part.refusal
-    return None
+Content = str | tuple[TextPart, ...]
 
 
 def content_text(content: Content | None) -> str:
-    """The plain text of a content: its text and refusal parts joined by newlines.
-
-    Images, audio and files hold no text a law can read: a fact only they show is out of reach.
-    """
+    """The plain text of a content, parts joined by newlines."""
     if content is None:
         return ""
     if isinstance(content, str):
         return content
-    return "\n".join(text for part in content if (text := part_text(part)) is not None)
-
-
-def unread_parts(content: Content | None) -> tuple[Part, ...]:
-    """The parts of a content that hold no text: images, audio, files."""
-    if content is None or isinstance(content, str):
-        return ()
-    return tuple(part for part in content if not isinstance(part, WORDED_PARTS))
+    return "\n".join(part.text for part in content)
 
 
 class FunctionCall(_ChatModel):
@@ -142,15 +74,6 @@ class AssistantMessage(_ChatModel):
     content: Content | None = None
     tool_calls: tuple[ToolCall, ...] | None = None
     name: str | None = None
-
-    @model_serializer(mode="wrap")
-    def _null_content(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        # A client that sends ``"content": null`` beside its tool calls gets it back: a
-        # compactor that reads ``message["content"]`` must meet the null real clients send.
-        data: dict[str, Any] = handler(self)
-        if self.content is None and "content" in self.model_fields_set:
-            return {"role": data.pop("role"), "content": None, **data}
-        return data
 
     @model_validator(mode="after")
     def _has_content_or_calls(self) -> Self:

@@ -13,17 +13,16 @@ from compactcheck.strategies.digits import Digits, wide_values
 from compactcheck.strategies.turns import Action, ActivateSkill, FailAttempt, Say, ToolBatch
 
 MAX_PARALLEL_CALLS: Final = 3
-# How many calls a tool batch makes at once, by digit: three batches in eight make one call.
-# (Half did, before routine reads and the user's mid-turn messages crowded a turn's end: a
-# compactor that keeps a short tail met a parallel batch there a third as often.)
-_PARALLEL: Final = (1, 1, 1, 2, 2, 2, 3, 3)
+# How many calls a tool batch makes at once, by digit: half the batches make one call.
+_PARALLEL: Final = (1, 1, 1, 1, 2, 2, 3, 3)
 # An action's kind: its low bit says whether it is a tool batch, the rest how many calls.
 _KIND = st.integers(0, 2 * len(_PARALLEL) - 1)
 _PLAIN = st.integers(0, 3 * 5 - 1)
 
 
-def draw_batch(draw: st.DrawFn) -> ToolBatch:
-    """A tool batch: one draw for its width, then one wide draw per call."""
+@st.composite
+def _batches(draw: st.DrawFn) -> ToolBatch:
+    """A tool batch: one wide draw per call (a call's every digit comes from its own draw)."""
     return _batch(draw, draw(_KIND) >> 1)
 
 
@@ -32,10 +31,9 @@ def _batch(draw: st.DrawFn, width_digit: int) -> ToolBatch:
     return ToolBatch("", tuple(draw(_CALL) for _ in range(width)))
 
 
-# A call is a mapped draw, not a bare integer, though a span costs a case more than its choice:
-# Hypothesis labels draws by strategy and copies values between draws of one label (a bare call
-# would echo the header), and its shrinker deletes a call by its span (a bare call kept a
-# late parallel call's witness at three calls, not two).
+# A call is a mapped draw, not a bare integer: Hypothesis labels draws by strategy, and its
+# generator copies values between draws of one label, which would make calls and the header or
+# a turn's traits (all bare integers) echo each other.
 _CALL = wide_values.map(tool_call)
 
 
@@ -55,10 +53,8 @@ def plain_action(value: int) -> Action:
 def _actions(draw: st.DrawFn) -> Action:
     """An action: one draw for its kind, then one for a plain action or one per call.
 
-    A strategy of its own, a span around the action's draws, though a span costs a case more
-    than its choice does: Hypothesis's shrinker deletes a list's element by its span, and drawn
-    inline, the actions of a shrunk witness stayed (a witness of one turn kept four). Each call
-    keeps a whole wide draw of its own, so calls stay as varied.
+    Fewer choices than a one_of of lists (no list bookkeeping per call) make a cheaper case,
+    and each call keeps a whole wide draw of its own, so calls stay as varied as before.
     """
     kind = draw(_KIND)
     if kind & 1:
@@ -66,5 +62,7 @@ def _actions(draw: st.DrawFn) -> Action:
     return plain_action(draw(_PLAIN))
 
 
-# Built once: a strategy made inside the loop is looked up in Hypothesis's cache on every draw.
+# Strategies built once: a strategy made inside the loop is looked up in Hypothesis's cache on
+# every draw, a cost that shows at a few milliseconds per case.
 ACTIONS = _actions()
+BATCHES = _batches()

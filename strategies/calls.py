@@ -19,12 +19,11 @@ from compactcheck.strategies.contents import (
 )
 from compactcheck.strategies.digits import Digits
 from compactcheck.strategies.plans import validation
-from compactcheck.strategies.turns import ToolBatch, ToolCallSpec
+from compactcheck.strategies.turns import ToolBatch, ToolCallSpec, ToolKind
 
-# A coding agent's planned calls besides its routine reads: edits and fixers (which rewrite
-# files without naming them), five in seven, so that a run often changes several files, a
-# read, and a validation.
-_CALL_KINDS: Final[tuple[str, ...]] = ("read", "edit", "fix", "validate", "edit", "fix", "edit")
+# A coding agent's planned calls: reads, edits (as often as the other two together, so that a
+# run often changes several files) and validations.
+_CALL_KINDS: Final[tuple[ToolKind, ...]] = ("read", "edit", "validate", "edit")
 # Outputs of one turn's routine reads together stay under this many characters: a turn of many
 # reads gets short ones, so a history stays in the tens of kilobytes, rarely a few hundred.
 _TURN_CHARS: Final = 64 * 1024
@@ -68,9 +67,17 @@ def tool_call(value: int) -> ToolCallSpec:
             output = read_output(name, path, _size_class(digits), variant) or output
         return ToolCallSpec("", name, _arguments(path=path), output, is_error, delay=timing)
     if kind == "edit":
-        return _edit(digits, path, error if is_error else None, timing, variant)
-    if kind == "fix":
-        return _fix(digits, path, error if is_error else None, timing, variant)
+        output = error if is_error else f"wrote {path}"
+        return ToolCallSpec(
+            "",
+            "edit_file",
+            _arguments(path=path),
+            output,
+            is_error,
+            kind="edit",
+            delay=timing,
+            path=path,
+        )
     command = digits.pick(words.COMMANDS)
     passed = digits.chance(1, 2)
     summary = digits.pick(words.VALIDATION_SUMMARIES)
@@ -86,55 +93,6 @@ def tool_call(value: int) -> ToolCallSpec:
         kind="validate",
         delay=timing,
         validation=record,
-    )
-
-
-def _edit(digits: Digits, path: str, error: str | None, timing: int, variant: int) -> ToolCallSpec:
-    """An edit of ``path``: its result restates the path one time in eight, else it is a
-    status ("ok", "", a JSON object) or the hunk it applied, and the path is in the arguments
-    alone."""
-    restates = digits.chance(1, 8)
-    answer = digits.pick(words.EDIT_ANSWERS)
-    old = words.BODY_WORDS[variant]
-    new = words.BODY_WORDS[(variant + 7) % len(words.BODY_WORDS)]
-    if error is not None:
-        output = error
-    elif restates:
-        output = f"wrote {path}"
-    elif answer == "hunk":
-        output = f"@@ -{12 + variant},3 +{12 + variant},3 @@\n-    return {old}\n+    return {new}"
-    else:
-        output = answer
-    return ToolCallSpec(
-        "",
-        "edit_file",
-        _arguments(path=path, old_string=f"return {old}", new_string=f"return {new}"),
-        output,
-        error is not None,
-        kind="edit",
-        delay=timing,
-        path=path,
-    )
-
-
-def _fix(digits: Digits, path: str, error: str | None, timing: int, variant: int) -> ToolCallSpec:
-    """A command that rewrites ``path`` without naming it: which file changed shows only on the
-    last line of its log, thousands of characters long, as fixers and codemods print."""
-    command = digits.pick(words.FIX_COMMANDS)
-    # Most fixes land on a file the agent did not edit by hand: which one, only the log says.
-    path = digits.pick(words.FIXED_PATHS) if digits.chance(3, 4) else path
-    # A long log: 1 to 8 KiB, the size of a real fixer's run over a project.
-    log = command_log(command, 5 + digits.take(4), variant)
-    output = error if error is not None else f"{log}\nfixed {path}"
-    return ToolCallSpec(
-        "",
-        "run_command",
-        _arguments(command=command),
-        output,
-        error is not None,
-        kind="edit",
-        delay=timing,
-        path=path,
     )
 
 

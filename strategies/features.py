@@ -11,21 +11,13 @@ from compactcheck.strategies.scenario_model import Scenario
 _DIGITS = st.integers(0, 63)
 
 
-def draw_feature_value(draw: st.DrawFn) -> int:
-    """The integer a ``Features`` reads, shrinking toward 0 (none of a format's own parts),
-    drawn with ``draw`` within a strategy of one's own (``feature_values()`` as a strategy)."""
+@st.composite
+def feature_values(draw: st.DrawFn) -> int:
+    """The integer a ``Features`` reads, shrinking toward 0 (none of a format's own parts)."""
     value = 0
     for shift in (0, 6, 12):
         value |= draw(_DIGITS) << shift
     return value
-
-
-_feature_values = st.composite(draw_feature_value)
-
-
-def feature_values() -> st.SearchStrategy[int]:
-    """The integers a ``Features`` reads, as a strategy (see ``draw_feature_value``)."""
-    return _feature_values()
 
 
 def failed_calls(scenario: Scenario) -> frozenset[str]:

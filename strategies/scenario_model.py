@@ -27,9 +27,7 @@ class Scenario:
     """One agent run: goal, constraints, plan, turns, and what happens at the end.
 
     ``plan`` holds each step's final status; ``pending_batch`` is a trailing tool batch whose
-    results have not arrived; ``stale_lock`` says a compaction was cut off by the last restart;
-    ``shapes`` is which shapes the client gives its messages (``strategies.shapes``; 0: plain
-    strings), read by the views that show the run as chat.
+    results have not arrived; ``stale_lock`` says a compaction was cut off by the last restart.
     """
 
     run_id: str
@@ -40,7 +38,6 @@ class Scenario:
     pending_batch: ToolBatch | None = None
     stale_lock: bool = False
     over_threshold: bool = True
-    shapes: int = 0
 
     @cached_property
     def truth(self) -> GroundTruth:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Final, TypeVar
@@ -12,12 +11,11 @@ from hypothesis import strategies as st
 from compactcheck.invariants import PlanStep, TaskPlan
 from compactcheck.strategies import plans
 from compactcheck.strategies import vocabulary as words
-from compactcheck.strategies.actions import ACTIONS, draw_batch
+from compactcheck.strategies.actions import ACTIONS, BATCHES
 from compactcheck.strategies.calls import Ids
 from compactcheck.strategies.contents import instruction
 from compactcheck.strategies.digits import Digits, wide_values
 from compactcheck.strategies.scenario_model import Scenario
-from compactcheck.strategies.shapes import SHAPE_HALVES, shape_value, unknown_forms, without
 from compactcheck.strategies.turns import (
     Action,
     CompleteStep,
@@ -37,17 +35,12 @@ ROUTINE_COUNTS: Final = (1, 2, 3, 4, 6, 8, 10, 12, 14, 16, 20, 24, 28, 32, 40, 4
 ROUTINE_LEVELS: Final = (0, 0, 1, 2, 3, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 10)
 INSTRUCTION_CLASSES: Final = (0, 0, 0, 0, 0, 2, 4, 7)
 _BULK_RANGE: Final = len(ROUTINE_COUNTS) * len(ROUTINE_LEVELS) * len(INSTRUCTION_CLASSES)
-# Where a user writes again while the agent works, as a digit: below a quarter of it, not at
-# all; else after that digit's share of the turn's actions. Three turns in four with actions
-# have one, as real users check in on a long turn, so that a run of four turns often has five
-# user messages (a compactor that waits for five user turns gets to compact).
-INTERJECTION_SPREAD: Final = 16
 # A turn's constraint changes: how many (none, one or two), then each change's digit.
 MAX_CHANGES: Final = 2
 _CHANGE = st.integers(0, 7)
 # Strategies built once: a strategy made inside the loop is looked up in Hypothesis's cache on
 # every draw, a cost that shows at a few milliseconds per case.
-_TRAITS = st.integers(0, 5 * 4 * 4 * 5 * 5 * INTERJECTION_SPREAD - 1)
+_TRAITS = st.integers(0, 5 * 4 * 5 * 5 * 5 - 1)
 _BULK = st.integers(0, _BULK_RANGE - 1)
 
 
@@ -85,17 +78,8 @@ def _placed(actions: list[Action], inserts: list[tuple[int, int, Action]]) -> li
     return placed
 
 
-def _interjection(digit: int, actions: tuple[Action, ...]) -> int:
-    """After how many of a turn's actions the user writes again (0: not at all), from a digit:
-    a quarter of the digits say not at all, the others a place spread over the turn."""
-    quiet = INTERJECTION_SPREAD // 4
-    if digit < quiet or not actions:
-        return 0
-    return 1 + (digit - quiet) * len(actions) // (INTERJECTION_SPREAD - quiet)
-
-
 @dataclass(frozen=True)
-class ScenarioShape:
+class _Shape:
     """What ``scenarios()`` was asked for."""
 
     min_turns: int
@@ -104,14 +88,10 @@ class ScenarioShape:
     with_tool_call: bool
     late_results: bool
     pending_calls: bool
-    # The content forms the target cannot hold (``strategies.shapes.CONTENT_FORMS``): no
-    # history takes them, and every other draw is the same as without them.
-    unsent: frozenset[str] = frozenset()
 
 
-def draw_scenario(draw: st.DrawFn, shape: ScenarioShape) -> Scenario:
-    """One scenario of ``shape``, drawn with ``draw``: within a strategy of one's own (a case),
-    without a span of its own around it (``scenarios()`` is this, as a strategy)."""
+@st.composite
+def _scenario(draw: st.DrawFn, shape: _Shape) -> Scenario:
     header = Digits(draw(wide_values))
     turn_count = shape.min_turns + header.take(shape.max_turns - shape.min_turns + 1)
     # The digit is read whatever the options, so that one draw gives the same run with or
@@ -144,8 +124,6 @@ def draw_scenario(draw: st.DrawFn, shape: ScenarioShape) -> Scenario:
     routines: list[tuple[int, int]] = []
     # Each turn's fields but its actions: the turn is made once they are placed, at the end.
     drafts: list[dict[str, Any]] = []
-    # Each turn's interjection digit, placed once the turn's actions are known.
-    interjections: list[int] = []
     asked: str | None = None
     questions = 0
     for index in range(turn_count):
@@ -153,8 +131,6 @@ def draw_scenario(draw: st.DrawFn, shape: ScenarioShape) -> Scenario:
         compacted = traits.chance(1, 5)
         restarted = traits.chance(1, 4)
         asks = traits.chance(3, 4)
-        # A low digit: the high ones of a wide draw lean to zero, and the user interrupts often.
-        interjects = traits.take(INTERJECTION_SPREAD)
         user_text = traits.pick(words.USER_TEXTS)
         answer_text = traits.pick(words.ANSWERS)
         bulk = Digits(draw(_BULK))
@@ -182,7 +158,7 @@ def draw_scenario(draw: st.DrawFn, shape: ScenarioShape) -> Scenario:
                 changes.append(constraint)
         actions = _counted(draw, ACTIONS, 0, shape.max_actions)
         if index == turn_count - 1 and shape.with_tool_call:
-            actions.insert(0, draw_batch(draw))
+            actions.insert(0, draw(BATCHES))
         action_lists.append(actions)
         question = words.QUESTIONS[(rotation + questions) % len(words.QUESTIONS)] if asks else None
         questions += asks
@@ -196,10 +172,8 @@ def draw_scenario(draw: st.DrawFn, shape: ScenarioShape) -> Scenario:
                 "answer": answer_text if answered else None,
                 "compacted_before": index > 0 and compacted,
                 "restarted_before": index > 0 and restarted,
-                "aside": words.ASIDES[(rotation + index) % len(words.ASIDES)],
             }
         )
-        interjections.append(interjects)
     # Place the step events: a start for every step that left "pending", a completion after it.
     insertions: list[list[tuple[int, int, Action]]] = [[] for _ in range(turn_count)]
     steps: list[PlanStep] = []
@@ -239,15 +213,8 @@ def draw_scenario(draw: st.DrawFn, shape: ScenarioShape) -> Scenario:
             else action
             for position, action in enumerate(placed, start=len(reads))
         )
-        turns.append(
-            Turn(
-                actions=final,
-                interjection=_interjection(interjections[index], final),
-                **drafts[index],
-            )
-        )
-    pending_batch = ids.batch(draw_batch(draw), 0) if has_pending_batch else None
-    shapes = without(shape_value(draw(SHAPE_HALVES[0]), draw(SHAPE_HALVES[1])), shape.unsent)
+        turns.append(Turn(actions=final, **drafts[index]))
+    pending_batch = ids.batch(draw(BATCHES), 0) if has_pending_batch else None
     restarted = any(turn.restarted_before for turn in turns)
     return Scenario(
         run_id=f"run-{rotation}",
@@ -258,40 +225,6 @@ def draw_scenario(draw: st.DrawFn, shape: ScenarioShape) -> Scenario:
         pending_batch=pending_batch,
         stale_lock=restarted and stale_lock,
         over_threshold=over_threshold,
-        shapes=shapes,
-    )
-
-
-_scenario = st.composite(draw_scenario)
-
-
-def scenario_shape(
-    *,
-    min_turns: int = 1,
-    max_turns: int = DEFAULT_MAX_TURNS,
-    max_actions: int = DEFAULT_MAX_ACTIONS,
-    with_tool_call: bool = False,
-    late_results: bool = True,
-    pending_calls: bool = True,
-    unsent: Collection[str] = (),
-) -> ScenarioShape:
-    """The shape ``scenarios()`` draws with these options (see there); ValueError if none can."""
-    if not 1 <= min_turns <= max_turns or max_actions < 0:
-        raise ValueError(
-            f"scenarios() needs 1 <= min_turns <= max_turns and max_actions >= 0; got "
-            f"min_turns={min_turns}, max_turns={max_turns}, max_actions={max_actions}"
-        )
-    unknown = unknown_forms(unsent)
-    if unknown:
-        raise ValueError(f"scenarios(unsent=...) names no content form: {unknown}")
-    return ScenarioShape(
-        min_turns,
-        max_turns,
-        max_actions,
-        with_tool_call,
-        late_results,
-        pending_calls,
-        frozenset(unsent),
     )
 
 
@@ -303,7 +236,6 @@ def scenarios(
     with_tool_call: bool = False,
     late_results: bool = True,
     pending_calls: bool = True,
-    unsent: Collection[str] = (),
 ) -> st.SearchStrategy[Scenario]:
     """Agent runs of ``min_turns`` to ``max_turns`` user turns of at most ``max_actions`` actions.
 
@@ -312,17 +244,12 @@ def scenarios(
     ``late_results=False`` makes every result follow its batch at once (a chat provider demands
     it); ``pending_calls=False`` leaves no call without its result (no trailing pending batch).
     Besides its planned actions, each turn opens with routine reads of drawn number and bulk.
-    ``unsent`` names content forms (``strategies.shapes.CONTENT_FORMS``) no history takes, for a
-    target that cannot hold them.
     """
-    return _scenario(
-        scenario_shape(
-            min_turns=min_turns,
-            max_turns=max_turns,
-            max_actions=max_actions,
-            with_tool_call=with_tool_call,
-            late_results=late_results,
-            pending_calls=pending_calls,
-            unsent=unsent,
+    if not 1 <= min_turns <= max_turns or max_actions < 0:
+        raise ValueError(
+            f"scenarios() needs 1 <= min_turns <= max_turns and max_actions >= 0; got "
+            f"min_turns={min_turns}, max_turns={max_turns}, max_actions={max_actions}"
         )
+    return _scenario(
+        _Shape(min_turns, max_turns, max_actions, with_tool_call, late_results, pending_calls)
     )

@@ -11,7 +11,6 @@ from typing import Final
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
-from compactcheck.invariants import UserMessage
 from compactcheck.invariants.formats.projection import (
     FORMAT_FEATURES,
     Features,
@@ -20,11 +19,10 @@ from compactcheck.invariants.formats.projection import (
 )
 from compactcheck.invariants.laws.messages import message_chars
 from compactcheck.strategies.features import failed_calls, feature_values
-from compactcheck.strategies.messages_view import MessageHistory, project_messages
+from compactcheck.strategies.messages_view import project_messages
 from compactcheck.strategies.plans import STATUSES
 from compactcheck.strategies.scenario_model import Scenario
 from compactcheck.strategies.scenarios import scenarios
-from compactcheck.strategies.shape_features import SHAPE_FEATURES, shape_features
 from compactcheck.strategies.turns import ToolBatch
 
 # Every feature the generator promises, in the order a report lists them.
@@ -51,7 +49,6 @@ FEATURES: Final[tuple[str, ...]] = (
     "earlier_compaction",
     "restart",
     "stale_lock",
-    *SHAPE_FEATURES,
 )
 
 
@@ -74,7 +71,6 @@ class HistorySize:
 
     messages: int
     characters: int
-    user_messages: int = 0
 
     @property
     def approx_tokens(self) -> int:
@@ -88,15 +84,10 @@ class HistorySize:
         return self.characters if counter == "characters" else self.approx_tokens
 
 
-def history_size(scenario: Scenario, history: MessageHistory | None = None) -> HistorySize:
-    """How big the messages view of a scenario is: messages, characters of their text, and how
-    many of them are the user's (``history``: the view, when it is at hand)."""
-    messages = (history or project_messages(scenario)).messages
-    return HistorySize(
-        len(messages),
-        sum(message_chars(message) for message in messages),
-        sum(isinstance(message, UserMessage) for message in messages),
-    )
+def history_size(scenario: Scenario) -> HistorySize:
+    """How big the messages view of a scenario is: messages, and characters of their text."""
+    messages = project_messages(scenario).messages
+    return HistorySize(len(messages), sum(message_chars(message) for message in messages))
 
 
 def scenario_features(scenario: Scenario) -> frozenset[str]:
@@ -216,12 +207,10 @@ def feature_statistics(
     def observe(scenario: Scenario) -> None:
         nonlocal count
         count += 1
-        history = project_messages(scenario)
         features.update(scenario_features(scenario))
-        features.update(shape_features(scenario, history))
         for name, values in _sizes(scenario).items():
             sizes.setdefault(name, Counter()).update(values)
-        histories.append(history_size(scenario, history))
+        histories.append(history_size(scenario))
 
     observe()
     return FeatureStatistics(count, dict(features), sizes, tuple(histories))
@@ -248,7 +237,6 @@ def format_statistics(statistics: FeatureStatistics) -> list[str]:
         lines.append("messages histories (messages view):")
         lines.append(f"  messages    {_spread([size.messages for size in sizes])}")
         lines.append(f"  characters  {_spread([size.characters for size in sizes])}")
-        lines.append(f"  user turns  {_spread([size.user_messages for size in sizes])}")
         for measure, limit in TRIGGERS:
             share = statistics.share_over(measure, limit)
             label = f"over {limit:,} {measure}"

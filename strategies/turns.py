@@ -138,11 +138,7 @@ class Turn:
 
     ``compacted_before`` places an earlier compaction right before the turn, ``restarted_before``
     a process restart (a new lifecycle); ``question`` is asked at the end of the turn and answered
-    by the next turn's ``answer`` (the last turn's question stays pending). ``interjection`` is
-    where the user writes again while the agent works: after that many of the turn's actions
-    (0: not at all). What they write is the turn's constraint changes, which a view that shows
-    them as chat puts there rather than in the turn's first message, or else ``aside``. The
-    ledger takes the changes at the turn's start all the same: a run is read at turn ends.
+    by the next turn's ``answer`` (the last turn's question stays pending).
     """
 
     user_text: str
@@ -152,8 +148,6 @@ class Turn:
     answer: str | None = None
     compacted_before: bool = False
     restarted_before: bool = False
-    interjection: int = 0
-    aside: str = ""
 
 
 class Visitor:

@@ -64,10 +64,6 @@ class Adapter(ABC, Generic[History]):
     format: ClassVar[Format]
     """The wire format it is handed and answers in."""
 
-    unheld: ClassVar[dict[str, str]] = {}
-    """The content forms its framework cannot hold, each with its reason (the converter's list,
-    ``Implementation.unheld_forms``): no history sent to it takes them."""
-
     def __init__(
         self, name: str, budget: Budget | None = None, model: MeteredModel | None = None
     ) -> None:
@@ -129,11 +125,7 @@ class AdapterBackend(CallableBackend):
         # The one format it speaks, so that the registry drives it in that one (a plain
         # callable takes whichever the run names).
         self._implementation = self._implementation.model_copy(
-            update={
-                "formats": [adapter.format],
-                "waivers": dict(waivers or {}),
-                "unheld_forms": dict(adapter.unheld),
-            }
+            update={"formats": [adapter.format], "waivers": dict(waivers or {})}
         )
         self.adapter = adapter
 

@@ -55,7 +55,6 @@ from agent_framework import (
 
 from compactcheck.adapters.adapter import Messages, MessagesAdapter, Parameters
 from compactcheck.adapters.convert_agent_framework import (
-    UNHELD,
     from_agent_framework,
     to_agent_framework,
 )
@@ -104,7 +103,6 @@ class EchoChatClient:
 
 class _Strategy(MessagesAdapter):
     package = "agent-framework-core"
-    unheld = UNHELD
 
     def _strategy(self, parameters: Parameters) -> Any:
         raise NotImplementedError

@@ -36,7 +36,7 @@ from agno.utils import log as agno_log
 from agno.utils import tokens as agno_tokens
 
 from compactcheck.adapters.adapter import Messages, MessagesAdapter, Parameters
-from compactcheck.adapters.convert_agno import UNHELD, from_agno, to_agno
+from compactcheck.adapters.convert_agno import from_agno, to_agno
 from compactcheck.adapters.parameters import ParameterDraw
 from compactcheck.models import MeteredModel
 from compactcheck.models.request import ModelRequest, Turn
@@ -111,7 +111,6 @@ class AgnoCompaction(MessagesAdapter):
     """``Compaction.should_compact``, ``compact`` and ``apply_record`` on the history."""
 
     package = "agno"
-    unheld = UNHELD
 
     def parameters(self, messages: Messages) -> Parameters:
         """Threshold and kept tail for this history."""

@@ -38,7 +38,7 @@ from compactcheck.adapters.adapter import (
     Parameters,
     chat_size,
 )
-from compactcheck.adapters.convert_autogen import UNHELD, from_autogen, to_autogen
+from compactcheck.adapters.convert_autogen import from_autogen, to_autogen
 from compactcheck.adapters.parameters import ParameterDraw
 from compactcheck.invariants.facts import Counter
 
@@ -72,7 +72,6 @@ def _read(context: ChatCompletionContext, messages: Messages) -> Messages:
 
 class _AutogenContext(MessagesAdapter):
     package = "autogen-core"
-    unheld = UNHELD
 
     def _message_window(self, draw: ParameterDraw, name: str, messages: Messages) -> int:
         if self.budget is not None and self.budget.counter == "messages":

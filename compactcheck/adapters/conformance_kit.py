@@ -27,7 +27,7 @@ from compaction_kit.compactors import (  # type: ignore[import-untyped]
 )
 
 from compactcheck.adapters.adapter import Messages, MessagesAdapter, Parameters
-from compactcheck.adapters.convert_conformance_kit import UNHELD, from_turns, to_turns
+from compactcheck.adapters.convert_conformance_kit import from_turns, to_turns
 from compactcheck.adapters.parameters import ParameterDraw
 from compactcheck.invariants import Budget
 
@@ -40,7 +40,6 @@ class KitCompactor(MessagesAdapter):
     """One bundled kit compactor, its text answer read back as one system message."""
 
     package = "compaction-conformance-kit"
-    unheld = UNHELD
 
     def __init__(self, name: str, budget: Budget | None = None) -> None:
         super().__init__(name, budget)

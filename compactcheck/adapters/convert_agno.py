@@ -3,9 +3,7 @@
 agno keeps OpenAI's shapes: a role, content as a string or a list of parts, ``name``,
 ``tool_call_id`` and ``tool_calls`` as OpenAI dicts; each is carried as it is (copied). Message ids
 are positional (``m0``, ``m1``...), as agno's compaction anchors its boundary on an id; they are
-dropped on the way back, and so is agno's own bookkeeping (metrics, ``from_history``). agno
-holds an absent and a null content alike (``None``), so an explicit null is marked in the
-message's ``provider_data`` (bookkeeping agno never sends) and written back as a null.
+dropped on the way back, and so is agno's own bookkeeping (metrics, ``from_history``).
 """
 
 from __future__ import annotations
@@ -19,9 +17,6 @@ from agno.models.message import Message
 _ROLES = ("system", "developer", "user", "assistant", "tool")
 # The chat fields a Message carries as they are, in the order a chat dict lists them.
 _FIELDS = ("content", "name", "tool_call_id", "tool_calls")
-NULL_CONTENT = "compactcheck_null_content"
-UNHELD: dict[str, str] = {}
-"""The content forms agno cannot hold: none (its content is OpenAI's own, parts and all)."""
 
 
 def to_agno(messages: Sequence[dict[str, Any]]) -> list[Message]:
@@ -34,8 +29,6 @@ def to_agno(messages: Sequence[dict[str, Any]]) -> list[Message]:
         if unknown:
             raise ValueError(f"message {index}: agno has no field for {sorted(unknown)}")
         fields = {key: copy.deepcopy(message[key]) for key in _FIELDS if key in message}
-        if "content" in message and message["content"] is None:
-            fields["provider_data"] = {NULL_CONTENT: True}
         converted.append(Message(id=f"m{index}", role=message["role"], **fields))
     return converted
 
@@ -49,7 +42,5 @@ def from_agno(messages: Sequence[Message]) -> list[dict[str, Any]]:
             value = getattr(message, key)
             if value is not None:
                 item[key] = copy.deepcopy(value)
-        if message.content is None and (message.provider_data or {}).get(NULL_CONTENT):
-            item["content"] = None
         converted.append(item)
     return converted

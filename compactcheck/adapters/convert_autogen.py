@@ -4,9 +4,8 @@ A run of consecutive tool messages becomes one ``FunctionExecutionResultMessage`
 shape for parallel results) and splits back in order. An assistant's text next to its calls
 travels as ``thought``. A message's ``name`` travels in ``source`` as ``"role:name"``; a plain
 role means no name, so AutoGen's own sources ("System" on a placeholder) read back as no name.
-AutoGen holds only strings in system, assistant and tool contents, an image only as its pixels,
-and no difference between an absent and a null content (``UNHELD``): those forms are refused with
-a ValueError rather than joined or dropped, and no history sent to an AutoGen target holds them.
+AutoGen holds only strings in system, assistant and tool contents: text parts there are refused
+with a ValueError rather than joined.
 """
 
 from __future__ import annotations
@@ -23,23 +22,6 @@ from autogen_core.models import (
     SystemMessage,
     UserMessage,
 )
-
-UNHELD: dict[str, str] = {
-    "system_parts": "AutoGen's SystemMessage holds one string",
-    "assistant_parts": "AutoGen's AssistantMessage holds one string",
-    "tool_parts": "AutoGen's FunctionExecutionResult holds one string",
-    "image": "AutoGen's Image holds an image's pixels, not a URL",
-    "refusal": "AutoGen has no refusal: a refusal would reach it as plain text",
-    "null_content": "AutoGen holds no difference between an absent and a null content",
-}
-"""The content forms AutoGen cannot hold, each with its reason."""
-
-
-def _user_parts(content: list[dict[str, Any]], where: str) -> list[Any]:
-    others = [part["type"] for part in content if part["type"] != "text"]
-    if others:
-        raise ValueError(f"{where}: AutoGen's UserMessage holds texts here, found {others}")
-    return [part["text"] for part in content]
 
 
 def _source(role: str, name: str | None) -> str:
@@ -71,7 +53,7 @@ def to_autogen(messages: Sequence[dict[str, Any]]) -> list[LLMMessage]:
         elif role == "user":
             content = message["content"]
             parts: str | list[Any] = (
-                content if isinstance(content, str) else _user_parts(content, where)
+                content if isinstance(content, str) else [part["text"] for part in content]
             )
             converted.append(
                 UserMessage(content=parts, source=_source("user", message.get("name")))
@@ -80,8 +62,6 @@ def to_autogen(messages: Sequence[dict[str, Any]]) -> list[LLMMessage]:
             source = _source("assistant", message.get("name"))
             calls = message.get("tool_calls")
             content = message.get("content")
-            if "content" in message and content is None:
-                raise ValueError(f"{where}: {UNHELD['null_content']}")
             if calls:
                 for call in calls:
                     tool_names[call["id"]] = call["function"]["name"]

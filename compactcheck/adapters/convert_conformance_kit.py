@@ -16,8 +16,6 @@ from typing import Any
 from compaction_kit.session import Turn  # type: ignore[import-untyped]
 
 MARK = "\x1e"
-UNHELD: dict[str, str] = {}
-"""The content forms the kit cannot hold: none (what a turn cannot hold travels as JSON)."""
 
 
 def _plain(message: dict[str, Any]) -> bool:

@@ -13,8 +13,6 @@ from typing import Any
 
 _ROLES = ("system", "user", "assistant", "tool")
 _KEYS = frozenset({"role", "content", "name", "tool_call_id", "tool_calls"})
-UNHELD: dict[str, str] = {}
-"""The content forms crewAI cannot hold: none (its messages are OpenAI-shaped dicts)."""
 
 
 def to_crewai(messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -44,12 +44,6 @@ from haystack.hooks.tool_result_offloading.utils import _OFFLOADED_META_KEY
 # Keys of meta and of ToolCall.extra that carry what Haystack's own fields cannot hold exactly.
 TEXT_PARTS = "compactcheck_text_parts"
 RAW_ARGUMENTS = "compactcheck_raw_arguments"
-NULL_CONTENT = "compactcheck_null_content"
-UNHELD: dict[str, str] = {
-    "image": "Haystack's ImageContent holds an image's base64 data, not a URL",
-    "refusal": "Haystack has no refusal content: a refusal would reach it as plain text",
-}
-"""The content forms Haystack cannot hold, each with its reason (no history sent holds them)."""
 
 _SUMMARY_OPEN, _SUMMARY_CLOSE = "<conversation_summary>\n", "\n</conversation_summary>"
 _OMISSION = re.compile(
@@ -79,17 +73,10 @@ def _parsed_arguments(arguments: str) -> tuple[dict[str, Any], bool]:
     return parsed, _arguments_text(parsed) == arguments
 
 
-def _text_parts(parts: list[dict[str, Any]], where: str) -> list[TextContent]:
-    others = [part["type"] for part in parts if part["type"] != "text"]
-    if others:
-        raise ValueError(f"{where}: Haystack holds text parts here, found {others}")
-    return [TextContent(text=part["text"]) for part in parts]
-
-
-def _texts(content: Any, where: str) -> tuple[list[ChatMessageContentT], dict[str, Any]]:
+def _texts(content: Any) -> tuple[list[ChatMessageContentT], dict[str, Any]]:
     """Text contents for an OpenAI content, and the meta that says it was a list of parts."""
     if isinstance(content, list):
-        return list(_text_parts(content, where)), {TEXT_PARTS: True}
+        return [TextContent(text=part["text"]) for part in content], {TEXT_PARTS: True}
     return [TextContent(text=str(content))], {}
 
 
@@ -126,9 +113,8 @@ def to_haystack(messages: Sequence[dict[str, Any]]) -> list[ChatMessage]:
     for index, message in enumerate(messages):
         role = message["role"]
         name = message.get("name")
-        where = f"message {index} ({role})"
         if role in ("system", "user"):
-            content, meta = _texts(message["content"], where)
+            content, meta = _texts(message["content"])
             if not meta:
                 meta = _note_meta(role, str(message["content"]))
             converted.append(
@@ -136,10 +122,8 @@ def to_haystack(messages: Sequence[dict[str, Any]]) -> list[ChatMessage]:
             )
         elif role == "assistant":
             content, meta = (
-                ([], {}) if message.get("content") is None else _texts(message["content"], where)
+                ([], {}) if message.get("content") is None else _texts(message["content"])
             )
-            if "content" in message and message["content"] is None:
-                meta[NULL_CONTENT] = True
             for call in message.get("tool_calls") or []:
                 arguments = call["function"]["arguments"]
                 parsed, exact = _parsed_arguments(arguments)
@@ -161,7 +145,9 @@ def to_haystack(messages: Sequence[dict[str, Any]]) -> list[ChatMessage]:
             origin = calls.get(ident) or ToolCall(tool_name="", arguments={}, id=ident)
             body = message["content"]
             result: str | list[TextContent] = (
-                _text_parts(body, where) if isinstance(body, list) else str(body)
+                [TextContent(text=part["text"]) for part in body]
+                if isinstance(body, list)
+                else str(body)
             )
             meta = _result_meta(result, origin.tool_name) if isinstance(result, str) else {}
             converted.append(ChatMessage.from_tool(tool_result=result, origin=origin, meta=meta))
@@ -198,8 +184,6 @@ def from_haystack(messages: Sequence[ChatMessage]) -> list[dict[str, Any]]:
             item = {"role": "assistant"}
             if message.texts or message.meta.get(TEXT_PARTS):
                 item["content"] = _content_from_haystack(message, where)
-            elif message.meta.get(NULL_CONTENT):
-                item["content"] = None
             if message.tool_calls:
                 item["tool_calls"] = [
                     _call_from_haystack(call, where) for call in message.tool_calls

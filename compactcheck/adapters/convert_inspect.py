@@ -1,11 +1,9 @@
 """OpenAI chat dicts to inspect-ai chat messages (``inspect_ai.model``) and back, losslessly.
 
-Each chat dict is one message of its role; its parts become inspect-ai's own: text and refusal
-parts ``ContentText`` (a refusal marked ``refusal=True``), an image ``ContentImage`` (its URL, and
-its detail when given), audio ``ContentAudio``. inspect-ai
+Each chat dict is one message of its role; text parts become ``ContentText`` parts. inspect-ai
 holds a call's arguments as a dict and has no message name and no assistant without content, so
 what it cannot hold travels in the message's ``metadata`` (which inspect-ai never sends to a
-model): the argument strings by call id, the name, and that the content was absent or null. A tool
+model): the argument strings by call id, the name, and that the content was absent. A tool
 message carries the called function's name, as inspect-ai's own tool messages do. A message
 inspect-ai writes itself (a summary, a placeholder) reads back by its role and text.
 """
@@ -16,7 +14,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from inspect_ai._util.content import Content, ContentAudio, ContentImage, ContentText
+from inspect_ai._util.content import ContentText
 from inspect_ai.model import (
     ChatMessage,
     ChatMessageAssistant,
@@ -29,35 +27,12 @@ from inspect_ai.tool import ToolCall
 ARGUMENTS = "compactcheck_arguments"
 NAME = "compactcheck_name"
 NO_CONTENT = "compactcheck_no_content"
-NULL_CONTENT = "compactcheck_null_content"
-# A ContentImage's ``internal`` mark for an image part that gave no detail (inspect-ai says "auto").
-NO_DETAIL = {"compactcheck_no_detail": True}
-UNHELD: dict[str, str] = {}
-"""The content forms inspect-ai cannot hold: none."""
 
 
-def _part(part: dict[str, Any], where: str) -> Content:
-    kind = part["type"]
-    if kind == "text":
-        return ContentText(text=part["text"])
-    if kind == "refusal":
-        return ContentText(text=part["refusal"], refusal=True)
-    if kind == "image_url":
-        image = part["image_url"]
-        detail = image.get("detail")
-        if detail is None:
-            return ContentImage(image=image["url"], internal=dict(NO_DETAIL))
-        return ContentImage(image=image["url"], detail=detail)
-    if kind == "input_audio":
-        audio = part["input_audio"]
-        return ContentAudio(audio=audio["data"], format=audio["format"])
-    raise ValueError(f"{where}: inspect-ai has no content for a {kind!r} part")
-
-
-def _content(content: Any, where: str) -> str | list[Any]:
+def _content(content: Any) -> str | list[Any]:
     if isinstance(content, str):
         return content
-    return [_part(part, where) for part in content]
+    return [ContentText(text=part["text"]) for part in content]
 
 
 def _arguments(text: str) -> dict[str, Any]:
@@ -78,22 +53,21 @@ def to_inspect(messages: Sequence[dict[str, Any]]) -> list[ChatMessage]:
         if message.get("name") is not None:
             metadata[NAME] = message["name"]
         content = message.get("content")
-        where = f"message {index} ({role})"
         item: ChatMessage
         if role == "system":
-            item = ChatMessageSystem(content=_content(content, where))
+            item = ChatMessageSystem(content=_content(content))
         elif role == "user":
-            item = ChatMessageUser(content=_content(content, where))
+            item = ChatMessageUser(content=_content(content))
         elif role == "assistant":
             calls = message.get("tool_calls") or None
             if content is None:
-                metadata[NULL_CONTENT if "content" in message else NO_CONTENT] = True
+                metadata[NO_CONTENT] = True
             if calls:
                 metadata[ARGUMENTS] = {c["id"]: c["function"]["arguments"] for c in calls}
                 for call in calls:
                     functions[call["id"]] = call["function"]["name"]
             item = ChatMessageAssistant(
-                content=_content("" if content is None else content, where),
+                content=_content("" if content is None else content),
                 tool_calls=[
                     ToolCall(
                         id=call["id"],
@@ -107,7 +81,7 @@ def to_inspect(messages: Sequence[dict[str, Any]]) -> list[ChatMessage]:
             )
         elif role == "tool":
             item = ChatMessageTool(
-                content=_content(content, where),
+                content=_content(content),
                 tool_call_id=message["tool_call_id"],
                 function=functions.get(message["tool_call_id"]),
             )
@@ -119,25 +93,15 @@ def to_inspect(messages: Sequence[dict[str, Any]]) -> list[ChatMessage]:
     return converted
 
 
-def _chat_part(part: Content, index: int) -> dict[str, Any]:
-    if isinstance(part, ContentText):
-        if part.refusal:
-            return {"type": "refusal", "refusal": part.text}
-        return {"type": "text", "text": part.text}
-    if isinstance(part, ContentImage):
-        image: dict[str, Any] = {"url": part.image}
-        if part.internal != NO_DETAIL:
-            image["detail"] = part.detail
-        return {"type": "image_url", "image_url": image}
-    if isinstance(part, ContentAudio):
-        return {"type": "input_audio", "input_audio": {"data": part.audio, "format": part.format}}
-    raise ValueError(f"message {index}: a {part.type} part has no chat form")
-
-
 def _text(content: str | list[Any], index: int) -> str | list[dict[str, Any]]:
     if isinstance(content, str):
         return content
-    return [_chat_part(part, index) for part in content]
+    parts = []
+    for part in content:
+        if not isinstance(part, ContentText):
+            raise ValueError(f"message {index}: a {part.type} part has no chat form")
+        parts.append({"type": "text", "text": part.text})
+    return parts
 
 
 def from_inspect(messages: Sequence[ChatMessage]) -> list[dict[str, Any]]:
@@ -150,9 +114,7 @@ def from_inspect(messages: Sequence[ChatMessage]) -> list[dict[str, Any]]:
             item["tool_call_id"] = message.tool_call_id
             item["content"] = _text(message.content, index)
         elif isinstance(message, ChatMessageAssistant):
-            if metadata.get(NULL_CONTENT):
-                item["content"] = None
-            elif not metadata.get(NO_CONTENT):
+            if not metadata.get(NO_CONTENT):
                 item["content"] = _text(message.content, index)
             if message.tool_calls:
                 raw = metadata.get(ARGUMENTS, {})

@@ -1,17 +1,14 @@
 """OpenAI chat dicts to LangChain messages and back, losslessly.
 
-Content parts travel as LangChain content blocks in OpenAI's own form (text, ``image_url``,
-``refusal``, ``input_audio``, ``file``), which LangChain holds and its OpenAI integration sends as
-they are. Tool call arguments travel parsed (LangChain keeps them
+Text parts travel as LangChain text blocks. Tool call arguments travel parsed (LangChain keeps them
 as a dict); where the parsed form would not print back to the very string OpenAI sent (spacing, key
 order, a non-object), the string rides along in ``additional_kwargs``, and so does the difference
-between an absent, a null and an empty assistant content. Message ids are positional (``m0``,
-``m1``...): LangChain components that need ids get them, and they are dropped on the way back.
+between an absent and an empty assistant content. Message ids are positional (``m0``, ``m1``...):
+LangChain components that need ids get them, and they are dropped on the way back.
 """
 
 from __future__ import annotations
 
-import copy
 import json
 from collections.abc import Sequence
 from typing import Any
@@ -27,11 +24,6 @@ from langchain_core.messages import (
 # Keys of additional_kwargs that carry what LangChain's own fields cannot hold exactly.
 RAW_ARGUMENTS = "compactcheck_raw_arguments"
 NO_CONTENT = "compactcheck_no_content"
-NULL_CONTENT = "compactcheck_null_content"
-# The OpenAI part types a LangChain content block carries as it is.
-PART_TYPES = frozenset({"text", "image_url", "refusal", "input_audio", "file"})
-UNHELD: dict[str, str] = {}
-"""The content forms LangChain cannot hold: none."""
 
 
 def _arguments_text(arguments: object) -> str:
@@ -40,23 +32,21 @@ def _arguments_text(arguments: object) -> str:
 
 def _content_to_langchain(content: Any) -> str | list[str | dict[Any, Any]]:
     if isinstance(content, list):
-        return [copy.deepcopy(part) for part in content]
+        return [{"type": "text", "text": part["text"]} for part in content]
     return str(content)
 
 
-def _content_from_langchain(content: Any, where: str) -> str | list[dict[str, Any]]:
+def _content_from_langchain(content: Any, where: str) -> str | list[dict[str, str]]:
     if isinstance(content, str):
         return content
-    parts: list[dict[str, Any]] = []
+    parts: list[dict[str, str]] = []
     for block in content:
         if isinstance(block, str):
             parts.append({"type": "text", "text": block})
-        elif isinstance(block, dict) and block.get("type") in PART_TYPES:
-            parts.append(copy.deepcopy(block))
+        elif isinstance(block, dict) and block.get("type") == "text":
+            parts.append({"type": "text", "text": str(block["text"])})
         else:
-            raise ValueError(
-                f"{where}: expected content blocks of types {sorted(PART_TYPES)}, found {block!r}"
-            )
+            raise ValueError(f"{where}: expected text content blocks, found {block!r}")
     return parts
 
 
@@ -98,7 +88,7 @@ def to_langchain(messages: Sequence[dict[str, Any]]) -> list[BaseMessage]:
             extra: dict[str, Any] = {}
             content = message.get("content")
             if content is None:
-                extra[NULL_CONTENT if "content" in message else NO_CONTENT] = True
+                extra[NO_CONTENT] = True
             calls = []
             raw: dict[str, str] = {}
             for call in message.get("tool_calls") or []:
@@ -142,9 +132,7 @@ def from_langchain(messages: Sequence[BaseMessage]) -> list[dict[str, Any]]:
         elif isinstance(message, AIMessage):
             extra = message.additional_kwargs
             item = {"role": "assistant"}
-            if extra.get(NULL_CONTENT) and content == "":
-                item["content"] = None
-            elif not (extra.get(NO_CONTENT) and content == ""):
+            if not (extra.get(NO_CONTENT) and content == ""):
                 item["content"] = content
             raw = extra.get(RAW_ARGUMENTS, {})
             if message.tool_calls:

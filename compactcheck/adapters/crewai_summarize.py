@@ -36,7 +36,7 @@ from crewai.utilities.message_utils import build_summary_prompt
 from crewai.utilities.printer import Printer
 
 from compactcheck.adapters.adapter import Messages, MessagesAdapter, Parameters
-from compactcheck.adapters.convert_crewai import UNHELD, from_crewai, to_crewai
+from compactcheck.adapters.convert_crewai import from_crewai, to_crewai
 from compactcheck.adapters.parameters import ParameterDraw
 from compactcheck.models import MeteredModel
 from compactcheck.models.request import ModelRequest, Turn
@@ -104,7 +104,6 @@ class SummarizeMessages(MessagesAdapter):
     """``handle_context_length`` on the history with a drawn context window."""
 
     package = "crewai"
-    unheld = UNHELD
 
     def parameters(self, messages: Messages) -> Parameters:
         """The context window for this history."""

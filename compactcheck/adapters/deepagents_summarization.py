@@ -40,7 +40,7 @@ from langchain_core.messages import AIMessage, BaseMessage, RemoveMessage, Syste
 from langchain_core.messages.utils import count_tokens_approximately
 
 from compactcheck.adapters.adapter import Messages, MessagesAdapter, Parameters
-from compactcheck.adapters.convert_langchain import UNHELD, from_langchain, to_langchain
+from compactcheck.adapters.convert_langchain import from_langchain, to_langchain
 from compactcheck.adapters.echo_model import echo_text
 from compactcheck.adapters.parameters import ParameterDraw
 from compactcheck.models.langchain_chat import as_chat_model
@@ -57,7 +57,6 @@ class DeepAgentsSummarization(MessagesAdapter):
     """Patch dangling calls, then summarise as deepagents does before a model call."""
 
     package = "deepagents"
-    unheld = UNHELD
 
     def parameters(self, messages: Messages) -> Parameters:
         """Trigger, retention and summary trim for this history."""

@@ -65,7 +65,7 @@ from compactcheck.adapters.adapter import (
     Parameters,
     budget_measure,
 )
-from compactcheck.adapters.convert_haystack import UNHELD, from_haystack, to_haystack
+from compactcheck.adapters.convert_haystack import from_haystack, to_haystack
 from compactcheck.adapters.parameters import ParameterDraw
 from compactcheck.models.meter import MeteredModel
 from compactcheck.models.request import ModelRequest, Role, Turn
@@ -176,7 +176,6 @@ class ContentAddressedStore(FileSystemToolResultStore):
 
 class _Haystack(MessagesAdapter):
     package = "haystack-ai"
-    unheld = UNHELD
 
     def _counter(self) -> TokenCounter:
         if self.budget is not None:

@@ -51,7 +51,7 @@ from inspect_ai.model import (
 from inspect_ai.model._providers.mockllm import MockLLM
 
 from compactcheck.adapters.adapter import Messages, MessagesAdapter, Parameters
-from compactcheck.adapters.convert_inspect import UNHELD, from_inspect, to_inspect
+from compactcheck.adapters.convert_inspect import from_inspect, to_inspect
 from compactcheck.adapters.parameters import ParameterDraw
 from compactcheck.models.request import ModelRequest, Turn
 
@@ -120,7 +120,6 @@ class TrimMessages(MessagesAdapter):
     """``trim_messages``: system and input kept, a share of the conversation, pairs mended."""
 
     package = "inspect-ai"
-    unheld = UNHELD
 
     def parameters(self, messages: Messages) -> Parameters:
         """The share of the conversation kept."""
@@ -136,7 +135,6 @@ class TrimMessages(MessagesAdapter):
 
 class _Handler(MessagesAdapter):
     package = "inspect-ai"
-    unheld = UNHELD
 
     def _strategy(self, parameters: Parameters) -> CompactionStrategy:
         raise NotImplementedError

@@ -29,7 +29,6 @@ from langchain_core.messages.utils import count_tokens_approximately
 from compactcheck.adapters.adapter import Messages, MessagesAdapter, Parameters
 from compactcheck.adapters.convert_langchain import (
     RAW_ARGUMENTS,
-    UNHELD,
     from_langchain,
     to_langchain,
 )
@@ -40,7 +39,6 @@ class ContextEditing(MessagesAdapter):
     """``ContextEditingMiddleware.wrap_model_call`` with one drawn ``ClearToolUsesEdit``."""
 
     package = "langchain"
-    unheld = UNHELD
 
     def parameters(self, messages: Messages) -> Parameters:
         """Trigger, retention and clearing settings for this history."""

@@ -31,7 +31,7 @@ from compactcheck.adapters.adapter import (
     Parameters,
     budget_measure,
 )
-from compactcheck.adapters.convert_langchain import UNHELD, from_langchain, to_langchain
+from compactcheck.adapters.convert_langchain import from_langchain, to_langchain
 from compactcheck.adapters.parameters import ParameterDraw
 
 Counter = Callable[[list[BaseMessage]], int]
@@ -51,7 +51,6 @@ class TrimMessages(MessagesAdapter):
     """``trim_messages`` on the history, with its settings drawn from the history."""
 
     package = "langchain-core"
-    unheld = UNHELD
 
     def parameters(self, messages: Messages) -> Parameters:
         """Counter, size limit, strategy and boundary flags for this history."""

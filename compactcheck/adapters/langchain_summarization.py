@@ -31,7 +31,7 @@ from langchain_core.messages import BaseMessage, RemoveMessage
 from langchain_core.messages.utils import count_tokens_approximately
 
 from compactcheck.adapters.adapter import Messages, MessagesAdapter, Parameters
-from compactcheck.adapters.convert_langchain import UNHELD, from_langchain, to_langchain
+from compactcheck.adapters.convert_langchain import from_langchain, to_langchain
 from compactcheck.adapters.echo_model import echo_text
 from compactcheck.adapters.parameters import ParameterDraw
 from compactcheck.models.langchain_chat import as_chat_model
@@ -45,7 +45,6 @@ class Summarization(MessagesAdapter):
     """``SummarizationMiddleware.before_model`` with an echo summariser, or the run's model."""
 
     package = "langchain"
-    unheld = UNHELD
 
     def parameters(self, messages: Messages) -> Parameters:
         """Trigger and retention for this history."""

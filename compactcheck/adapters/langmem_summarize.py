@@ -30,7 +30,7 @@ from compactcheck.adapters.adapter import (
     Parameters,
     budget_measure,
 )
-from compactcheck.adapters.convert_langchain import UNHELD, from_langchain, to_langchain
+from compactcheck.adapters.convert_langchain import from_langchain, to_langchain
 from compactcheck.adapters.echo_model import EchoChatModel
 from compactcheck.adapters.parameters import ParameterDraw
 from compactcheck.models.langchain_chat import as_chat_model
@@ -44,7 +44,6 @@ class SummarizeMessages(MessagesAdapter):
     """``summarize_messages`` with an echo model and settings drawn from the history."""
 
     package = "langmem"
-    unheld = UNHELD
 
     def _counter(self) -> Counter:
         if self.budget is None:

@@ -39,7 +39,7 @@ from pydantic_ai.usage import RunUsage
 from pydantic_ai_harness.compaction import SlidingWindowCompaction, SummarizingCompaction
 
 from compactcheck.adapters.adapter import Messages, MessagesAdapter, Parameters, chat_size
-from compactcheck.adapters.convert_pydantic_ai import UNHELD, from_pydantic_ai, to_pydantic_ai
+from compactcheck.adapters.convert_pydantic_ai import from_pydantic_ai, to_pydantic_ai
 from compactcheck.adapters.parameters import ParameterDraw
 from compactcheck.models.pydantic_ai_function import as_function_model
 
@@ -63,7 +63,6 @@ def echo_parts(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
 
 class _Harness(MessagesAdapter):
     package = "pydantic-ai-harness"
-    unheld = UNHELD
 
     def parameters(self, messages: Messages) -> Parameters:
         """Retention for this history."""

@@ -19,12 +19,6 @@ class Implementation(BaseModel):
         description="the wire formats of the messages view it speaks (chat completions unless "
         "it declares others)",
     )
-    unheld_forms: dict[str, str] = Field(
-        default_factory=dict,
-        description="content forms of the messages view its framework cannot hold (system_parts, "
-        "user_parts, assistant_parts, tool_parts, image, refusal, null_content, names), each with "
-        "its reason: no history sent to it takes them, and its report says they were not covered",
-    )
     waivers: dict[str, str] = Field(
         default_factory=dict,
         description="laws the compactor does not promise, each with its reason (e.g. a sliding "

@@ -14,7 +14,6 @@ from compactcheck.engine.tally import Failure, Tally
 from compactcheck.harness import RoundOutcome
 from compactcheck.invariants import Budget, Finding, Invariant, View
 from compactcheck.invariants.formats import CHAT, Format
-from compactcheck.invariants.laws.messages.holdings import held_only_in
 from compactcheck.invariants.sentences import load_lexicon
 from compactcheck.invariants.ways import MAX_WAYS, way_of, ways
 from compactcheck.models import MeteredModel
@@ -61,10 +60,6 @@ class Judge:
         structural = {law.id: bool(law.formats) for law in self.judging}
         self.waivers, self.refused_waivers = accepted_waivers(
             target.implementation.waivers, structural, self.format
-        )
-        # The content forms the target cannot hold: its histories never take them.
-        self.unheld: dict[str, str] = (
-            dict(target.implementation.unheld_forms) if view == "messages" else {}
         )
         reference_name = REFERENCE_TARGETS[view]
         self.fidelity = FidelityTally(
@@ -123,8 +118,6 @@ class Judge:
         for outcome in outcomes:
             tally.count(outcome)
             self.fidelity.count(outcome)
-            if self.view == "messages" and outcome.judged and outcome.facts is not None:
-                tally.held.update(held_only_in(tuple(outcome.before), outcome.facts))
             for law in self.judging:
                 judged = self.finding(outcome, law)
                 if judged is None:

@@ -14,7 +14,6 @@ from compactcheck.engine.tally import Failure
 from compactcheck.invariants import Invariant
 from compactcheck.invariants.inference import INFERABLE
 from compactcheck.invariants.laws.messages.content import fact_rulings
-from compactcheck.invariants.laws.messages.holdings import FORMS
 from compactcheck.invariants.levels import level_of
 from compactcheck.observed.repair.hint import fix_hint
 from compactcheck.report.model import (
@@ -213,9 +212,6 @@ def target_report(judge: Judge, search: Search, started: float) -> TargetReport:
         isolation=target.isolation,
         # Transcripts carry no ground truth: every round's facts were read off its input.
         inferred_facts=list(INFERABLE) if config.transcripts else [],
-        facts_held_only_in=(
-            {form: tally.held[form] for form in FORMS} if judge.view == "messages" else {}
-        ),
     )
 
 

@@ -144,13 +144,7 @@ class Search:
     def _cases(self) -> SearchStrategy[Case]:
         if self.config.transcripts:
             return transcript_cases(self.config.transcripts, self.config.rounds)  # type: ignore[return-value]
-        return cases(
-            self.config.rounds,
-            self.view,
-            self.config.malformed,
-            self.judge.format,
-            self.judge.unheld,
-        )
+        return cases(self.config.rounds, self.view, self.config.malformed, self.judge.format)
 
     def _key(self, kind: str) -> str:
         """The example database key of a search: generated and transcript cases never mix."""

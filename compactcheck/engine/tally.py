@@ -42,9 +42,6 @@ class Tally:
     failures: Counter[str] = field(default_factory=Counter)
     # Calls that errored on input that broke a provider rule (not a finding; see crash.py).
     malformed_errors: int = 0
-    # Compactions whose input held some judged fact only in one form (messages view; see
-    # compactcheck.invariants.laws.messages.holdings), by form.
-    held: Counter[str] = field(default_factory=Counter)
 
     def count(self, outcome: RoundOutcome) -> None:
         """Count one round's call."""

@@ -20,11 +20,6 @@ class Trial:
     def __init__(self, target: Target, view: View, config: RunConfig) -> None:
         self._run = TargetRun(target, view, config)
 
-    @property
-    def unheld_forms(self) -> dict[str, str]:
-        """The content forms the target cannot hold, which its cases never take."""
-        return self._run.judge.unheld
-
     def judge(self, invariant: str, case: Case) -> Counterexample | None:
         """Run one case through the target: the witness of the first round that breaks the law
         ``invariant``, already written to the crash corpus (unshrunk: Hypothesis shrinks the

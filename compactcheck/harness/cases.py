@@ -12,10 +12,9 @@ from compactcheck.invariants import View
 from compactcheck.invariants.formats import CHAT, Format
 from compactcheck.invariants.session.exchange import MODES as SESSION_MODES
 from compactcheck.invariants.session.exchange import Mode as SessionMode
-from compactcheck.strategies import Scenario
-from compactcheck.strategies.features import draw_feature_value
+from compactcheck.strategies import Scenario, scenarios
+from compactcheck.strategies.features import feature_values
 from compactcheck.strategies.projected import History, Recorder, project_prefixes
-from compactcheck.strategies.scenarios import ScenarioShape, draw_scenario, scenario_shape
 
 # How many knobs a case carries (see ``Case.knobs``).
 KNOBS = 8
@@ -57,23 +56,21 @@ def cases(
     view: View | None = None,
     malformed: Collection[str] = (),
     format: Format = CHAT,
-    unheld: Collection[str] = (),
 ) -> st.SearchStrategy[Case]:
     """Cases for one view: a messages history is one the provider accepts unless ``malformed``.
 
     The snapshot and session designs allow a result to arrive late; a chat provider does not.
-    A messages case in a provider format also draws which of the format's own parts it has;
-    it takes none of the content forms ``unheld`` names (those the target cannot hold).
+    A messages case in a provider format also draws which of the format's own parts it has.
     """
     if view == "messages":
         late, pending = "late-results" in malformed, "pending-calls" in malformed
-        shape = scenario_shape(late_results=late, pending_calls=pending, unsent=unheld)
-        return _cases(rounds, shape, format != CHAT)
-    return _cases(rounds, scenario_shape())
+        return _cases(rounds, scenarios(late_results=late, pending_calls=pending), format != CHAT)
+    return _cases(rounds, scenarios())
 
 
 # Strategies made once, not on every draw (each made inside a draw is a cache lookup).
 _MODES = st.sampled_from(SESSION_MODES)
+_FEATURES = feature_values()
 
 
 @lru_cache(maxsize=64)
@@ -91,15 +88,11 @@ def _cut_sets(turns: int, size: int) -> st.SearchStrategy[frozenset[int]]:
 def _cases(
     draw: st.DrawFn,
     rounds: int,
-    shape: ScenarioShape,
+    scenario_strategy: st.SearchStrategy[Scenario],
     with_features: bool = False,
 ) -> Case:
-    """A scenario cut into one to ``rounds`` compaction rounds at turn boundaries.
-
-    The scenario and the format's features are drawn inline, not as strategies of their own: a
-    nested strategy is a span Hypothesis records and walks, a cost a case pays on every draw.
-    """
-    scenario: Scenario = draw_scenario(draw, shape)
+    """A scenario cut into one to ``rounds`` compaction rounds at turn boundaries."""
+    scenario = draw(scenario_strategy)
     turns = len(scenario.turns)
     count = draw(_integers(1, max(1, min(rounds, turns))))
     inner = sorted(draw(_cut_sets(turns, count - 1))) if count > 1 else []
@@ -119,5 +112,5 @@ def _cases(
         for value in (draw(_KNOB_WORDS), draw(_KNOB_WORDS))
         for index in range(KNOBS // 2)
     )
-    features = draw_feature_value(draw) if with_features else 0
+    features = draw(_FEATURES) if with_features else 0
     return Case(scenario, (*inner, turns), mode, knobs, features)

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import strategies as st
 from hypothesis.strategies import SearchStrategy
 
 from compactcheck.engine.config import RunConfig
@@ -169,17 +168,7 @@ class LawCase:
     def cases(self) -> SearchStrategy[Case]:
         """The histories this law is judged on, for a Hypothesis test of your own (one that
         ``hypothesis fuzz`` can fuzz): draw one and hand it to ``check_case``."""
-        # Deferred: the target is opened (to learn the forms it cannot hold) at the first draw,
-        # inside the test, not when the strategy is made.
-        return st.deferred(
-            lambda: cases(
-                self.config.rounds,
-                self.view,
-                self.config.malformed,
-                self.config.format,
-                self.trial().unheld_forms,
-            )
-        )
+        return cases(self.config.rounds, self.view, self.config.malformed, self.config.format)
 
     def trial(self) -> Trial:
         """The target opened for ``check_case``, once per session: the first call starts its

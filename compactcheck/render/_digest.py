@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from compactcheck.invariants.laws.messages.holdings import FORM_NAMES
 from compactcheck.render._stderr import stderr_parts
 from compactcheck.report.model import (
     CALL_STATUSES,
@@ -135,44 +134,15 @@ def calls_line(target: TargetReport, max_examples: int | None = None) -> str | N
     level = target_level_text(target)
     waived = waived_text(target)
     declared = f"; waived by the target: {waived}" if waived else ""
-    held = held_text(target)
-    unsent = unsent_text(target)
     return (
         f"{what}{where}: {', '.join(counted)}"
         + (f"; failed calls: {failed}" if failed else "")
         + model
         + inferred
-        + (f"; {held}" if held else "")
-        + (f"; {unsent}" if unsent else "")
         + (f"; {level}" if level else "")
         + declared
         + explored_past(target, max_examples)
     )
-
-
-def held_text(target: TargetReport) -> str:
-    """Which forms of holding a fact the compactions met, e.g. "compactions with a fact held
-    only in call arguments: 12, in a long tool result: none met, in a list of parts: 30"
-    ("" for a report that does not count them)."""
-    counts = target.facts_held_only_in
-    if not counts:
-        return ""
-    parts = [
-        f"{FORM_NAMES.get(form, form)}: {count or 'none met'}" for form, count in counts.items()
-    ]
-    return "compactions with a fact held only in " + ", in ".join(parts)
-
-
-def unsent_text(target: TargetReport) -> str:
-    """The content forms no history took because the target cannot hold them, e.g. "not
-    covered (the target cannot hold them): image (AutoGen holds an image's pixels, not a URL)"
-    ("" when it holds every form)."""
-    implementation = target.implementation
-    forms = implementation.unheld_forms if implementation and target.view == "messages" else {}
-    if not forms:
-        return ""
-    listed = ", ".join(f"{form} ({reason})" for form, reason in forms.items())
-    return f"content forms not covered (the target cannot hold them): {listed}"
 
 
 def explored_past(target: TargetReport, max_examples: int | None) -> str:

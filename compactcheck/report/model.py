@@ -366,14 +366,6 @@ class TargetReport(_ReportModel):
         "constraints, must_keep) rather than declared; empty when every fact was declared or "
         "generated with its ground truth",
     )
-    facts_held_only_in: dict[str, int] = Field(
-        default_factory=dict,
-        description="messages view: how many compactions had a fact the laws judge (the goal, a "
-        "constraint, a must-keep identifier) held only in one form, by form: call_arguments (a "
-        "tool call's arguments), long_result (a tool result past its first 1,000 characters), "
-        "parts (a content given as a list of parts); 0 for a form the run never met; empty for "
-        "the other views and in reports written before it",
-    )
     level: int | None = Field(
         default=None,
         description="the highest conformance level reached: every applicable law of levels 1 to "

@@ -180,17 +180,7 @@ def merge_target_reports(reports: Sequence[TargetReport]) -> TargetReport:
         format=first.format,
         fidelity=merged([report.fidelity for report in reports]),
         inferred_facts=list(dict.fromkeys(f for r in reports for f in r.inferred_facts)),
-        facts_held_only_in=_held(reports),
     )
-
-
-def _held(reports: Sequence[TargetReport]) -> dict[str, int]:
-    """The shards' counts of compactions with a fact held only in one form, summed by form."""
-    held: Counter[str] = Counter()
-    for report in reports:
-        held.update(report.facts_held_only_in)
-    ordered = [form for report in reports for form in report.facts_held_only_in]
-    return {form: held[form] for form in dict.fromkeys(ordered)}
 
 
 def merge_target_groups(reports: Iterable[TargetReport]) -> list[TargetReport]:

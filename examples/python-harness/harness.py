@@ -113,13 +113,6 @@ def first_line(text: str) -> str:
     return text.partition("\n")[0]
 
 
-def ends(text: str) -> str:
-    """The first and the last line of a text (a tool's log says what it did on its last)."""
-    first, _, rest = text.partition("\n")
-    last = rest.rpartition("\n")[2]
-    return f"{first} ... {last}" if rest else first
-
-
 def summarise(span: list[Message]) -> Message:
     """One user message standing for a span: user words whole, calls with arguments."""
     lines = [f"Summary of {len(span)} earlier messages, replaced by this one:"]
@@ -128,7 +121,7 @@ def summarise(span: list[Message]) -> Message:
         if message["role"] == "user":
             lines.append(f"- user said: {text}")
         elif message["role"] == "tool":
-            lines.append(f"- tool result {message['tool_call_id']}: {ends(text)}")
+            lines.append(f"- tool result {message['tool_call_id']}: {first_line(text)}")
         else:
             if text:
                 lines.append(f"- {message['role']}: {first_line(text)}")

@@ -23,13 +23,7 @@ from compactcheck.invariants.formats import CHAT, Format, NativeRequest, gemini,
 from compactcheck.invariants.formats import anthropic as claude
 from compactcheck.invariants.formats import responses as openai
 from compactcheck.invariants.formats.projection import Features, project_format
-from compactcheck.invariants.messages import (
-    AudioPart,
-    ChatMessage,
-    FilePart,
-    RefusalPart,
-    ToolMessage,
-)
+from compactcheck.invariants.messages import ChatMessage
 
 # Formats that can mark a tool result as an error (Anthropic is_error, Gemini "error").
 _ERROR_FLAGS = ("anthropic", "gemini")
@@ -37,19 +31,6 @@ _ERROR_FLAGS = ("anthropic", "gemini")
 
 class ConversionError(CompactcheckError):
     """A history that cannot be converted without losing or inventing something."""
-
-
-def _chat_only(messages: tuple[ChatMessage, ...], target: Format) -> Iterator[str]:
-    """What a chat history holds that ``target`` has no place for: names, audio and files, and
-    a refusal where the target has no refusal part (all but Responses)."""
-    for index, message in enumerate(messages):
-        if not isinstance(message, ToolMessage) and message.name is not None:
-            yield f"the name of messages[{index}]"
-        for part in message.content if isinstance(message.content, tuple) else ():
-            if isinstance(part, AudioPart | FilePart):
-                yield f"a {part.type} part in messages[{index}]"
-            elif isinstance(part, RefusalPart) and target != "openai-responses":
-                yield f"a refusal part in messages[{index}]"
 
 
 def _anthropic_only(request: claude.AnthropicRequest) -> Iterator[str]:
@@ -77,7 +58,7 @@ def _responses_only(request: openai.ResponsesInput) -> Iterator[str]:
             if item.id is not None:
                 yield f"the item id {item.id} of input[{index}]"
             content = item.content if isinstance(item, openai.MessageItem) else None
-            if isinstance(content, tuple) and any(openai.text_of(part) is None for part in content):
+            if isinstance(content, tuple) and any(part.text is None for part in content):
                 yield f"a non-text content part in input[{index}]"
             continue
         if isinstance(item, openai.FunctionCallOutputItem):
@@ -150,7 +131,7 @@ def convert(data: Any, source: Format, target: Format) -> dict[str, Any]:
             messages: tuple[ChatMessage, ...] = parse_messages(
                 data.get("messages") if isinstance(data, dict) else data
             )
-            lost: list[str] = list(_chat_only(messages, target)) if target != CHAT else []
+            lost: list[str] = []
             errors: set[str] = set()
         else:
             request = parse_request(source, data)

@@ -3,11 +3,6 @@
 What the agent can read (instructions, user and assistant text, tool calls and their results)
 becomes OpenAI chat messages; what is opaque (thinking, reasoning, signatures, compaction items,
 images, server tools, unknown kinds) is not read, so that no law takes it for agent state.
-
-Every text is read wherever the format puts it: a plain string, a list of text blocks or parts,
-a tool result given as a list, a call's arguments. A content of several texts reads as that many
-text parts (one text reads as a string, the form chat completions and the laws take as the same
-message), so that a law, and the statistics of what a run met, see a list of parts as such.
 """
 
 from __future__ import annotations
@@ -23,7 +18,6 @@ from compactcheck.invariants.messages import (
     AssistantMessage,
     ChatMessage,
     FunctionCall,
-    RefusalPart,
     SystemMessage,
     TextPart,
     ToolCall,
@@ -36,7 +30,7 @@ def _arguments(value: dict[str, Any] | None) -> str:
     return json.dumps(value or {}, separators=(",", ":"), ensure_ascii=False)
 
 
-def _said(texts: list[str]) -> str | tuple[TextPart | RefusalPart, ...] | None:
+def _said(texts: list[str]) -> str | tuple[TextPart, ...] | None:
     """What a turn's text blocks or parts say: none, one text, or one part per text."""
     if not texts:
         return None
@@ -45,32 +39,16 @@ def _said(texts: list[str]) -> str | tuple[TextPart | RefusalPart, ...] | None:
     return tuple(TextPart(text=text) for text in texts)
 
 
-def _written(texts: list[str]) -> str | tuple[TextPart | RefusalPart, ...]:
-    """What a user turn, an instruction or a tool result says: "" when it holds no text."""
-    return _said(texts) or ""
-
-
-def _assistant(
-    content: str | tuple[TextPart | RefusalPart, ...] | None, calls: tuple[ToolCall, ...]
-) -> AssistantMessage:
-    """An assistant turn's reading; a turn with no text leaves its content out (not null)."""
-    if content is None:
-        return AssistantMessage(tool_calls=calls)
-    return AssistantMessage(content=content, tool_calls=calls or None)
-
-
 def _call(call_id: str, name: str, arguments: str) -> ToolCall:
     return ToolCall(id=call_id, function=FunctionCall(name=name or "?", arguments=arguments))
 
 
-def _result_text(
-    content: str | tuple[claude.Block, ...] | None,
-) -> str | tuple[TextPart | RefusalPart, ...]:
+def _result_text(content: str | tuple[claude.Block, ...] | None) -> str:
     if content is None:
         return ""
     if isinstance(content, str):
         return content
-    return _written([block.text for block in content if isinstance(block, claude.TextBlock)])
+    return "\n".join(block.text for block in content if isinstance(block, claude.TextBlock))
 
 
 def read_anthropic(request: claude.AnthropicRequest) -> tuple[ChatMessage, ...]:
@@ -90,7 +68,7 @@ def read_anthropic(request: claude.AnthropicRequest) -> tuple[ChatMessage, ...]:
                 if isinstance(block, claude.ToolUseBlock)
             )
             if texts or calls:
-                out.append(_assistant(_said(texts), calls))
+                out.append(AssistantMessage(content=_said(texts), tool_calls=calls or None))
             continue
         for block in message.blocks:
             if isinstance(block, claude.ToolResultBlock):
@@ -98,7 +76,7 @@ def read_anthropic(request: claude.AnthropicRequest) -> tuple[ChatMessage, ...]:
                     ToolMessage(tool_call_id=block.tool_use_id, content=_result_text(block.content))
                 )
         if texts or isinstance(message.content, str):
-            out.append(UserMessage(content=_written(texts)))
+            out.append(UserMessage(content="\n".join(texts)))
     return tuple(out)
 
 
@@ -127,39 +105,25 @@ def read_responses(request: responses.ResponsesInput) -> tuple[ChatMessage, ...]
         out.extend(flush())
         if isinstance(item, responses.OUTPUT_ITEMS):
             out.append(
-                ToolMessage(tool_call_id=item.call_id or "?", content=_responses_text(item.output))
+                ToolMessage(
+                    tool_call_id=item.call_id or "?", content=responses.part_text(item.output)
+                )
             )
         elif isinstance(item, responses.MessageItem):
-            text = _responses_text(item.content)
+            text = responses.part_text(item.content)
             if item.role in ("system", "developer"):
                 out.append(SystemMessage(content=text))
             elif item.role == "assistant":
-                out.append(AssistantMessage(content=_assistant_parts(item.content) or ""))
+                texts = (
+                    [item.content]
+                    if isinstance(item.content, str)
+                    else [part.text for part in item.content if part.text is not None]
+                )
+                out.append(AssistantMessage(content=_said(texts) or ""))
             else:
                 out.append(UserMessage(content=text))
     out.extend(flush())
     return tuple(out)
-
-
-def _responses_text(
-    content: str | tuple[responses.ContentPart, ...],
-) -> str | tuple[TextPart | RefusalPart, ...]:
-    """A Responses content or output: a string as it is, parts as their texts."""
-    if isinstance(content, str):
-        return content
-    return _written([text for part in content if (text := responses.text_of(part)) is not None])
-
-
-def _assistant_parts(
-    content: str | tuple[responses.ContentPart, ...],
-) -> str | tuple[TextPart | RefusalPart, ...] | None:
-    """An assistant message item's content; a lone refusal part reads as one (chat's form)."""
-    if isinstance(content, str):
-        return content
-    if len(content) == 1 and content[0].type == "refusal":
-        refusal = responses.text_of(content[0])
-        return (RefusalPart(refusal=refusal),) if refusal is not None else None
-    return _said([text for part in content if (text := responses.text_of(part)) is not None])
 
 
 def gemini_response_text(response: dict[str, Any]) -> str:
@@ -238,10 +202,10 @@ def read_gemini(request: gemini.GeminiRequest) -> tuple[ChatMessage, ...]:
                 if part.function_call is not None
             )
             if texts or calls:
-                out.append(_assistant(_said(texts), calls))
+                out.append(AssistantMessage(content=_said(texts), tool_calls=calls or None))
             continue
         if texts:
-            out.append(UserMessage(content=_written(texts)))
+            out.append(UserMessage(content="\n".join(texts)))
         for index, part in enumerate(content.parts):
             if part.function_response is not None:
                 out.append(

@@ -163,16 +163,8 @@ class ResponsesInput(_Wire):
     input: tuple[Item, ...]
 
 
-def text_of(part: ContentPart) -> str | None:
-    """The words of one part: its text, or a refusal's; None for an image or a file."""
-    if part.text is not None:
-        return part.text
-    refusal = (part.model_extra or {}).get("refusal") if part.type == "refusal" else None
-    return refusal if isinstance(refusal, str) else None
-
-
 def part_text(content: str | tuple[ContentPart, ...]) -> str:
     """The text of a message's or an output's content, parts joined by newlines."""
     if isinstance(content, str):
         return content
-    return "\n".join(text for part in content if (text := text_of(part)) is not None)
+    return "\n".join(part.text for part in content if part.text is not None)

@@ -2,10 +2,8 @@
 
 It is written so that nothing a checker or a model needs is lost: what users said is kept in
 full (their words carry goals and constraint updates), each tool call is listed with its name,
-arguments and id, each tool result by its first and last lines (a long log ends on what it did:
-"reformatted src/app.py"), and every other message by the first line of each of its text parts.
-Identifiers such as file paths and step ids therefore survive verbatim, in whatever form the
-message held them: a string, a list of parts, a call's arguments.
+arguments and id, and every other message by the first line of each of its text parts.
+Identifiers such as file paths and step ids therefore survive verbatim.
 """
 
 from __future__ import annotations
@@ -18,7 +16,6 @@ from compactcheck.invariants.messages import (
     ToolMessage,
     UserMessage,
     content_text,
-    part_text,
 )
 
 SUMMARY_HEADER = "Summary of {count} earlier messages, replaced by this one:"
@@ -31,30 +28,17 @@ def first_line(text: str) -> str:
     return text if end < 0 else text[:end]
 
 
-def last_line(text: str) -> str:
-    """The last non-empty line of a text of several lines; "" for a text of one line."""
-    end = len(text.rstrip("\n"))
-    start = text.rfind("\n", 0, end)
-    return text[start + 1 : end] if start >= 0 else ""
-
-
 def summary_lines(message: ChatMessage) -> list[str]:
     """The lines one message contributes to a summary."""
     text = content_text(message.content)
     if isinstance(message, UserMessage):
         return [f"- user said: {text}"]
     if isinstance(message, ToolMessage):
-        last = last_line(text)
-        ending = f" ... {last}" if last else ""
-        return [f"- tool result {message.tool_call_id}: {first_line(text)}{ending}"]
+        return [f"- tool result {message.tool_call_id}: {first_line(text)}"]
     # The first line of each text part: a provider format's turn that joins several texts (a
     # Gemini model turn, an Anthropic turn of several text blocks) reads as one part each.
     parts = message.content if isinstance(message.content, tuple) else (text,)
-    shown = [
-        first_line(said)
-        for part in parts
-        if (said := part if isinstance(part, str) else part_text(part)) is not None
-    ]
+    shown = [first_line(part if isinstance(part, str) else part.text) for part in parts]
     lines = [f"- {message.role}: {line}" for line in shown if line]
     if isinstance(message, AssistantMessage) and message.tool_calls:
         lines += [

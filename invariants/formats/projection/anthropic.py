@@ -13,16 +13,8 @@ from compactcheck.invariants import (
     UserMessage,
     content_text,
 )
-from compactcheck.invariants.formats.projection.chat import (
-    call_input,
-    image_url,
-    is_parts,
-    parts,
-    run_makes_calls,
-    texts,
-)
+from compactcheck.invariants.formats.projection.chat import call_input, run_makes_calls, texts
 from compactcheck.invariants.formats.projection.features import Features, opaque
-from compactcheck.invariants.messages import part_text
 
 # A 1x1 transparent PNG: an image a user pasted, carried whole and never read.
 _PIXEL: Final = (
@@ -30,34 +22,6 @@ _PIXEL: Final = (
 )
 
 THINKING = {"type": "enabled", "budget_tokens": 2048}
-
-
-def _image(url: str) -> dict[str, Any]:
-    """An image block for an image part: its data inline, or the URL it is at."""
-    if url.startswith("data:") and ";base64," in url:
-        head, data = url[5:].split(";base64,", 1)
-        return {"type": "image", "source": {"type": "base64", "media_type": head, "data": data}}
-    return {"type": "image", "source": {"type": "url", "url": url}}
-
-
-def _user_blocks(message: ChatMessage) -> list[dict[str, Any]]:
-    """A user message's content as blocks: its texts, and its images where they stood."""
-    blocks: list[dict[str, Any]] = []
-    for part in parts(message):
-        url = image_url(part)
-        text = part_text(part)
-        if url is not None:
-            blocks.append(_image(url))
-        elif text is not None:
-            blocks.append({"type": "text", "text": text})
-    return blocks or [{"type": "text", "text": ""}]
-
-
-def _result_content(message: ToolMessage, as_blocks: bool) -> str | list[dict[str, Any]]:
-    """A tool result's content: a string, or text blocks (its parts, or its text as one block)."""
-    if is_parts(message) or (as_blocks and message.content):
-        return [{"type": "text", "text": text} for text in texts(message)]
-    return content_text(message.content)
 
 
 def to_anthropic(
@@ -70,10 +34,8 @@ def to_anthropic(
 
     Features: extended thinking (every assistant turn that calls tools opens with a signed
     thinking block, some with redacted thinking, some text turns too), prompt-cache markers on
-    the system prompt and the last user turn, an image in the first user turn, a server web
-    search before some assistant answers, and tool results as lists of text blocks. A user's
-    words that follow tool results come in the same user message, after the ``tool_result``
-    blocks, as Claude clients send them.
+    the system prompt and the last user turn, an image in the first user turn, and a server
+    web search before some assistant answers.
     """
     thinking = features.flag(0)
     # Markers and the image only once, in the first round's projection: the next rounds'
@@ -81,7 +43,6 @@ def to_anthropic(
     caching = features.flag(1, 1, 3) and offset == 0
     image = features.flag(2, 1, 4) and offset == 0
     searching = features.flag(3, 1, 3)
-    result_blocks = features.flag(4, 1, 3)
     request: dict[str, Any] = {}
     out: list[dict[str, Any]] = []
     results: list[dict[str, Any]] = []
@@ -104,23 +65,26 @@ def to_anthropic(
             result: dict[str, Any] = {
                 "type": "tool_result",
                 "tool_use_id": message.tool_call_id,
-                "content": _result_content(message, result_blocks),
+                "content": text,
             }
             if message.tool_call_id in errors:
                 result["is_error"] = True
             results.append(result)
             continue
+        close_results()
         if isinstance(message, UserMessage):
             content: list[dict[str, Any]] = []
             if first_user and image:
-                content.append(_image(f"data:image/png;base64,{_PIXEL}"))
-            content += _user_blocks(message)
+                content.append(
+                    {
+                        "type": "image",
+                        "source": {"type": "base64", "media_type": "image/png", "data": _PIXEL},
+                    }
+                )
+            content.append({"type": "text", "text": text})
             first_user = False
-            # The results it follows open the same message: tool_result blocks first.
-            out.append({"role": "user", "content": [*results, *content]})
-            results.clear()
+            out.append({"role": "user", "content": content})
             continue
-        close_results()
         assert isinstance(message, AssistantMessage)
         blocks: list[dict[str, Any]] = []
         calls = message.tool_calls or ()

@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from compactcheck.invariants import AssistantMessage, ChatMessage, UserMessage, content_text
-from compactcheck.invariants.messages import ImagePart, Part, RefusalPart, TextPart, part_text
 
 # The first words of an earlier compaction's summary in every projection (messages_view).
 SUMMARY_PREFIX: Final = "Summary of the conversation so far."
@@ -21,32 +20,10 @@ def is_summary(message: ChatMessage) -> bool:
 
 
 def texts(message: ChatMessage) -> list[str]:
-    """A message's texts: one per worded part of a multi-part content, else its one text."""
+    """A message's texts: one per part of a multi-part content, else its one text (if any)."""
     if isinstance(message.content, tuple):
-        return [text for part in message.content if (text := part_text(part)) is not None]
+        return [part.text for part in message.content]
     return [message.content] if message.content else []
-
-
-def parts(message: ChatMessage) -> tuple[Part, ...]:
-    """A message's content as parts: a string is one text part (an empty one none)."""
-    if isinstance(message.content, tuple):
-        return message.content
-    return (TextPart(text=message.content),) if message.content else ()
-
-
-def is_parts(message: ChatMessage) -> bool:
-    """Whether a message's content is a list of parts rather than a plain string."""
-    return isinstance(message.content, tuple)
-
-
-def image_url(part: Part) -> str | None:
-    """The URL of an image part; None for any other part."""
-    return part.image_url.url if isinstance(part, ImagePart) else None
-
-
-def is_refusal(part: Part) -> bool:
-    """Whether a part is an assistant's refusal."""
-    return isinstance(part, RefusalPart)
 
 
 def run_makes_calls(messages: Sequence[ChatMessage], start: int) -> bool:

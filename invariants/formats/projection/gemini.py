@@ -13,28 +13,8 @@ from compactcheck.invariants import (
     UserMessage,
     content_text,
 )
-from compactcheck.invariants.formats.projection.chat import (
-    call_input,
-    call_names,
-    image_url,
-    parts,
-    texts,
-)
+from compactcheck.invariants.formats.projection.chat import call_input, call_names, texts
 from compactcheck.invariants.formats.projection.features import Features, opaque
-from compactcheck.invariants.messages import part_text
-
-
-def _user_parts(message: ChatMessage) -> list[dict[str, Any]]:
-    """A user message's parts: one per text, and each image as file data at its URL."""
-    out: list[dict[str, Any]] = []
-    for part in parts(message):
-        url = image_url(part)
-        text = part_text(part)
-        if url is not None:
-            out.append({"fileData": {"mimeType": "image/png", "fileUri": url}})
-        elif text is not None:
-            out.append({"text": text})
-    return out or [{"text": ""}]
 
 
 def to_gemini(
@@ -49,8 +29,7 @@ def to_gemini(
     must follow a user turn or a function response turn), and the results of one call turn
     become one user turn of function responses. Features: a thinking model (the first function
     call of each model turn carries a thought signature, some turns open with a thought
-    summary), and calls and responses without ids. A user message of several parts is a user
-    turn of as many parts.
+    summary), and calls and responses without ids.
     """
     thinking = features.flag(0)
     # Calls carry ids unless a digit says otherwise (Vertex AI may leave them unset).
@@ -88,7 +67,7 @@ def to_gemini(
             continue
         previous_was_response = False
         if isinstance(message, UserMessage):
-            contents.append({"role": "user", "parts": _user_parts(message)})
+            contents.append({"role": "user", "parts": [{"text": text}]})
             continue
         assert isinstance(message, AssistantMessage)
         parts = turn("model")

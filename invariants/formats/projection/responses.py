@@ -13,40 +13,8 @@ from compactcheck.invariants import (
     UserMessage,
     content_text,
 )
-from compactcheck.invariants.formats.projection.chat import (
-    image_url,
-    is_parts,
-    is_refusal,
-    is_summary,
-    parts,
-    texts,
-)
+from compactcheck.invariants.formats.projection.chat import is_summary, texts
 from compactcheck.invariants.formats.projection.features import Features, opaque
-from compactcheck.invariants.messages import part_text
-
-
-def _input_parts(message: ChatMessage) -> list[dict[str, Any]]:
-    """A user message's content as input parts: texts, and images where they stood."""
-    out: list[dict[str, Any]] = []
-    for part in parts(message):
-        url = image_url(part)
-        text = part_text(part)
-        if url is not None:
-            out.append({"type": "input_image", "image_url": url})
-        elif text is not None:
-            out.append({"type": "input_text", "text": text})
-    return out
-
-
-def _output_parts(message: ChatMessage) -> list[dict[str, Any]]:
-    """An assistant message's content as output parts: texts, or its refusal."""
-    return [
-        {"type": "refusal", "refusal": text}
-        if is_refusal(part)
-        else {"type": "output_text", "text": text}
-        for part in parts(message)
-        if (text := part_text(part)) is not None
-    ]
 
 
 def to_responses(
@@ -60,16 +28,14 @@ def to_responses(
     Features: reasoning items (encrypted, with a summary) before the model's calls and some of
     its messages, item ids on the model's output items, an encrypted compaction item in place of
     an earlier compaction, the system prompt as a developer message instead of instructions,
-    typed content parts instead of plain strings, and function call outputs as lists of parts.
-    A chat message whose content is a list of parts keeps it as a list.
+    and typed content parts instead of plain strings.
     """
     del errors
     reasoning = features.flag(0)
     with_ids = features.flag(1)
     compaction = features.flag(2)
     developer = features.flag(3, 1, 3)
-    typed = features.flag(4)
-    output_parts = features.flag(5, 1, 3)
+    parts = features.flag(4)
     request: dict[str, Any] = {}
     items: list[dict[str, Any]] = []
     counter = 0
@@ -105,14 +71,8 @@ def to_responses(
                 request["instructions"] = text
             continue
         if isinstance(message, ToolMessage):
-            listed = is_parts(message) or (output_parts and bool(text))
-            output: Any = (
-                [{"type": "input_text", "text": said} for said in texts(message)]
-                if listed
-                else text
-            )
             items.append(
-                {"type": "function_call_output", "call_id": message.tool_call_id, "output": output}
+                {"type": "function_call_output", "call_id": message.tool_call_id, "output": text}
             )
             continue
         if isinstance(message, UserMessage):
@@ -125,7 +85,7 @@ def to_responses(
                         "encrypted_content": opaque("compaction", item_id, 96),
                     }
                 )
-            content: Any = _input_parts(message) if typed or is_parts(message) else text
+            content: Any = [{"type": "input_text", "text": text}] if parts else text
             items.append({"type": "message", "role": "user", "content": content})
             continue
         assert isinstance(message, AssistantMessage)
@@ -136,7 +96,7 @@ def to_responses(
             item: dict[str, Any] = {
                 "type": "message",
                 "role": "assistant",
-                "content": _output_parts(message),
+                "content": [{"type": "output_text", "text": said} for said in texts(message)],
             }
             if with_ids:
                 item["id"] = next_id("msg", index)

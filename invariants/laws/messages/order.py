@@ -22,13 +22,7 @@ from compactcheck.invariants.laws.messages.alignment import (
     identity_of,
 )
 from compactcheck.invariants.laws.messages.reading import Messages, call_ids, label, message_key
-from compactcheck.invariants.messages import (
-    ChatMessage,
-    SystemMessage,
-    ToolMessage,
-    content_text,
-    unread_parts,
-)
+from compactcheck.invariants.messages import ChatMessage, SystemMessage, ToolMessage, content_text
 from compactcheck.invariants.verdict import Finding, Violation, value_diff, witness
 
 
@@ -179,7 +173,7 @@ def _misplaced(before: Messages, after: Messages, aligned: Alignment) -> list[Vi
     "kept_messages_verbatim",
     "a message the output keeps (tied to the input by its tool call ids) keeps its content: "
     "call names and arguments, texts (a tool result shortened to a placeholder is judged by "
-    "tool_results_unpruned); any kept message keeps its images, audio and files",
+    "tool_results_unpruned)",
 )
 def kept_messages_verbatim(before: Messages, after: Messages, facts: Facts) -> Finding:
     """A kept call or result is the input's, not an edited copy of it."""
@@ -196,44 +190,10 @@ def kept_messages_verbatim(before: Messages, after: Messages, facts: Facts) -> F
         for out_index, in_index in aligned.changed
         if _pruned(before[in_index], after[out_index]) is None
     ]
-    found.extend(_unread_parts_lost(before, after, aligned))
     # Every kept message was read for its content (a changed one is tied to its input by a
     # call id; any other is kept only verbatim), as order reads them for their order.
     exercised = any(not isinstance(after[o], SystemMessage) for o in aligned.kept)
     return Finding("kept_messages_verbatim", exercised, tuple(found))
-
-
-def _unread_parts_lost(before: Messages, after: Messages, aligned: Alignment) -> list[Violation]:
-    """Kept messages (their texts the input's) whose images, audio or files are not the input's.
-
-    A message is matched by its text; what it shows besides (a screenshot the user pasted) is
-    no text, so only this comparison sees a copy that dropped it.
-    """
-    found: list[Violation] = []
-    for out_index, in_index in aligned.kept.items():
-        original, kept = before[in_index], after[out_index]
-        if type(original.content) is str or original.content is None:
-            continue
-        had, has = unread_parts(original.content), unread_parts(kept.content)
-        if had == has:
-            continue
-        lost = [part for part in had if part not in has]
-        what = (
-            f"lost {len(lost)} of its {len(had)} non-text part(s) "
-            f"({', '.join(dict.fromkeys(part.type for part in lost))})"
-            if lost
-            else "its non-text parts differ (added or reordered)"
-        )
-        found.append(
-            Violation(
-                "kept_messages_verbatim",
-                f"the {label(kept)} at output index {out_index} keeps the text of input index "
-                f"{in_index} but {what}",
-                witness(original, kept),
-                value_diff(original.to_json_data(), kept.to_json_data()),
-            )
-        )
-    return found
 
 
 # A note longer than this that replaces a result is read as an edit of it, not a placeholder.

@@ -12,48 +12,15 @@ from compactcheck.invariants.formats import CHAT, Format, NativeRequest, parse_r
 from compactcheck.invariants.laws.messages import FORMAT_RULES
 from compactcheck.invariants.laws.messages.structure import problems
 
-# The content parts chat completions accepts per role (its API reference, "messages"): a system
-# or tool message holds text parts; a user message text, images, audio and files; an assistant
-# message text parts, or exactly one refusal part.
-_PARTS_BY_ROLE: dict[str, frozenset[str]] = {
-    "system": frozenset({"text"}),
-    "developer": frozenset({"text"}),
-    "tool": frozenset({"text"}),
-    "user": frozenset({"text", "image_url", "input_audio", "file"}),
-    "assistant": frozenset({"text", "refusal"}),
-}
-
-
-def _part_problems(index: int, message: Mapping[str, Any]) -> list[str]:
-    """The content parts of one message that its role cannot carry."""
-    content = message.get("content")
-    if not isinstance(content, list):
-        return []
-    role = str(message.get("role"))
-    kinds = [str(part.get("type")) if isinstance(part, Mapping) else "?" for part in content]
-    allowed = _PARTS_BY_ROLE.get(role, frozenset())
-    found = [
-        f"{role} message {index} carries a {kind!r} content part, which a {role} message "
-        "cannot hold"
-        for kind in dict.fromkeys(kinds)
-        if kind not in allowed
-    ]
-    if role == "assistant" and "refusal" in kinds and len(kinds) > 1:
-        found.append(f"assistant message {index} holds a refusal part beside other parts")
-    return found
-
 
 def chat_completions_problems(messages: Sequence[Mapping[str, Any]]) -> list[str]:
-    """Where a chat message list breaks the chat completions rules; empty if nowhere.
+    """Where a chat message list breaks the chat completions tool-call rules; empty if nowhere.
 
-    The rule of tool calls (OpenAI's, and in substance Anthropic's and Gemini's): an assistant
-    message with ``tool_calls`` is followed at once by one tool message per call id, before
-    anything else; no tool message answers a call that was not made, or was already answered.
-    And each message's content parts are of the kinds its role may carry.
+    The rule (OpenAI's, and in substance Anthropic's and Gemini's): an assistant message with
+    ``tool_calls`` is followed at once by one tool message per call id, before anything else;
+    no tool message answers a call that was not made, or was already answered.
     """
     problems: list[str] = []
-    for index, message in enumerate(messages):
-        problems.extend(_part_problems(index, message))
     made: dict[str, int] = {}
     answered: set[str] = set()
     # The calls of the last assistant message with tool_calls still waiting for their result.

@@ -86,20 +86,6 @@ def call_ids(message: ChatMessage) -> tuple[str, ...]:
     return ()
 
 
-READING_SCOPE = (
-    "Every messages law that looks for a fact (the goal, a constraint, a must-keep identifier, a "
-    "step, a changed file, evidence, the recent tail) reads it through one shared reading of each "
-    "message, whatever form the message takes: a plain string; a list of text parts (OpenAI "
-    "parts, Anthropic text blocks, Gemini parts, Responses content parts); a refusal part; a tool "
-    "call's id, name and arguments; a tool result whole, given as a string or as a list of blocks "
-    "or parts. A request in a provider's own format is read into that form first. Out of scope: a "
-    "fact shown only by an image (its pixels or its alt text), an audio clip, a file, a thinking "
-    "or reasoning block or any other non-text block; none of them is read, so a law neither finds "
-    "a fact there nor counts its loss."
-)
-"""Where the messages laws read text, as the laws' reference states it."""
-
-
 def searchable_parts(message: ChatMessage) -> list[str]:
     """The texts of a message an identifier can hide in, in order."""
     parts = [content_text(message.content)]

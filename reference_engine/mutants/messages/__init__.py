@@ -111,31 +111,6 @@ MESSAGE_MUTANTS: tuple[Mutant, ...] = (
         8,
     ),
     chat_mutant(
-        "messages-summary-of-strings",
-        "constraints_preserved",
-        "builds its summary only from messages whose content is a plain string, leaving out "
-        "those sent as lists of text parts",
-        summaries.summary_of_strings,
-        # The constraint must be in a parts message the summary replaces, behind the kept tail
-        # of a history over the cap: two turns after it, ten messages.
-        10,
-    ),
-    chat_mutant(
-        "messages-summary-ignores-arguments",
-        "facts_preserved",
-        "summarises each tool call by its name alone, never its arguments (the file an edit "
-        "wrote, the step a plan call started)",
-        summaries.summary_without_call_arguments,
-        8,
-    ),
-    chat_mutant(
-        "messages-drop-non-text-parts",
-        "kept_messages_verbatim",
-        "flattens every message it keeps to its text, dropping images, audio and files",
-        edits.drop_non_text_parts,
-        8,
-    ),
-    chat_mutant(
         "messages-empty-over-budget",
         "non_empty",
         "returns an empty list when the history is longer than its cap",

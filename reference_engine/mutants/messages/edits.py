@@ -61,16 +61,3 @@ def clear_call_arguments(messages: Messages) -> Messages:
         _cleared(m) if isinstance(m, AssistantMessage) and m.tool_calls and at < newest else m
         for at, m in enumerate(compacted)
     )
-
-
-def _text_only(message: ChatMessage) -> ChatMessage:
-    """The message with its content flattened to its text: images, audio and files dropped."""
-    if not isinstance(message.content, tuple):
-        return message
-    return message.model_copy(update={"content": content_text(message.content)})
-
-
-def drop_non_text_parts(messages: Messages) -> Messages:
-    """Keeps what the reference keeps, each kept message flattened to its text, as a compactor
-    that rebuilds contents from their text parts does: a pasted screenshot is gone."""
-    return tuple(_text_only(message) for message in reference(messages))

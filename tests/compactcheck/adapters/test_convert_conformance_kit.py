@@ -6,31 +6,24 @@ import pytest
 from hypothesis import given, settings
 
 from compactcheck.invariants import dump_messages
-from compactcheck.strategies import Projected, message_histories, scenarios
+from compactcheck.strategies import Projected, message_histories
 from compactcheck.strategies.messages_view import MessageHistory
-from compactcheck.strategies.shapes import CONTENT_FORMS
-from tests.compactcheck.adapters.wire import assert_form_held_or_declared, variants
+from tests.compactcheck.adapters.wire import variants
 
 pytest.importorskip("compaction_kit", reason="needs the 'conformance-kit' extra")
 
 from compactcheck.adapters.convert_conformance_kit import (
     MARK,
-    UNHELD,
     from_turns,
     to_turns,
 )
 
 
 @settings(max_examples=60, deadline=None)
-@given(message_histories(scenarios(unsent=UNHELD)))
+@given(message_histories())
 def test_generated_histories_round_trip(history: Projected[MessageHistory]) -> None:
     messages = dump_messages(history.view.messages)
     assert from_turns(to_turns(messages)) == messages
-
-
-@pytest.mark.parametrize("form", CONTENT_FORMS)
-def test_every_content_form_is_held_or_declared(form: str) -> None:
-    assert_form_held_or_declared(form, to_turns, from_turns, UNHELD)
 
 
 @pytest.mark.parametrize(

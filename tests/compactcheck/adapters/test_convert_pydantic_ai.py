@@ -6,30 +6,23 @@ import pytest
 from hypothesis import given, settings
 
 from compactcheck.invariants import dump_messages
-from compactcheck.strategies import Projected, message_histories, scenarios
+from compactcheck.strategies import Projected, message_histories
 from compactcheck.strategies.messages_view import MessageHistory
-from compactcheck.strategies.shapes import CONTENT_FORMS
-from tests.compactcheck.adapters.wire import assert_form_held_or_declared, variants
+from tests.compactcheck.adapters.wire import variants
 
 pytest.importorskip("pydantic_ai_harness", reason="needs the 'pydantic-ai' extra")
 
 from compactcheck.adapters.convert_pydantic_ai import (
-    UNHELD,
     from_pydantic_ai,
     to_pydantic_ai,
 )
 
 
 @settings(max_examples=60, deadline=None)
-@given(message_histories(scenarios(unsent=UNHELD)))
+@given(message_histories())
 def test_generated_histories_round_trip(history: Projected[MessageHistory]) -> None:
     messages = dump_messages(history.view.messages)
     assert from_pydantic_ai(to_pydantic_ai(messages)) == messages
-
-
-@pytest.mark.parametrize("form", CONTENT_FORMS)
-def test_every_content_form_is_held_or_declared(form: str) -> None:
-    assert_form_held_or_declared(form, to_pydantic_ai, from_pydantic_ai, UNHELD)
 
 
 @pytest.mark.parametrize(

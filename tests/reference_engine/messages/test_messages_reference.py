@@ -211,9 +211,7 @@ def test_the_reference_keeps_every_law_on_generated_histories() -> None:
         examples += 1
         exercised.update(f.invariant for f in findings if f.exercised)
         shapes["compacted"] += len(after) < len(before)
-        shapes["summarised"] += any(
-            str(m.get("content") or "").startswith("Summary of") for m in after
-        )
+        shapes["summarised"] += any(m.get("content", "").startswith("Summary of") for m in after)
         shapes["superseded constraint"] += bool(facts.superseded_constraints)
         shapes["pending call last"] += bool(projected.view.pending_call_ids)
 
