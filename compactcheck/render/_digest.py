@@ -100,15 +100,27 @@ def verdict_count(count: int, verdict: str) -> str:
 
 def counts_line(report: Report) -> str:
     """For example "3 pass, 1 violation", "2 pass, 5 violations" (verdicts that occur, in the
-    model's order); "8 violations of 7 causes" where two laws found one cause, shown once."""
+    model's order); "8 violations of 7 causes" where two laws found one cause, shown once;
+    "6 violations (constraints_preserved broke in 2 ways, a witness each)"."""
     verdicts = report.verdicts()
     parts = [verdict_count(verdicts.count(v), v) for v in VERDICTS if v in verdicts]
+    if "violation" not in verdicts:
+        return ", ".join(parts) if parts else "no results"
+    at = [v for v in VERDICTS if v in verdicts].index("violation")
     folded = len(folded_into(report))
     if folded:
-        at = [v for v in VERDICTS if v in verdicts].index("violation")
         found = verdicts.count("violation") - folded
         parts[at] += f" of {found} cause{'s' if found != 1 else ''}"
-    return ", ".join(parts) if parts else "no results"
+    # A law broken in several ways has a witness for each: the entries below outnumber laws.
+    several = [
+        f"{result.invariant} broke in {1 + len(result.other_ways)} ways"
+        for target in report.targets
+        for result in target.results
+        if result.verdict == "violation" and result.other_ways
+    ]
+    if several:
+        parts[at] += f" ({', '.join(several)}, a witness each)"
+    return ", ".join(parts)
 
 
 def calls_line(target: TargetReport, max_examples: int | None = None) -> str | None:

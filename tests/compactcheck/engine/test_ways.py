@@ -85,6 +85,8 @@ def test_two_ways_of_one_law_get_two_witnesses_and_two_entries(tmp_path: Path) -
     assert "(systemdemoted)" in out
     for path in entries:
         assert path.name.replace(" ", "") in out
+    # The count line says why the entries outnumber the laws.
+    assert "(constraints_preservedbrokein2ways,awitnesseach)" in out
 
     # Shards that each found one way merge into both, whichever order they are named in.
     one = result.model_copy(update={"other_ways": [], "ways": 1})
