@@ -47,6 +47,9 @@ class Invariant(Generic[Before, After]):
     # parsed request and names the provider rule it mirrors, with the error that rule gives.
     formats: tuple[str, ...] = ()
     mirrors: str = ""
+    # The law of every format this format's law says again in the provider's terms (an orphaned
+    # tool result breaks both): a report shows a cause both find once, under both names.
+    restates: str = ""
 
     def judges_format(self, format: str) -> bool:
         """Whether the law applies to histories of ``format``."""

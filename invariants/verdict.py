@@ -16,13 +16,17 @@ class Violation:
     """One breach of an invariant.
 
     ``because`` is one sentence naming the events or messages involved; ``witness`` holds only
-    those (as JSON data); ``diff`` is a deepdiff of expected against actual where values differ.
+    those (as JSON data); ``diff`` is a deepdiff of expected against actual where values differ;
+    ``kind`` names which of its law's distinct ways this is (``invariants.ways``), set where the
+    law decides it and never derived from the sentence, so that it holds while a witness
+    shrinks ("" for a law of one way).
     """
 
     invariant: str
     because: str
     witness: tuple[JsonValue, ...] = ()
     diff: dict[str, Any] | None = None
+    kind: str = ""
 
     def to_json_data(self) -> dict[str, Any]:
         """The violation as JSON data."""

@@ -92,13 +92,15 @@ def main(arguments: argparse.Namespace, console: Console) -> int:
     report = campaign.report(started, complete=complete)
     # The campaign itself keeps the JSON report up to date (when it could write it).
     written: dict[str, Path] = {}
-    if arguments.json is not None and Path(arguments.json).exists():
+    if campaign.unwritten is None and arguments.json is not None and Path(arguments.json).exists():
         written["json"] = Path(arguments.json)
     try:
         _, failed = write_named(report, arguments, json=False, written=written)
     except KeyboardInterrupt:
         # Ctrl-C again while the reports are written: the run ends, naming what it left.
         return interrupted_while_writing(arguments, written)
+    if campaign.unwritten is not None:
+        failed.insert(0, campaign.unwritten)
     print_report(report, console, written)
     console.print(
         f"{campaign.iterations} iteration(s), {campaign.examples} histories, "

@@ -63,6 +63,12 @@ class CorpusEntry(WireModel):
     round: int = Field(description="the failing round of the recorded case, from 1")
     shrunk: bool = Field(default=False, description="whether the history was shrunk")
     because: str = Field(default="", description="the broken law's reason, one line")
+    way: str | None = Field(
+        default=None,
+        description="which of its law's distinct ways the witness shows (the kind the law gave "
+        "the violation, e.g. dropped or superseded reasserted); absent: the law's only way, or "
+        "an older entry",
+    )
     facts: dict[str, Any] = Field(description="the facts the law judged the round by")
     input: Any = Field(description="what the target was handed in that round (view-shaped JSON)")
     output: Any = Field(default=None, description="what the target answered, null if nothing")
@@ -84,7 +90,7 @@ class CorpusEntry(WireModel):
         """The entry as JSON data, every field included, input and output as recorded."""
         # Python mode, so that input and output reach json.dumps exactly as the run recorded them.
         # Optional slots left empty are not written: such an entry reads as it always did.
-        empty = {name for name in ("model", "reproduced") if getattr(self, name) is None}
+        empty = {name for name in ("model", "reproduced", "way") if getattr(self, name) is None}
         return self.model_dump(by_alias=True, exclude=empty or None)
 
 

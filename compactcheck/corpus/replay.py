@@ -37,6 +37,8 @@ class ReplayResult:
     invariant: str
     verdict: ReplayVerdict
     detail: str
+    format: str = ""
+    """The wire format of the entry's round (messages view; '' where it has none)."""
 
 
 @dataclass(frozen=True)
@@ -95,8 +97,10 @@ class _Recorded:
     shown: str
 
     def result(self, verdict: ReplayVerdict, detail: str) -> ReplayResult:
+        # Only a messages round is in a wire format.
+        format = self.format if self.view == "messages" else ""
         return ReplayResult(
-            self.path, self.shown, self.view, self.data["invariant"], verdict, detail
+            self.path, self.shown, self.view, self.data["invariant"], verdict, detail, format
         )
 
 

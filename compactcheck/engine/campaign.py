@@ -24,6 +24,7 @@ from typing import Any, cast
 
 from compactcheck.base import interrupts
 from compactcheck.base.atomic import write_text_atomically
+from compactcheck.base.errors import OutputFileError
 from compactcheck.corpus.entry import CorpusEntry
 from compactcheck.engine.config import RunConfig
 from compactcheck.engine.core import Engine, follow, report_of
@@ -166,6 +167,9 @@ class Campaign:
     failures: dict[tuple[str, str, str], DistinctFailure] = field(default_factory=dict)
     iterations: int = 0
     examples: int = 0
+    # Why the JSON report could not be written the last time it was (None: it is on disk, as
+    # of the last iteration); the campaign goes on, and the command line says it at the end.
+    unwritten: OutputFileError | None = None
     _per_view: dict[View, list[TargetReport]] = field(default_factory=dict)
 
     @property
@@ -331,4 +335,9 @@ class Campaign:
 
     def _write(self, started_at: str, *, complete: bool) -> None:
         if self.report_path is not None and self._per_view:
-            write_report(self.report(started_at, complete=complete), self.report_path)
+            try:
+                write_report(self.report(started_at, complete=complete), self.report_path)
+            except OutputFileError as error:
+                self.unwritten = error
+            else:
+                self.unwritten = None

@@ -15,6 +15,7 @@ from compactcheck.harness import RoundOutcome
 from compactcheck.invariants import Budget, Finding, Invariant, View
 from compactcheck.invariants.formats import CHAT, Format
 from compactcheck.invariants.sentences import load_lexicon
+from compactcheck.invariants.ways import MAX_WAYS, way_of, ways
 from compactcheck.models import MeteredModel
 from compactcheck.models.judge import settle, settled_finding
 from compactcheck.report.model import ReviewItem
@@ -24,7 +25,10 @@ from compactcheck.verdicts.levels import accepted_waivers
 
 # The most distinct items for review a law keeps in a run (the others are counted).
 _KEPT_REVIEW = 1000
-# Told of each law's first failure, as it is met: the law, the round, the finding.
+# The most distinct ways of one law a run counts (the witnesses are fewer: MAX_WAYS).
+_COUNTED_WAYS = 64
+# Told of each law's first failure in each way, as it is met: the law, the round, the finding
+# (that way's violation first).
 Found = Callable[[Invariant, RoundOutcome, Finding], None]
 
 
@@ -68,7 +72,12 @@ class Judge:
             self.format,
         )
         self.tally = Tally()
+        # Each broken law's first failure (its first way's witness), and its witness for each
+        # distinct way (at most MAX_WAYS, in the order met), written only through ``keep``.
         self.failures: dict[str, Failure] = {}
+        self.ways: dict[str, dict[str, Failure]] = {}
+        # How many judged rounds broke each law in each way (at most _COUNTED_WAYS ways).
+        self.way_counts: dict[str, Counter[str]] = defaultdict(Counter)
         # What the run's judge (--judge) settles the items for review with; opened on first use.
         self._judge: MeteredModel | None = None
         # Each law's distinct items for review (at most _KEPT_REVIEW kept, the rest counted), and
@@ -116,8 +125,33 @@ class Judge:
                 tally.exercised[law.id] += judged.exercised
                 if judged.review:
                     self._keep_review(law.id, review_items(judged, outcome.round))
-                if not judged.holds and law.id not in self.failures:
-                    found(law, outcome, judged)
+                if not judged.holds:
+                    self._broken_ways(law, outcome, judged, found)
+
+    def _broken_ways(
+        self, law: Invariant, outcome: RoundOutcome, judged: Finding, found: Found
+    ) -> None:
+        counts = self.way_counts[law.id]
+        for way, split in ways(judged).items():
+            if way in counts or len(counts) < _COUNTED_WAYS:
+                counts[way] += 1
+            if self.new_way(law.id, way):
+                found(law, outcome, split)
+
+    def new_way(self, law: str, way: str) -> bool:
+        """Whether a failure of ``law`` in ``way`` would be a witness the run lacks."""
+        kept = self.ways.get(law)
+        return kept is None or (way not in kept and len(kept) < MAX_WAYS)
+
+    def keep(self, law: str, failure: Failure) -> str:
+        """Keep a failure as its way's witness (the law's first way's is ``failures[law]``);
+        its way."""
+        way = way_of(failure.finding.violations[0])
+        kept = self.ways.setdefault(law, {})
+        kept[way] = failure
+        if next(iter(kept)) == way:
+            self.failures[law] = failure
+        return way
 
     def _keep_review(self, law: str, items: Sequence[ReviewItem]) -> None:
         kept = self.review[law]
@@ -147,7 +181,9 @@ class Judge:
                 continue
             judged = self.broken(outcome, law)
             if judged is not None:
-                found(law, outcome, judged)
+                for way, split in ways(judged).items():
+                    if self.new_way(law.id, way):
+                        found(law, outcome, split)
 
     def all_broken(self) -> bool:
         """Whether every selected law of the catalogue is broken (the call law aside)."""

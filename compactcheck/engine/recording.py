@@ -2,8 +2,9 @@
 
 A plain run names an entry after its target, view and law and a digest of its witness
 (``corpus.entry.entry_path``), so that runs, seeds, shards and workers add the witnesses they
-find to one corpus, each distinct one once; the shrunk witness takes the place of the one first
-found, which the run removes if it wrote it itself. A campaign names entries by witness
+find to one corpus, each distinct one once; the shrunk witness of each way a law broke in
+(``invariants.ways``) takes the place of that way's first found, which the run removes if it
+wrote it itself. A campaign names entries by witness
 signature instead, so that distinct bugs of one law each keep theirs (``scale.campaign``).
 Both are a ``Recording``: a picklable description that starts one ``Recorder`` per target run,
 so that it crosses into worker processes.
@@ -48,18 +49,20 @@ class Recording(Protocol):
 
 @dataclass
 class _ByLaw:
-    # The entry this recorder itself added for each law, until a newer witness replaces it.
-    mine: dict[str, Path] = field(default_factory=dict)
+    # The entry this recorder itself added for each law and way (``invariants.ways``), until a
+    # newer witness of that way replaces it.
+    mine: dict[tuple[str, str], Path] = field(default_factory=dict)
 
     def write(self, directory: Path, entry: CorpusEntry, witness: Sequence[Any]) -> Path:
         del witness
         path, added = add_entry(directory, entry)
-        earlier = self.mine.pop(entry.invariant, None)
+        slot = (entry.invariant, entry.way or "")
+        earlier = self.mine.pop(slot, None)
         if earlier is not None and earlier != path:
             # Only a file this run wrote: one found there may be another run's witness.
             earlier.unlink(missing_ok=True)
         if added or earlier == path:
-            self.mine[entry.invariant] = path
+            self.mine[slot] = path
         return path
 
     @property

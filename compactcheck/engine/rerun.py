@@ -27,16 +27,17 @@ def reproduce_all(search: Search) -> None:
             continue
         if law.id == CALL_ANSWERED and every_call_failed(tally.answered, tally.statuses):
             continue
-        search.reproductions[law.id] = reproduce(search, law)
+        for way in judge.ways.get(law.id, {}):
+            search.reproductions[law.id, way] = reproduce(search, law, way)
 
 
-def reproduce(search: Search, law: Invariant) -> Reproduced:
-    """Re-run the shrunk round a few times: does it break the law every time?
+def reproduce(search: Search, law: Invariant, way: str) -> Reproduced:
+    """Re-run the shrunk round of one way a few times: does it break the law every time?
 
     "errored": no re-run answered, so a violation of a law could not be confirmed (the
     call law's own finding is then the failure).
     """
-    failure = search.judge.failures[law.id]
+    failure = search.judge.ways[law.id][way]
     entry = {
         "round": failure.outcome.round,
         "input": failure.outcome.input,
@@ -62,5 +63,5 @@ def reproduce(search: Search, law: Invariant) -> Reproduced:
         "deterministic" if broke == 3 else "errored" if unanswered == 3 else "flaky"
     )
     # The entry keeps it: a replay must know a flaky finding, which may pass by luck.
-    search.witnesses.note_reproduced(law.id, verdict)
+    search.witnesses.note_reproduced(law.id, way, verdict)
     return verdict

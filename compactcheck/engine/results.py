@@ -42,31 +42,43 @@ RULED_LAWS = frozenset(
 
 def law_result(judge: Judge, search: Search, law: Invariant) -> InvariantResult:
     """The verdict of one law, before the target's waiver and its model's refusals over it."""
-    failure = judge.failures.get(law.id)
-    counterexample = None
-    if failure is not None:
-        corpus_file = str(search.witnesses.corpus.get(law.id, "")) or None
-        reproduced = search.reproductions.get(law.id, "not_checked")
-        counterexample = witness_of(failure, corpus_file, reproduced)
-        rulings = ruled_facts(law, failure.outcome)
-        if rulings:
-            counterexample = counterexample.model_copy(update={"rulings": rulings})
-        if judge.view == "messages":
-            selection = Selection(judge.config.include, judge.config.exclude)
-            fix = fix_hint(failure.outcome, judge.format, selection)
-            counterexample = counterexample.model_copy(update={"fix": fix})
+    examples = [
+        _counterexample(judge, search, law, way, failure)
+        for way, failure in judge.ways.get(law.id, {}).items()
+    ]
     result = run_result(
         law.id,
         law.statement,
         judge.tally.counts(law.id),
         judge.tally.calls(),
-        counterexample=counterexample,
+        counterexample=examples[0] if examples else None,
         applicable=judge.applies(law),
         min_exercised=judge.config.min_exercised,
         cap=judge.config.example_cap,
         review=judge.reviewed(law.id),
     )
-    return result.model_copy(update={"level": level_of(law.id, bool(law.formats), judge.format)})
+    update: dict[str, object] = {"level": level_of(law.id, bool(law.formats), judge.format)}
+    if result.counterexample is not None:
+        seen = set(judge.way_counts.get(law.id, {})) | {example.way for example in examples}
+        update |= {"other_ways": examples[1:], "ways": len(seen)}
+    return result.model_copy(update=update)
+
+
+def _counterexample(
+    judge: Judge, search: Search, law: Invariant, way: str, failure: Failure
+) -> Counterexample:
+    """A law's witness of one way, with its corpus entry, re-runs, rulings and repair."""
+    corpus_file = str(search.witnesses.paths.get((law.id, way), "")) or None
+    reproduced = search.reproductions.get((law.id, way), "not_checked")
+    counterexample = witness_of(failure, corpus_file, reproduced)
+    update: dict[str, object] = {"way": way, "failed": judge.way_counts[law.id][way]}
+    rulings = ruled_facts(law, failure.outcome)
+    if rulings:
+        update["rulings"] = rulings
+    if judge.view == "messages":
+        selection = Selection(judge.config.include, judge.config.exclude)
+        update["fix"] = fix_hint(failure.outcome, judge.format, selection)
+    return counterexample.model_copy(update=update)
 
 
 def ruled_facts(law: Invariant, outcome: RoundOutcome) -> list[RuledFact]:
@@ -182,6 +194,7 @@ def target_report(judge: Judge, search: Search, started: float) -> TargetReport:
             "that take one)"
         )
     results = [overlaid(r, judge.waivers.get(r.invariant), model) for r in judged_laws]
+    results = same_causes(results, {law.id: law.restates for law in judge.judging})
     return TargetReport(
         target=target.name,
         view=judge.view,
@@ -200,3 +213,32 @@ def target_report(judge: Judge, search: Search, started: float) -> TargetReport:
         # Transcripts carry no ground truth: every round's facts were read off its input.
         inferred_facts=list(INFERABLE) if config.transcripts else [],
     )
+
+
+def same_causes(results: list[InvariantResult], restates: dict[str, str]) -> list[InvariantResult]:
+    """The results with each violation linked to the one its law restates (and back) where
+    both broke on the same failing round: the same input and the same answer."""
+    by_law = {result.invariant: result for result in results}
+    links: dict[str, list[str]] = {}
+    for result in results:
+        kin = by_law.get(restates.get(result.invariant, ""))
+        if kin is not None and _same_round(result, kin):
+            links.setdefault(result.invariant, []).append(kin.invariant)
+            links.setdefault(kin.invariant, []).append(result.invariant)
+    linked = []
+    for result in results:
+        example = result.counterexample
+        if example is not None and result.invariant in links:
+            example = example.model_copy(update={"same_cause": links[result.invariant]})
+            result = result.model_copy(update={"counterexample": example})
+        linked.append(result)
+    return linked
+
+
+def _same_round(one: InvariantResult, other: InvariantResult) -> bool:
+    """Whether two results are violations found on the same round, input and answer."""
+    a, b = one.counterexample, other.counterexample
+    if a is None or b is None:
+        return False
+    both = one.verdict == other.verdict == "violation"
+    return both and (a.round, a.input, a.output) == (b.round, b.input, b.output)

@@ -28,6 +28,7 @@ from compactcheck.engine.tally import Failure
 from compactcheck.engine.witnesses import Witnesses
 from compactcheck.harness import Case, Driver, RoundOutcome, cases
 from compactcheck.invariants import Finding, Invariant, View
+from compactcheck.invariants.ways import ways
 from compactcheck.observed.transcripts import transcript_cases, whole
 from compactcheck.report.model import Reproduced
 from compactcheck.targets.registry import Target
@@ -109,13 +110,13 @@ class Search:
         self.judge = judge
         self.witnesses = Witnesses(target, view, config, recorder)
         self.passes = 0
-        # The coverage pass in which each law first broke.
-        self.found_in: dict[str, int] = {}
+        # The coverage pass in which each law first broke in each way.
+        self.found_in: dict[tuple[str, str], int] = {}
         self.detections: dict[str, Detection] = {}
-        # Laws whose failure is a corpus entry already shrunk, met again: not shrunk again.
-        self.shrunk_already: set[str] = set()
-        # How each broken law's witness fared when re-run (see ``reproduce``).
-        self.reproductions: dict[str, Reproduced] = {}
+        # (law, way)s whose failure is a corpus entry already shrunk, met again: not shrunk again.
+        self.shrunk_already: set[tuple[str, str]] = set()
+        # How each broken law's witness in each way fared when re-run (see ``reproduce``).
+        self.reproductions: dict[tuple[str, str], Reproduced] = {}
         # The interrupt (Ctrl-C or SIGTERM) that cut this run short, if one did.
         self.stopped_by: KeyboardInterrupt | None = None
         # Set when the time box cut exploring or shrinking short.
@@ -184,14 +185,15 @@ class Search:
         pass_index: int,
         started: float,
     ) -> None:
-        """A law's first failure: kept, on disk at once, announced."""
+        """A law's first failure in a way: kept, on disk at once, announced."""
         size = history_size(outcome)
-        self.judge.failures[law.id] = Failure(outcome, finding, size)
-        self.found_in[law.id] = pass_index
+        way = self.judge.keep(law.id, Failure(outcome, finding, size))
+        self.found_in[law.id, way] = pass_index
         examples = self.judge.tally.examples
-        self.detections[law.id] = Detection(examples, time.monotonic() - started, size)
+        self.detections.setdefault(law.id, Detection(examples, time.monotonic() - started, size))
         # On disk before anything else can go wrong.
-        path = self.witnesses.record(law, outcome, finding, shrunk=law.id in self.shrunk_already)
+        shrunk = (law.id, way) in self.shrunk_already
+        path = self.witnesses.record(law, outcome, finding, shrunk=shrunk)
         because = finding.violations[0].because
         self._events.append(
             ViolationFound(self.target.name, self.view, law.id, because, examples, path)
@@ -251,7 +253,7 @@ class Search:
         # Entries name the model by the spec that loads it (older ones by its own name).
         models = (slot.spec, slot.name) if slot is not None else ()
         home = self.config.home_corpus_dir
-        failures = self.judge.failures
+        judge = self.judge
         for entry in recorded_rounds(home, self.target.name, self.view, self.judge.format, models):
             interrupts.check()
             if self.config.time_is_up():
@@ -263,25 +265,28 @@ class Search:
             except (KeyError, TypeError, ValueError):
                 # An entry that no longer fits the view: `compactcheck replay` says so.
                 continue
-            if entry.get("shrunk") and law not in failures:
-                self.shrunk_already.add(law)
-            self.judge.tally.examples += 1
+            met = (law, str(entry.get("way") or ""))
+            if entry.get("shrunk") and judge.new_way(*met):
+                self.shrunk_already.add(met)
+            judge.tally.examples += 1
             self._judged([outcome], 0, started)
-            if law not in failures:
-                self.shrunk_already.discard(law)
+            if judge.new_way(*met):
+                self.shrunk_already.discard(met)
 
-    def shrinkable(self, law: Invariant) -> bool:
-        """Whether a broken law's witness is worth a hunt that shrinks it."""
-        failure = self.judge.failures.get(law.id)
-        if failure is None or not self.config.shrink or law.id in self.shrunk_already:
+    def shrinkable(self, law: Invariant, way: str) -> bool:
+        """Whether a broken law's witness of one way is worth a hunt that shrinks it."""
+        failure = self.judge.ways.get(law.id, {}).get(way)
+        if failure is None or not self.config.shrink or (law.id, way) in self.shrunk_already:
             return False
         # A target none of whose calls answered has no crash to shrink: they all crash.
         hopeless = law.id == CALL_ANSWERED and self.judge.tally.answered == 0
         # Every try at shrinking a hang would wait out the timeout: kept as found.
         return not hopeless and not failure.outcome.timed_out
 
-    def shrink(self, law: Invariant) -> None:
-        """Search again for this law alone, letting Hypothesis shrink the history."""
+    def shrink(self, law: Invariant, way: str | None = None) -> None:
+        """Search again for this law broken in this way alone (by default its first), letting
+        Hypothesis shrink the history; the hunt keeps the other ways it meets."""
+        way = way if way is not None else next(iter(self.judge.ways[law.id]))
         found: list[Failure] = []
 
         # A named seed is a replay: saved failures are not fed back in (they would change the
@@ -290,7 +295,7 @@ class Search:
         if not self.config.seed_given:
             phases = (Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink)
         # The hunt starts from the pass that found the failure, so that it finds it again.
-        found_in = self.found_in.get(law.id, 0)
+        found_in = self.found_in.get((law.id, way), 0)
 
         def other(broke: Invariant, outcome: RoundOutcome, judged: Finding) -> None:
             self._found(broke, outcome, judged, pass_index=found_in, started=time.monotonic())
@@ -323,11 +328,18 @@ class Search:
             for outcome in outcomes:
                 self.judge.others_broken(outcome, law, other)
                 judged = self.judge.broken(outcome, law)
-                if judged is not None:
-                    found.append(Failure(outcome, judged, history_size(outcome)))
+                split = ways(judged) if judged is not None else {}
+                for met, other_way in split.items():
+                    if met != way and self.judge.new_way(law.id, met):
+                        other(law, outcome, other_way)
+                if way in split:
+                    found.append(Failure(outcome, split[way], history_size(outcome)))
                     raise _BrokenLawError
 
-        _digest(hunt, self._key(f"hunt:{self.target.name}:{self.view}:{law.id}"))
+        # The law's first way keeps the key it had before ways; each other way has its own.
+        first = next(iter(self.judge.ways[law.id])) == way
+        suffix = "" if first else ":" + hashlib.blake2b(way.encode(), digest_size=6).hexdigest()
+        _digest(hunt, self._key(f"hunt:{self.target.name}:{self.view}:{law.id}{suffix}"))
         try:
             with searching():
                 hunt()
@@ -342,7 +354,7 @@ class Search:
         if found:
             # Hypothesis replays the minimal example last; a cut-short hunt ends at its smallest.
             failure = min(found, key=lambda f: f.size) if cut else found[-1]
-            self.judge.failures[law.id] = failure
+            self.judge.keep(law.id, failure)
             path = self.witnesses.record(law, failure.outcome, failure.finding, shrunk=not cut)
             self._events.append(
                 Shrunk(self.target.name, self.view, law.id, failure.size, path, not cut)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 
+from compactcheck.corpus.backup import CorpusBackup
 from compactcheck.engine.config import RunConfig
 from compactcheck.engine.events import Event, Note, TargetFinished, TargetStarted
 from compactcheck.engine.judge import Judge
@@ -32,6 +33,9 @@ class TargetRun:
         self.target = target
         self.view = view
         self.config = config
+        # What earlier runs left in the corpus, read before any compactor code of this run:
+        # written again at the end if the compactor deleted it (see ``steps``).
+        self.backup = CorpusBackup.read(config.home_corpus_dir)
         self.recorder: Recorder = (recording or ByLaw()).start()
         self.driver: Driver = target.drivers[view]()
         if config.transcripts:
@@ -67,10 +71,17 @@ class TargetRun:
                 search.explore(search.passes, budget)
                 yield from search.drain()
             for law in judge.judging:
-                if search.shrinkable(law):
-                    yield Note(self.target.name, self.view, f"shrinking {law.id}")
-                    search.shrink(law)
-                    yield from search.drain()
+                # A hunt may meet a way of its law not seen before: it is shrunk in turn.
+                tried: set[str] = set()
+                # (A law of one way has the way "": None says none is left.)
+                while (
+                    way := next((w for w in judge.ways.get(law.id, {}) if w not in tried), None)
+                ) is not None:
+                    tried.add(way)
+                    if search.shrinkable(law, way):
+                        yield Note(self.target.name, self.view, f"shrinking {law.id}")
+                        search.shrink(law, way)
+                        yield from search.drain()
         except KeyboardInterrupt as interrupt:
             search.stopped_by = interrupt
             yield from search.drain()
@@ -78,12 +89,14 @@ class TargetRun:
         reproduce_all(search)
         witnesses = search.witnesses
         gone = witnesses.restore()
+        earlier, unrestored = self.backup.restore()
+        gone += earlier
         # Lines that stay, in the report's errors: said in the console table and every report.
-        said = list(witnesses.unwritten)
+        said = [*witnesses.unwritten, *unrestored]
         if gone:
             said.append(
                 f"the corpus was changed under the run: {gone} of its entries were gone from "
-                f"{config.corpus_dir}, written again from memory"
+                f"{config.home_corpus_dir}, written again from memory"
             )
         report = target_report(judge, search, started)
         if said:

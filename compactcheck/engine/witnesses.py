@@ -16,24 +16,37 @@ from compactcheck.engine.config import RunConfig
 from compactcheck.engine.recording import Recorder
 from compactcheck.harness import RoundOutcome
 from compactcheck.invariants import Finding, Invariant, View
+from compactcheck.invariants.ways import way_of
 from compactcheck.report.model import UNWRITTEN_PREFIX
 from compactcheck.targets.registry import Target
 
+# A law and one way it was broken (``invariants.ways``): each has its own witness and entry.
+Slot = tuple[str, str]
+
 
 class Witnesses:
-    """One target's corpus entries on one view, law by law, named as the run's recording says."""
+    """One target's corpus entries on one view, by law and way, named as the run's recording
+    says."""
 
     def __init__(self, target: Target, view: View, config: RunConfig, recorder: Recorder) -> None:
         self.target = target
         self.view = view
         self.config = config
         self.recorder = recorder
-        # The latest entry written for each law.
-        self.corpus: dict[str, Path] = {}
-        # Each law's latest entry as written, to write again if its file goes.
-        self.kept: dict[str, CorpusEntry] = {}
-        # For each law whose latest entry could not be written, the line that says so.
-        self._unwritten: dict[str, str] = {}
+        # The latest entry written for each law and way.
+        self.paths: dict[Slot, Path] = {}
+        # Each law and way's latest entry as written, to write again if its file goes.
+        self.kept: dict[Slot, CorpusEntry] = {}
+        # For each law and way whose latest entry could not be written, the line that says so.
+        self._unwritten: dict[Slot, str] = {}
+
+    @property
+    def corpus(self) -> dict[str, Path]:
+        """The entry of each law's first way (the one its verdict shows first)."""
+        firsts: dict[str, Path] = {}
+        for (law, _), path in self.paths.items():
+            firsts.setdefault(law, path)
+        return firsts
 
     def entry(
         self, law: Invariant, outcome: RoundOutcome, finding: Finding, shrunk: bool
@@ -50,6 +63,7 @@ class Witnesses:
             input=outcome.input,
             facts=outcome.facts.model_dump(mode="json"),
             because=finding.violations[0].because,
+            way=way_of(finding.violations[0]) or None,
             output=outcome.output,
             shrunk=shrunk,
             model=self.target.model.spec if self.target.model is not None else None,
@@ -62,16 +76,19 @@ class Witnesses:
         when it could not be written (said in ``unwritten``)."""
         entry = self.entry(law, outcome, finding, shrunk)
         witness = finding.violations[0].witness
-        self.corpus.pop(law.id, None)
-        self.kept[law.id] = entry
+        slot = (law.id, entry.way or "")
+        # Kept in the order the ways were first met: the first stays the law's first.
+        self.paths.setdefault(slot, Path())
+        self.kept[slot] = entry
         try:
             path = self.recorder.write(self.config.corpus_dir, entry, witness)
         except OutputFileError as error:
-            self._failed(law.id, error)
+            del self.paths[slot]
+            self._failed(slot, error)
             return None
-        # A later entry of the law written: the earlier one that was not is not missed.
-        self._unwritten.pop(law.id, None)
-        self.corpus[law.id] = path
+        # A later entry of the way written: the earlier one that was not is not missed.
+        self._unwritten.pop(slot, None)
+        self.paths[slot] = path
         return path
 
     @property
@@ -79,32 +96,34 @@ class Witnesses:
         """One line for each law whose latest entry could not be written, for the report."""
         return list(self._unwritten.values())
 
-    def note_reproduced(self, law: str, reproduced: RerunVerdict) -> None:
-        """Add what the re-runs of a law's round showed to its entry, in memory and on disk."""
-        entry = self.kept.get(law)
+    def note_reproduced(self, law: str, way: str, reproduced: RerunVerdict) -> None:
+        """Add what the re-runs of a law's round of one way showed to its entry, in memory and
+        on disk."""
+        slot = (law, way)
+        entry = self.kept.get(slot)
         if entry is not None and entry.reproduced != "flaky":
-            self.kept[law] = entry.model_copy(update={"reproduced": reproduced})
-        path = self.corpus.get(law)
+            self.kept[slot] = entry.model_copy(update={"reproduced": reproduced})
+        path = self.paths.get(slot)
         if path is None or not path.is_file():
             return
         try:
             note_reproduced(path, reproduced)
         except CompactcheckError as error:
-            self._failed(law, error)
+            self._failed(slot, error)
 
     def restore(self) -> int:
         """Write again, from memory, each entry of this run that is no longer on disk; how many
         were gone."""
         gone = 0
-        for law, path in self.corpus.items():
+        for slot, path in self.paths.items():
             if path.is_file():
                 continue
             gone += 1
             try:
-                write_entry(path.parent, self.kept[law], path)
+                write_entry(path.parent, self.kept[slot], path)
             except OutputFileError as error:
-                self._failed(law, error)
+                self._failed(slot, error)
         return gone
 
-    def _failed(self, law: str, error: CompactcheckError) -> None:
-        self._unwritten[law] = f"{UNWRITTEN_PREFIX}the corpus entry of {law}: {error}"
+    def _failed(self, slot: Slot, error: CompactcheckError) -> None:
+        self._unwritten[slot] = f"{UNWRITTEN_PREFIX}the corpus entry of {slot[0]}: {error}"

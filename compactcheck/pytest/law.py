@@ -23,7 +23,12 @@ from compactcheck.observed.transcripts import Transcript
 from compactcheck.options import BY_KEY
 from compactcheck.render.review import review_lines
 from compactcheck.render.violation import violation_text
-from compactcheck.report.model import Counterexample, InvariantResult, TargetReport
+from compactcheck.report.model import (
+    UNWRITTEN_PREFIX,
+    Counterexample,
+    InvariantResult,
+    TargetReport,
+)
 from compactcheck.report.untrusted import safe_line
 from compactcheck.targets.calls import Calls
 from compactcheck.targets.registry import Target, resolve
@@ -220,7 +225,7 @@ class LawCase:
             merged = " (merged from the shards when the session ends)"
             corpus = _shown(entry, self.root) + (merged if self._kept_apart else "")
             replay = _replay_command(entry, self.root, self.here)
-        return violation_text(
+        shown = violation_text(
             f"{self.invariant} broken by {self.target} [{self.view}]",
             example,
             seed=seed,
@@ -228,6 +233,12 @@ class LawCase:
             corpus=corpus or "",
             replay=replay,
         )
+        # An entry that could not be written is said in one line, as the CLI says it.
+        report = self.session.reports.get((self.target, self.view, self.config))
+        # The engine says it "not written: the corpus entry of LAW: ..." (engine/witnesses.py).
+        mine = f"{UNWRITTEN_PREFIX}the corpus entry of {self.invariant}: "
+        unwritten = [line for line in report.errors if line.startswith(mine)] if report else []
+        return "\n".join([shown, *(safe_line(line, 2000) for line in unwritten)])
 
     def check(self) -> InvariantResult:
         """Fail on a violation, error on an errored target, skip what could not be judged.

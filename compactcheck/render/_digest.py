@@ -1,4 +1,4 @@
-"""What every renderer takes from a report in the same way: header fields, violations, counts."""
+"""What every renderer takes from a report in the same way: header fields, counts, problems."""
 
 from __future__ import annotations
 
@@ -12,16 +12,20 @@ from compactcheck.report.model import (
     Report,
     TargetReport,
 )
+from compactcheck.verdicts.causes import folded_into
 from compactcheck.verdicts.levels import target_level_text
-
-Violation = tuple[TargetReport, InvariantResult, Counterexample]
 
 
 def where(target: TargetReport) -> str:
     """The view a target was judged on, with its wire format when that is not chat completions."""
-    if target.format and target.format != "openai-chat":
-        return f"{target.view}, {target.format}"
-    return target.view
+    return view_label(target.view, target.format)
+
+
+def view_label(view: str, format: str) -> str:
+    """A view with its wire format when that is not chat completions ("messages, anthropic")."""
+    if format and format != "openai-chat":
+        return f"{view}, {format}"
+    return view
 
 
 def header_fields(report: Report) -> list[tuple[str, str]]:
@@ -48,15 +52,30 @@ def header_fields(report: Report) -> list[tuple[str, str]]:
     return fields
 
 
-def violations(report: Report) -> list[tuple[int, Violation]]:
-    """Violations that carry a counterexample, numbered from 1 in report order."""
-    found = [
-        (target, result, result.counterexample)
-        for target in report.targets
-        for result in target.results
-        if result.verdict == "violation" and result.counterexample is not None
-    ]
-    return list(enumerate(found, start=1))
+def way_note(result: InvariantResult, example: Counterexample) -> str:
+    """Which of a law's distinct ways a counterexample shows ("way 2 of 3 (dropped), 14 rounds;
+    2 more ways seen, not kept"), or "" for a law that broke in one way."""
+    kept = (result.counterexample, *result.other_ways)
+    if len(kept) < 2 and result.ways < 2:
+        return ""
+    index = next((i for i, shown in enumerate(kept, start=1) if shown is example), 1)
+    rounds = f", {plural(example.failed, 'round')}" if example.failed else ""
+    beyond = result.ways - len(kept)
+    more = f"; {plural(beyond, 'more way')} seen, not kept" if beyond > 0 else ""
+    named = f" ({example.way})" if example.way else ""
+    return f"way {index} of {max(result.ways, len(kept))}{named}{rounds}{more}"
+
+
+def see_violations(first: int, result: InvariantResult) -> str:
+    """The table's pointer to a result's violations: "see violation 3", "see violations 3-4"
+    for a law broken in two ways."""
+    more = len(result.other_ways)
+    return f"see violations {first}-{first + more}" if more else f"see violation {first}"
+
+
+def plural(count: int, noun: str) -> str:
+    """ "1 round", "2 rounds"."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def problems(report: Report) -> list[TargetReport]:
@@ -81,10 +100,27 @@ def verdict_count(count: int, verdict: str) -> str:
 
 def counts_line(report: Report) -> str:
     """For example "3 pass, 1 violation", "2 pass, 5 violations" (verdicts that occur, in the
-    model's order)."""
+    model's order); "8 violations of 7 causes" where two laws found one cause, shown once;
+    "6 violations (constraints_preserved broke in 2 ways, a witness each)"."""
     verdicts = report.verdicts()
     parts = [verdict_count(verdicts.count(v), v) for v in VERDICTS if v in verdicts]
-    return ", ".join(parts) if parts else "no results"
+    if "violation" not in verdicts:
+        return ", ".join(parts) if parts else "no results"
+    at = [v for v in VERDICTS if v in verdicts].index("violation")
+    folded = len(folded_into(report))
+    if folded:
+        found = verdicts.count("violation") - folded
+        parts[at] += f" of {found} cause{'s' if found != 1 else ''}"
+    # A law broken in several ways has a witness for each: the entries below outnumber laws.
+    several = [
+        f"{result.invariant} broke in {1 + len(result.other_ways)} ways"
+        for target in report.targets
+        for result in target.results
+        if result.verdict == "violation" and result.other_ways
+    ]
+    if several:
+        parts[at] += f" ({', '.join(several)}, a witness each)"
+    return ", ".join(parts)
 
 
 def calls_line(target: TargetReport, max_examples: int | None = None) -> str | None:

@@ -18,8 +18,9 @@ from compactcheck.render._digest import (
     header_fields,
     outputs,
     problems,
+    see_violations,
     verdict_count,
-    violations,
+    way_note,
     where,
 )
 from compactcheck.render._stderr import stderr_parts
@@ -30,6 +31,7 @@ from compactcheck.render.violation import violation_parts
 from compactcheck.report.compare import Regression, Summary
 from compactcheck.report.model import InvariantResult, Report, TargetReport, Verdict
 from compactcheck.report.untrusted import block, safe_line
+from compactcheck.verdicts.causes import cause_numbers, causes
 from compactcheck.verdicts.counts import errored_clause
 
 VERDICT_STYLES: dict[Verdict, str] = {
@@ -66,7 +68,7 @@ def print_report(
     if not report.complete:
         console.print(Text("INCOMPLETE: the run was interrupted; the results are partial.", "bold"))
 
-    numbers = {id(result): number for number, (_, result, _) in violations(report)}
+    numbers = cause_numbers(report)
     reviewed = {id(result): number for number, (_, result) in reviews(report)}
     notes = _Numbers(numbers, reviewed)
     if console.width < _wide_width(report):
@@ -216,7 +218,7 @@ def _notes(target: TargetReport, numbers: _Numbers, start: int = 0) -> tuple[lis
     notes: list[str] = []
     for result in target.results:
         if id(result) in numbers:
-            notes.append(f"see violation {numbers[id(result)]}")
+            notes.append(see_violations(numbers[id(result)], result))
         elif result.verdict == "review" and id(result) in numbers.reviews:
             notes.append(f"{review_count(result)}: see review {numbers.reviews[id(result)]}")
         else:
@@ -285,14 +287,16 @@ def _after_table(report: Report, console: Console, reports: Mapping[str, Path] |
     if listed:
         console.print(_safe(REVIEW_NOTE, "dim"))
 
-    for number, (target, result, example) in violations(report):
-        parts = [
-            Text.assemble((part.label, "bold"), part.text, style=part.style)
-            for part in violation_parts(example, target, cut=True, reports=reports)
-        ]
+    for cause in causes(report):
+        target = cause.target
+        way = way_note(cause.result, cause.example)
+        shown = violation_parts(
+            cause.example, target, cut=True, reports=reports, also=cause.also, way=way
+        )
+        parts = [Text.assemble((p.label, "bold"), p.text, style=p.style) for p in shown]
         title = Text.assemble(
-            (f"violation {number}: ", "bold red"),
-            safe_line(result.invariant, 120),
+            (f"violation {cause.number}: ", "bold red"),
+            safe_line(" and ".join(cause.laws), 240),
             " on ",
             safe_line(target.target, 200),
             f" [{safe_line(where(target), 60)}]",
@@ -302,9 +306,7 @@ def _after_table(report: Report, console: Console, reports: Mapping[str, Path] |
     for target in outputs(report):
         printed = stderr_parts(target)[0]
         title = Text.assemble(("output of ", "bold"), safe_line(target.target, 200))
-        body = Group(
-            Text("what it printed (stderr tail):", style="bold"), Text(block(printed, 4000))
-        )
+        body = Group(Text("what it printed (stderr tail):", "bold"), Text(block(printed, 4000)))
         console.print(Panel(body, title=title, title_align="left", border_style="dim"))
 
     for target in problems(report):

@@ -16,7 +16,7 @@ from compactcheck.render._digest import (
     outputs,
     problems,
     unconcluded,
-    violations,
+    way_note,
     where,
 )
 from compactcheck.render._layout import CSP, render_page
@@ -26,9 +26,15 @@ from compactcheck.render.conversation import Picture, picture
 from compactcheck.render.fidelity_rows import FidelityRow, fidelity_gaps, fidelity_rows
 from compactcheck.render.points import html_points
 from compactcheck.render.review import REVIEW_NOTE, review_count, reviews
-from compactcheck.render.violation import fix_lines, history_text, input_problems_line
+from compactcheck.render.violation import (
+    fix_lines,
+    history_text,
+    input_problems_line,
+    same_cause_parts,
+)
 from compactcheck.report.compare import summary
 from compactcheck.report.model import Counterexample, Report, Verdict
+from compactcheck.verdicts.causes import causes
 
 # Kept under its old name: the browser test swaps the policy out to test the escaping alone.
 _CSP = CSP
@@ -55,6 +61,10 @@ class _Witness:
     picture: Picture | None
     history: str
     fix: tuple[str, ...] = ()
+    # Which of its law's distinct ways it shows ("" for a law broken in one way).
+    way: str = ""
+    same_cause: tuple[tuple[str, str], ...] = ()
+    """Each other law that found the same cause: its label and its own because line."""
 
 
 @dataclass(frozen=True)
@@ -110,8 +120,12 @@ class _Problem:
 
 def render_html(report: Report) -> str:
     """The report as a complete HTML document."""
-    numbered = violations(report)
-    links = {(t.target, t.view, r.invariant): n for n, (t, r, _) in numbered}
+    found = causes(report)
+    links: dict[tuple[str, str, str], int] = {}
+    for c in found:
+        for law in c.laws:
+            # A law broken in several ways links to its first way's entry.
+            links.setdefault((c.target.target, c.target.view, law), c.number)
     table = summary([report])
     rows: list[tuple[str, list[_Cell | None]]] = []
     for invariant in table.invariants:
@@ -130,20 +144,24 @@ def render_html(report: Report) -> str:
         rows.append((invariant, cells))
     witnesses = [
         _Witness(
-            number=number,
-            invariant=result.invariant,
-            target=target.target,
-            place=where(target),
-            view=target.view,
-            examples=result.examples,
-            exercised=result.exercised,
-            example=example,
-            rejected=input_problems_line(example),
-            picture=picture(target.view, example.input, example.output, target.format),
-            history=history_text(example, target),
-            fix=tuple(fix_lines(example)),
+            number=cause.number,
+            invariant=" and ".join(cause.laws),
+            target=cause.target.target,
+            place=where(cause.target),
+            view=cause.target.view,
+            examples=cause.result.examples,
+            exercised=cause.result.exercised,
+            example=cause.example,
+            rejected=input_problems_line(cause.example),
+            picture=picture(
+                cause.target.view, cause.example.input, cause.example.output, cause.target.format
+            ),
+            history=history_text(cause.example, cause.target),
+            fix=tuple(fix_lines(cause.example)),
+            way=way_note(cause.result, cause.example),
+            same_cause=tuple((p.label.strip(), p.text) for p in same_cause_parts(cause.also)),
         )
-        for number, (target, result, example) in numbered
+        for cause in found
     ]
     return render_page(
         "report.html.j2",

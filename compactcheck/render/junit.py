@@ -7,9 +7,10 @@ import xml.etree.ElementTree as ET
 from compactcheck.render._digest import calls_line, header_fields, where
 from compactcheck.render.points import junit_points
 from compactcheck.render.review import review_lines
-from compactcheck.render.violation import history_text, input_problems_line
+from compactcheck.render.violation import history_text, input_problems_line, same_cause_parts
 from compactcheck.report.model import InvariantResult, Report, TargetReport
 from compactcheck.report.untrusted import block, json_block, safe_line
+from compactcheck.verdicts.causes import Cause, causes
 
 # ElementTree escapes &, <, > and quotes (so "]]>" cannot end anything), but happily writes
 # characters XML 1.0 forbids; clean() has already turned every one of those into a visible escape.
@@ -21,12 +22,21 @@ def _properties(parent: ET.Element, items: list[tuple[str, str]]) -> None:
         ET.SubElement(properties, "property", name=name, value=safe_line(value))
 
 
-def _failure_text(result: InvariantResult, target: TargetReport) -> str:
+def _failure_text(result: InvariantResult, target: TargetReport, cause: Cause | None) -> str:
     example = result.counterexample
     if example is None:
         return safe_line(result.because or "violation without a counterexample", 2000)
+    if cause is not None and cause.result is not result:
+        # Folded into another law's cause: its witness is told there, once.
+        return (
+            f"because: {safe_line(example.because, 2000)}\n"
+            f"the same cause as {safe_line(cause.result.invariant, 200)} (violation "
+            f"{cause.number}): its witness and corpus file are in that testcase"
+        )
+    others = same_cause_parts(cause.also) if cause is not None else []
     parts = [
         f"because: {safe_line(example.because, 2000)}",
+        *(f"{part.label}{part.text}" for part in others),
         f"round {example.round}, {history_text(example, target)}, reproduced: {example.reproduced}",
         "witness:",
         json_block(example.witness),
@@ -42,7 +52,11 @@ def _failure_text(result: InvariantResult, target: TargetReport) -> str:
 
 
 def _testcase(
-    suite: ET.Element, target: TargetReport, result: InvariantResult, strict_review: bool
+    suite: ET.Element,
+    target: TargetReport,
+    result: InvariantResult,
+    strict_review: bool,
+    cause: Cause | None,
 ) -> None:
     case = ET.SubElement(
         suite,
@@ -63,8 +77,10 @@ def _testcase(
     if result.verdict == "violation":
         example = result.counterexample
         message = safe_line(example.because, 1000) if example is not None else because
+        if cause is not None and len(cause.laws) > 1:
+            message += f" (violation {cause.number}: {safe_line(' and '.join(cause.laws), 240)})"
         failure = ET.SubElement(case, "failure", message=message, type="violation")
-        failure.text = _failure_text(result, target)
+        failure.text = _failure_text(result, target, cause)
     elif result.verdict == "errored":
         error = ET.SubElement(case, "error", message=because or "the backend errored")
         error.set("type", "errored")
@@ -87,6 +103,9 @@ def render_junit(report: Report) -> str:
     """The report as a JUnit XML document (UTF-8, with its declaration)."""
     root = ET.Element("testsuites", name="compactcheck")
     totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+    # Each law stays a test of its own; one that found another law's cause says so and points
+    # there rather than telling the witness again.
+    cause_of = {id(r): cause for cause in causes(report) for r in (cause.result, *cause.also)}
     for target in report.targets:
         verdicts = [result.verdict for result in target.results]
         numbers = {
@@ -114,7 +133,7 @@ def render_junit(report: Report) -> str:
             fields.append(("implementation", f"{implementation.name} {implementation.version}"))
         _properties(suite, fields)
         for result in target.results:
-            _testcase(suite, target, result, report.strict_review)
+            _testcase(suite, target, result, report.strict_review, cause_of.get(id(result)))
         if target.stderr:
             ET.SubElement(suite, "system-err").text = block(target.stderr, 4000)
         for name in totals:

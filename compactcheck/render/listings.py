@@ -14,6 +14,7 @@ from compactcheck.invariants import VIEWS, Invariant, View, catalogue
 from compactcheck.invariants.catalogue import ALL_FORMATS
 from compactcheck.reference_engine.golden import CaseResult
 from compactcheck.reference_engine.snapshot import ALL_RULES, RULE_STATEMENTS, SEED_RULES
+from compactcheck.render._digest import view_label
 from compactcheck.render.console import NARROW, shortened
 from compactcheck.report import untrusted
 from compactcheck.targets.registry import builtin_targets
@@ -101,15 +102,17 @@ def rules_table() -> Table:
 
 
 def replay_table(results: Sequence[ReplayResult], width: int = NARROW) -> Group:
-    """What re-running each corpus entry gave: a table per target and view, titled with them
-    (cut to ``width`` in the middle), so that no target name or law id is broken across lines;
-    in each, the entries of one law together, the law named once with how many it has."""
+    """What re-running each corpus entry gave: a table per target, view and format, titled with
+    them (cut to ``width`` in the middle), so that no target name or law id is broken across
+    lines; in each, the entries of one law together, the law named once with how many it has."""
     groups: dict[tuple[str, str], list[ReplayResult]] = {}
     for item in results:
-        groups.setdefault((item.target, item.view), []).append(item)
+        groups.setdefault((item.target, view_label(item.view, item.format)), []).append(item)
     titles = [
-        f"{untrusted.safe_line(target)} [{view}]" if target else "entries that cannot be read"
-        for target, view in groups
+        f"{untrusted.safe_line(target)} [{untrusted.safe_line(label)}]"
+        if target
+        else "entries that cannot be read"
+        for target, label in groups
     ]
     colour = {"fixed": "green", "still failing": "red"}
     count = f"{len(results)} corpus entr{'y' if len(results) == 1 else 'ies'}"

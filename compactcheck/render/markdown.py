@@ -12,17 +12,23 @@ from compactcheck.render._digest import (
     problems,
     unconcluded,
     verdict_count,
-    violations,
+    way_note,
     where,
 )
 from compactcheck.render._stderr import stderr_parts
 from compactcheck.render.fidelity_rows import fidelity_gaps, fidelity_rows
 from compactcheck.render.points import markdown_points
 from compactcheck.render.review import REVIEW_NOTE, item_lines, review_count, reviews
-from compactcheck.render.violation import fix_lines, history_text, input_problems_line
+from compactcheck.render.violation import (
+    fix_lines,
+    history_text,
+    input_problems_line,
+    same_cause_parts,
+)
 from compactcheck.report.compare import Summary, summary
 from compactcheck.report.model import Report, Verdict
 from compactcheck.report.untrusted import block, json_block, safe_line
+from compactcheck.verdicts.causes import causes
 
 VERDICT_MARKS: dict[Verdict, str] = {
     "pass": "✅ pass",
@@ -126,8 +132,12 @@ def render_markdown(report: Report) -> str:
     out.append("")
     if not report.complete:
         out += ["> **Incomplete:** the run was interrupted; the results are partial.", ""]
-    numbered = violations(report)
-    links = {(t.target, t.view, r.invariant): n for n, (t, r, _) in numbered}
+    numbered = causes(report)
+    links: dict[tuple[str, str, str], int] = {}
+    for c in numbered:
+        for law in c.laws:
+            # A law broken in several ways links to its first way's entry.
+            links.setdefault((c.target.target, c.target.view, law), c.number)
     out += ["## Results", "", matrix(summary([report]), links), "", counts_line(report), ""]
     counted = [(target, calls_line(target, report.max_examples)) for target in report.targets]
     out += [
@@ -158,13 +168,19 @@ def render_markdown(report: Report) -> str:
         out.append("")
     if numbered:
         out += ["## Violations", ""]
-    for number, (target, result, example) in numbered:
+    for cause in numbered:
+        target, result, example = cause.target, cause.result, cause.example
         out += [
-            f"### V{number}: {text(result.invariant, 120)} on {text(target.target, 200)} "
-            f"\\[{text(where(target), 60)}\\]",
+            f"### V{cause.number}: {text(' and '.join(cause.laws), 240)} on "
+            f"{text(target.target, 200)} \\[{text(where(target), 60)}\\]"
+            + (f" ({way})" if (way := way_note(result, example)) else ""),
             "",
             f"**Because:** {text(example.because, 2000)}",
             "",
+        ]
+        for part in same_cause_parts(cause.also):
+            out += [f"**{text(part.label.strip(), 200)}** {text(part.text, 2000)}", ""]
+        out += [
             f"Round {example.round} · {history_text(example, target)} · "
             f"reproduced: {example.reproduced} · examples {result.examples} · "
             f"exercised {result.exercised}",

@@ -4,7 +4,7 @@ what the compactor returned and its corpus entry; as styled parts, or as one pla
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -12,7 +12,7 @@ from typing import Any
 from compactcheck.invariants import dump_messages
 from compactcheck.render.conversation import reading
 from compactcheck.render.excerpt import excerpt, left_out_line
-from compactcheck.report.model import Counterexample, TargetReport
+from compactcheck.report.model import Counterexample, InvariantResult, TargetReport
 from compactcheck.report.untrusted import BLOCK_LIMIT, json_block, safe_line
 
 
@@ -159,6 +159,8 @@ def violation_parts(
     replay: str | None = None,
     cut: bool = False,
     reports: Mapping[str, Path] | None = None,
+    also: Sequence[InvariantResult] = (),
+    way: str = "",
 ) -> list[Part]:
     """What a violation shows, from its because line to its corpus entry, in that order.
 
@@ -167,14 +169,19 @@ def violation_parts(
     history again; ``limit`` cuts each JSON block; ``corpus`` and ``replay`` say where the entry
     is and how to replay it (by default the counterexample's own corpus file, no command);
     ``cut`` shortens long contents of the witness and diff as a terminal shows them, with a line
-    naming the ``reports`` written (by format name) that hold them whole.
+    naming the ``reports`` written (by format name) that hold them whole; ``also`` are the
+    results of other laws that found the same cause, each said with its own because line;
+    ``way`` (``_digest.way_note``) opens it, in the panel rather than a title a narrow terminal
+    would cut.
     """
     found = (
         f"round {example.round} · {history_text(example, target)} · "
         f"reproduced: {example.reproduced}"
     )
     parts = [
+        *([Part("", safe_line(way), "bold")] if way else []),
         Part("because: ", safe_line(example.because, 2000)),
+        *same_cause_parts(also),
         Part("", f"{seed} · {found}" if seed else found, "dim"),
         Part(f"witness ({len(example.witness)} item(s)):", style="bold"),
         *_block(example.witness, limit, cut, reports),
@@ -197,6 +204,16 @@ def violation_parts(
         parts.append(Part("corpus file: ", safe_line(shown)))
     if replay:
         parts.append(Part("replay: ", replay))
+    return parts
+
+
+def same_cause_parts(also: Sequence[InvariantResult]) -> list[Part]:
+    """A line for each other law that found the same cause: its id and its own because."""
+    parts = []
+    for other in also:
+        example = other.counterexample
+        because = example.because if example is not None else (other.because or "")
+        parts.append(Part(f"{other.invariant} (the same cause): ", safe_line(because, 2000)))
     return parts
 
 

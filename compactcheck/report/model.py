@@ -135,6 +135,22 @@ class Counterexample(_ReportModel):
         description="the smallest repair of the answer that makes it lawful (the messages to add "
         "back or take out), or why none does; messages view (absent in older reports)",
     )
+    same_cause: list[str] = Field(
+        default_factory=list,
+        description="the other laws of this target that broke on the same failing round (same "
+        "input and answer) because one restates the other for a provider (tool_pairing and "
+        "anthropic_tool_result_has_prior_use): one cause, which every rendering shows once under "
+        "both names",
+    )
+    way: str = Field(
+        default="",
+        description="the way the law broke: the kind its law gave the violation (dropped, "
+        "superseded reasserted, ...); each distinct way has its own counterexample; empty for a "
+        "law of one way and in older reports",
+    )
+    failed: int = Field(
+        default=0, description="judged rounds that broke the law in this way (0: not counted)"
+    )
 
 
 class InvariantResult(_ReportModel):
@@ -153,6 +169,16 @@ class InvariantResult(_ReportModel):
     skipped: int = Field(default=0, description="backend calls that declined or were declined")
     because: str | None = None
     counterexample: Counterexample | None = None
+    other_ways: list[Counterexample] = Field(
+        default_factory=list,
+        description="a counterexample for each other distinct way the law broke, after the first "
+        "(at most three)",
+    )
+    ways: int = Field(
+        default=0,
+        description="distinct ways the law broke in; more than the counterexamples when the run "
+        "met more than it keeps",
+    )
     level: int = Field(
         default=0,
         description="the conformance level the law belongs to (1 the provider accepts it, 2 the "

@@ -17,6 +17,7 @@ from typing import Any
 from compactcheck.base.atomic import write_text_atomically
 from compactcheck.base.errors import CompactcheckError, OutputFileError
 from compactcheck.corpus.entry import corpus_files, load_entry
+from compactcheck.invariants.ways import MAX_WAYS
 from compactcheck.report.model import (
     COVERAGE_PREFIX,
     VACUITY_PREFIX,
@@ -62,10 +63,33 @@ def merge_results(
 
     ``model`` is the shards' model calls added up: a refusal in any shard leaves no pass.
     """
-    broken = [r.counterexample for r in results if r.counterexample is not None]
-    merged = merged_result(results, _smallest(broken) if broken else None)
-    merged = merged.model_copy(update={"level": results[0].level})
+    examples = _by_way(results)
+    merged = merged_result(results, examples[0] if examples else None)
+    update: dict[str, object] = {"level": results[0].level}
+    if examples:
+        seen = max(len(examples), *(r.ways for r in results))
+        update |= {"other_ways": examples[1:MAX_WAYS], "ways": seen}
+    merged = merged.model_copy(update=update)
     return overlaid(merged, results[0].waived, model)
+
+
+def _by_way(results: Sequence[InvariantResult]) -> list[Counterexample]:
+    """The smallest counterexample of each way any shard broke the law in, its rounds added up:
+    the way of the smallest of all first, the others in the order of their keys."""
+    groups: dict[str, list[Counterexample]] = {}
+    for result in results:
+        if result.counterexample is not None:
+            for example in (result.counterexample, *result.other_ways):
+                # A law of one way, and an older report, name the way "": one group.
+                groups.setdefault(example.way, []).append(example)
+    smallest = {
+        way: _smallest(group).model_copy(update={"failed": sum(e.failed for e in group)})
+        for way, group in groups.items()
+    }
+    if not smallest:
+        return []
+    first = _smallest(smallest.values())
+    return [first, *(smallest[way] for way in sorted(smallest) if smallest[way] is not first)]
 
 
 def merge_model_calls(reports: Iterable[TargetReport]) -> ModelCalls | None:
@@ -264,14 +288,23 @@ def point_into(target: TargetReport, corpus: Path) -> TargetReport:
     """The report with each counterexample's corpus file named inside ``corpus``, where it is."""
     results: list[InvariantResult] = []
     for result in target.results:
-        example = result.counterexample
-        if example is not None and example.corpus_file:
-            moved = corpus / Path(example.corpus_file).name
-            if moved.is_file():
-                example = example.model_copy(update={"corpus_file": str(moved)})
-                result = result.model_copy(update={"counterexample": example})
+        if result.counterexample is not None:
+            result = result.model_copy(
+                update={
+                    "counterexample": _pointed(result.counterexample, corpus),
+                    "other_ways": [_pointed(example, corpus) for example in result.other_ways],
+                }
+            )
         results.append(result)
     return target.model_copy(update={"results": results})
+
+
+def _pointed(example: Counterexample, corpus: Path) -> Counterexample:
+    if example.corpus_file:
+        moved = corpus / Path(example.corpus_file).name
+        if moved.is_file():
+            return example.model_copy(update={"corpus_file": str(moved)})
+    return example
 
 
 def _entry_rank(path: Path) -> tuple[int, int, str]:

@@ -190,3 +190,29 @@ def test_profile_and_seed_are_settled_in_one_place(
     assert (settled.profile, settled.seed_given) == (profile, seed_given)
     if seed is not None:
         assert settled.seed == seed
+
+
+# Who may read a report's same-cause links: the engine that writes them, the model that holds
+# them and the one module that says what is one cause (compactcheck.verdicts.causes).
+SAME_CAUSE_OWNERS = {"engine/results.py", "report/model.py", "verdicts/causes.py"}
+
+
+def same_cause_readers(source: str) -> list[str]:
+    """Every place in ``source`` that reads a counterexample's ``same_cause`` links."""
+    return [
+        f"line {node.lineno}: reads same_cause"
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Attribute) and node.attr == "same_cause"
+    ]
+
+
+def test_only_the_cause_owner_folds_violations_into_causes() -> None:
+    readers = {
+        str(path.relative_to(PACKAGE)): found
+        for path in PACKAGE.rglob("*.py")
+        if str(path.relative_to(PACKAGE)) not in SAME_CAUSE_OWNERS
+        and (found := same_cause_readers(path.read_text(encoding="utf-8")))
+    }
+    assert readers == {}
+    # The reading can fail: a renderer that folds by the links itself is found.
+    assert same_cause_readers("kin = r.invariant in example.same_cause") != []

@@ -97,6 +97,7 @@ def _system_findings(
                     f"the system message at input index {index} was rewritten without its "
                     f"constraint {demoted[0]!r}, which only a non-system message still says",
                     witness(system),
+                    kind="system rewritten",
                 )
             continue
         if holder is not None:
@@ -107,12 +108,14 @@ def _system_findings(
                 f"output: its text was demoted into the {kept.role} message at output index {j}",
                 witness(system, kept),
                 value_diff({"role": "system"}, {"role": kept.role}),
+                kind="system demoted",
             )
         else:
             yield Violation(
                 "constraints_preserved",
                 f"the system message at input index {index} is missing from the output",
                 witness(system),
+                kind="system missing",
             )
 
 
@@ -145,6 +148,7 @@ def constraints_preserved(before: Messages, after: Messages, facts: Facts) -> Fi
                         f"current constraint {text!r} (input index {at}) is missing from the "
                         "output",
                         witness(before[at] if at is not None else None),
+                        kind="dropped",
                     )
                 )
     read = reassertions(before, after, facts)
@@ -211,6 +215,7 @@ def _reasserted(
             f"the {label(after[cause])} at output index {cause} no longer says it was "
             f"replaced{replaced_at}",
             witness(after[cause], source, after[now.index]),
+            kind="superseded reasserted",
         )
     return Violation(
         "constraints_preserved",
@@ -218,6 +223,7 @@ def _reasserted(
         f"{label(after[now.index])} at output index {now.index}, though the input had "
         f"replaced it{replaced_at}",
         witness(after[now.index], source),
+        kind="superseded reasserted",
     )
 
 
@@ -323,6 +329,7 @@ def _current(
                     "constraints_preserved",
                     f"current constraint {text!r} (input index {at}) is missing from the output",
                     witness(source),
+                    kind="dropped",
                 )
             )
         elif ruling.ruling in _BROKEN and ruling.message is not None:
@@ -332,6 +339,7 @@ def _current(
                     f"current constraint {text!r} (input index {at}) {_BROKEN[ruling.ruling]}: "
                     f"{ruling.sentence!r} (output index {ruling.message})",
                     witness(source, after[ruling.message]),
+                    kind=ruling.ruling,
                 )
             )
     return _Judged(violations, review)

@@ -150,6 +150,7 @@ RULES: tuple[Rule[Request], ...] = (
         "parts is equal to the number of function call parts of the function call turn",
         _count_matches,
         _has_calls,
+        restates="tool_pairing",
     ),
     Rule(
         "gemini_call_follows_user_or_response",
@@ -169,6 +170,7 @@ RULES: tuple[Rule[Request], ...] = (
         "immediately after a function call turn",
         _response_follows,
         _has_calls,
+        restates="tool_pairing",
     ),
     Rule(
         "gemini_nonempty_parts",

@@ -128,6 +128,7 @@ RULES: tuple[Rule[Request], ...] = (
         "tool call found for function call output with call_id ...",
         _output_has_call,
         _has_calls,
+        restates="tool_pairing",
     ),
     Rule(
         "responses_call_has_output",
@@ -136,6 +137,7 @@ RULES: tuple[Rule[Request], ...] = (
         "OpenAI Responses function calling: error No tool output found for function call ...",
         _call_has_output,
         _has_calls,
+        restates="tool_pairing",
     ),
     Rule(
         "responses_call_id_kept",

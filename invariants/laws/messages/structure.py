@@ -48,6 +48,8 @@ class Rule(Generic[Request]):
     mirrors: str
     breaches: Callable[[Request], list[Breach]]
     applies: Callable[[Request], bool]
+    restates: str = ""
+    """The law of every format this rule says again for its provider ('' for none)."""
 
     def law(self) -> Invariant[Request, Request]:
         """The law that judges a compactor's answer by this rule."""
@@ -63,7 +65,13 @@ class Rule(Generic[Request]):
             )
 
         return Invariant(
-            self.id, "messages", self.statement, check, formats=(self.format,), mirrors=self.mirrors
+            self.id,
+            "messages",
+            self.statement,
+            check,
+            formats=(self.format,),
+            mirrors=self.mirrors,
+            restates=self.restates,
         )
 
 

@@ -181,3 +181,24 @@ def test_a_compactor_that_changes_directory_or_deletes_the_corpus_loses_no_entry
         ]
         assert len(files) == 2
         assert all(Path(str(file)).is_file() for file in files)
+
+
+def test_a_compactor_that_deletes_the_corpus_loses_no_entry_of_earlier_runs(
+    tmp_path: Path,
+) -> None:
+    corpus = tmp_path / "corpus"
+    _run(corpus, 1)
+    earlier = {path.name: path.read_text() for path in corpus.glob("*.json")}
+    # Not a check that cannot fail: the earlier run left entries of a target this run never
+    # writes, which only a copy read at the run's start can bring back.
+    assert len(earlier) >= 3, earlier
+    deleting = _compactor(tmp_path, f"shutil.rmtree({str(corpus)!r}, True)")
+    for more in (("--in-process",), ()):
+        done = _fuzz(tmp_path, deleting, "corpus", *more)
+        assert done.returncode == ExitCode.FAILED, done.stdout + done.stderr
+        said = [line for line in done.stdout.splitlines() if "changed under the run" in line]
+        assert len(said) == 1, done.stdout
+        kept = {path.name: path.read_text() for path in corpus.glob("*.json")}
+        assert earlier.items() <= kept.items()
+        # And the run's own two entries beside them.
+        assert len(kept) == len(earlier) + 2

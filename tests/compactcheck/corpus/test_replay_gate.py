@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import io
 import json
 import shutil
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
 import compactcheck
 from compactcheck.base.errors import ExitCode
@@ -14,6 +16,7 @@ from compactcheck.corpus.entry import note_reproduced, read_entry
 from compactcheck.corpus.replay import FLAKY_TRIES, ReplayResult, replay
 from compactcheck.invariants import VIEWS
 from compactcheck.invariants.formats import CHAT, FORMATS
+from compactcheck.render.listings import replay_table
 from compactcheck.verdicts import replay_exit
 from tests.compactcheck.commandline import cli
 
@@ -94,6 +97,17 @@ def test_the_laws_of_a_provider_format_replay(corpus: Path) -> None:
     results = replay(corpus)
     assert {result.verdict for result in results} == {"still failing"}
     assert len(results) == len(list(corpus.glob("*.json")))
+
+
+def test_each_replayed_entry_says_its_format_and_the_table_titles_name_it(corpus: Path) -> None:
+    results = replay(corpus)
+    for result in results:
+        assert (result.view, result.format or "") == _view_and_format(result.path)
+    buffer = io.StringIO()
+    Console(file=buffer, width=120).print(replay_table(results, 120))
+    printed = buffer.getvalue()
+    assert "mutant:anthropic-strip-thinking [messages, anthropic]" in printed
+    assert "mutant:messages-demote-system [messages]" in printed
 
 
 def test_the_command_at_80_columns_breaks_no_target_name_or_law_id(

@@ -36,7 +36,10 @@ def test_the_search_re_runs_witnesses_and_the_report_only_reads_them(tmp_path: P
         assert run.finished is not None
         # Three re-runs of the one witness, before the report was assembled.
         assert len(replays) == 3
-        assert run.search.reproductions == {"goal_preserved": "deterministic"}
+        # One way of the law, one witness: keyed by the law and its way.
+        assert [(law, verdict) for (law, _), verdict in run.search.reproductions.items()] == [
+            ("goal_preserved", "deterministic")
+        ]
         again = target_report(run.judge, run.search, 0.0)
     finally:
         target.close()

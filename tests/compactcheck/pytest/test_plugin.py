@@ -161,3 +161,22 @@ def test_the_model_caps_hold_for_the_session_across_xdist_workers(tmp_path: Path
     assert target.model_calls is not None
     assert target.model_calls.cap == 5
     assert target.model_calls.reason == "model call cap of 5 reached"
+
+
+def test_a_corpus_entry_that_cannot_be_written_is_said_in_one_line(tmp_path: Path) -> None:
+    (tmp_path / "blocked").write_text("a file, not a folder")
+    done = pytest_run(
+        tmp_path,
+        "--compactcheck-invariants",
+        "user_turn_present",
+        "--compactcheck-corpus",
+        "blocked/corpus",
+    )
+    assert done.returncode == 1, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "Traceback" not in done.stdout + done.stderr
+    said = [line for line in done.stdout.splitlines() if line.startswith("not written: ")]
+    assert len(said) == 1, done.stdout[-3000:]
+    assert "the corpus entry of user_turn_present: " in said[0]
+    assert "Not a directory" in said[0]
+    # No replay command for an entry that is not there.
+    assert "replay: " not in done.stdout

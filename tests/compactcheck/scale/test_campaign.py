@@ -281,3 +281,39 @@ def test_interrupted_fuzz_on_workers_leaves_an_incomplete_report_and_no_worker(
         time.sleep(0.2)
     assert not [seen for seen in below if _running(seen)]
     assert not list(tmp_path.rglob(".*.tmp"))
+
+
+def test_fuzz_whose_report_cannot_be_written_shows_the_violations_and_says_so(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "blocked").write_text("a file, not a folder")
+    done = subprocess.run(
+        _fuzz(
+            "mutant:messages-drop-user-turns",
+            "--invariants",
+            "user_turn_present,non_empty",
+            "--max-time",
+            "3",
+            "--seed",
+            "1",
+            "--json",
+            "blocked/campaign.json",
+            "--corpus",
+            "corpus",
+        ),
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "COLUMNS": "200"},
+        timeout=300,
+        check=False,
+    )
+    out = done.stdout + done.stderr
+    # A law was broken and an output could not be written: both said by the exit code.
+    assert done.returncode == 5, out[-3000:]
+    assert "Traceback" not in out
+    assert "violation 1: user_turn_present" in done.stdout
+    unwritten = [line for line in done.stdout.splitlines() if line.startswith("not written: ")]
+    assert len(unwritten) == 1, done.stdout[-3000:]
+    assert "blocked/campaign.json" in unwritten[0]
+    assert corpus_files(tmp_path / "corpus")

@@ -76,10 +76,12 @@ def _session(folder: Path, workers: str) -> tuple[dict[str, str], dict[str, Any]
     # The shards' own corpora were merged into the corpus and removed; nothing overwrote.
     assert not (corpus / ".shards").exists()
     named = {
-        result["counterexample"]["corpus_file"]
+        example["corpus_file"]
         for target in report["targets"]
         for result in target["results"]
         if result["counterexample"]
+        # Each way a law broke in has its own entry.
+        for example in (result["counterexample"], *result["other_ways"])
     }
     assert named
     assert all(Path(name).parent == corpus and Path(name).is_file() for name in named)

@@ -36,6 +36,7 @@ RULES: tuple[Rule[Request], ...] = (
         "error `tool_use` ids were found without `tool_result` blocks immediately after",
         tool_use.answered_next,
         tool_use.has_calls,
+        restates="tool_pairing",
     ),
     Rule(
         "anthropic_tool_result_has_prior_use",
@@ -45,6 +46,7 @@ RULES: tuple[Rule[Request], ...] = (
         "error unexpected `tool_use_id` found in `tool_result` blocks",
         tool_use.has_prior_use,
         tool_use.has_calls,
+        restates="tool_pairing",
     ),
     Rule(
         "anthropic_tool_results_first",

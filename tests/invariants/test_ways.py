@@ -1,0 +1,54 @@
+"""The way a law was broken: the kind its law gave the violation, never its sentence."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from compactcheck.invariants import Finding, Violation
+from compactcheck.invariants.facts import Facts
+from compactcheck.invariants.laws.messages.constraints import constraints_preserved
+from compactcheck.invariants.messages import ChatMessage, SystemMessage, UserMessage
+from compactcheck.invariants.ways import way_of, ways
+
+LAW = "constraints_preserved"
+
+
+@given(st.text(max_size=30), st.integers(0, 999))
+def test_the_sentence_is_not_part_of_the_way(fact: str, index: int) -> None:
+    because = f"current constraint {fact!r} (input index {index}) is missing from the output"
+    assert way_of(Violation(LAW, because, kind="dropped")) == "dropped"
+    assert way_of(Violation(LAW, because)) == ""
+
+
+def test_a_finding_splits_into_its_ways_each_with_its_violation_first() -> None:
+    missing = [
+        Violation(LAW, f"current constraint 'c{i}' (input index {i}) is missing", kind="dropped")
+        for i in (1, 2)
+    ]
+    lost = Violation(LAW, "the system message at input index 0 is missing", kind="system missing")
+    split = ways(Finding(LAW, True, (missing[0], lost, missing[1])))
+    assert list(split) == ["dropped", "system missing"]
+    first, second = split.values()
+    assert first.violations[0] is missing[0]
+    assert second.violations[0] is lost
+    # Every violation stays on each: a witness of one way still says what else was wrong.
+    assert set(second.violations) == {missing[0], lost, missing[1]}
+
+
+# The first call loads the lexicon the laws read prose with.
+@settings(deadline=None)
+@given(st.integers(0, 6), st.sampled_from(["user", "assistant"]))
+def test_a_law_gives_one_kind_to_one_way_however_big_the_history(padding: int, role: str) -> None:
+    # The same failure on a longer history (another index, another text) is the same way.
+    before: list[ChatMessage] = [
+        *(UserMessage(content=f"note {i}") for i in range(padding)),
+        SystemMessage(content="Be brief."),
+    ]
+    demoted: list[ChatMessage] = (
+        [*before[:-1], UserMessage(content="Be brief.")] if role == "user" else before[:-1]
+    )
+    found = constraints_preserved.check(before, demoted, Facts(goal="be brief"))
+    assert [way_of(v) for v in found.violations] == (
+        ["system demoted"] if role == "user" else ["system missing"]
+    )
