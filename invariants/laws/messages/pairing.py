@@ -55,6 +55,7 @@ def tool_pairing(before: Messages, after: Messages, facts: Facts) -> Finding:
                     "tool_pairing",
                     f"tool result {call_id} at output index {index} has no call before it; {where}",
                     witness(caller, message),
+                    kind="result without its call",
                 )
             )
         for call_id in call_ids(message):
@@ -66,6 +67,7 @@ def tool_pairing(before: Messages, after: Messages, facts: Facts) -> Finding:
                         f"result was in the input at index {in_results[call_id]} and is not "
                         "in the output",
                         witness(message, before[in_results[call_id]]),
+                        kind="call without its result",
                     )
                 )
     exercised = bool(in_calls or in_results or out_calls or out_results)
