@@ -21,6 +21,7 @@ from compactcheck.invariants import View
 from compactcheck.models import ModelSlot
 from compactcheck.observed.transcripts import Transcript
 from compactcheck.options import BY_KEY
+from compactcheck.render._digest import way_note
 from compactcheck.render.review import review_lines
 from compactcheck.render.violation import violation_text
 from compactcheck.report.model import (
@@ -257,6 +258,12 @@ class LawCase:
             pytest.xfail(reason + replay)
         if decided.outcome == "failed":
             shown = self.failure(example) if example is not None else f"{self.target} {reason}"
+            if example is not None and example is result.counterexample and result.other_ways:
+                # A law broken in several ways: each way's witness, as the CLI shows them.
+                shown = "\n\n".join(
+                    f"{way_note(result, one)}\n{self.failure(one)}"
+                    for one in (example, *result.other_ways)
+                )
             if result.review and example is None:
                 shown = "\n".join([shown, *review_lines(result)])
             pytest.fail(shown, pytrace=False)

@@ -180,3 +180,21 @@ def test_a_corpus_entry_that_cannot_be_written_is_said_in_one_line(tmp_path: Pat
     assert "Not a directory" in said[0]
     # No replay command for an entry that is not there.
     assert "replay: " not in done.stdout
+
+
+def test_a_law_broken_in_two_ways_fails_showing_each_way_and_its_entry(tmp_path: Path) -> None:
+    from tests.compactcheck.engine.test_ways import TWO_WAYS
+
+    (tmp_path / "two.py").write_text(TWO_WAYS)
+    (tmp_path / "test_two.py").write_text(
+        "import pytest\n\n\n"
+        '@pytest.mark.compactcheck("py:two.py:compact", seed=2, max_examples=20)\n'
+        "def test_two(compactcheck_law):\n"
+        "    compactcheck_law.check()\n"
+    )
+    done = pytest_in(tmp_path, "--compactcheck-invariants", "constraints_preserved", "test_two.py")
+    assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-2000:]
+    # Each way with its own witness and corpus entry, as the CLI shows them.
+    assert "way 1 of 2 (system" in done.stdout, done.stdout[-4000:]
+    assert "way 2 of 2 (system" in done.stdout, done.stdout[-4000:]
+    assert done.stdout.count("corpus file: ") == 2, done.stdout[-4000:]
