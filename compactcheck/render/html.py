@@ -34,7 +34,7 @@ from compactcheck.render.violation import (
 )
 from compactcheck.report.compare import summary
 from compactcheck.report.model import Counterexample, Report, Verdict
-from compactcheck.verdicts.causes import causes
+from compactcheck.verdicts.causes import cause_links, causes
 
 # Kept under its old name: the browser test swaps the policy out to test the escaping alone.
 _CSP = CSP
@@ -121,11 +121,7 @@ class _Problem:
 def render_html(report: Report) -> str:
     """The report as a complete HTML document."""
     found = causes(report)
-    links: dict[tuple[str, str, str], int] = {}
-    for c in found:
-        for law in c.laws:
-            # A law broken in several ways links to its first way's entry.
-            links.setdefault((c.target.target, c.target.view, law), c.number)
+    links = cause_links(found)
     table = summary([report])
     rows: list[tuple[str, list[_Cell | None]]] = []
     for invariant in table.invariants:

@@ -28,7 +28,7 @@ from compactcheck.render.violation import (
 from compactcheck.report.compare import Summary, summary
 from compactcheck.report.model import Report, Verdict
 from compactcheck.report.untrusted import block, json_block, safe_line
-from compactcheck.verdicts.causes import causes
+from compactcheck.verdicts.causes import cause_links, causes
 
 VERDICT_MARKS: dict[Verdict, str] = {
     "pass": "✅ pass",
@@ -133,11 +133,7 @@ def render_markdown(report: Report) -> str:
     if not report.complete:
         out += ["> **Incomplete:** the run was interrupted; the results are partial.", ""]
     numbered = causes(report)
-    links: dict[tuple[str, str, str], int] = {}
-    for c in numbered:
-        for law in c.laws:
-            # A law broken in several ways links to its first way's entry.
-            links.setdefault((c.target.target, c.target.view, law), c.number)
+    links = cause_links(numbered)
     out += ["## Results", "", matrix(summary([report]), links), "", counts_line(report), ""]
     counted = [(target, calls_line(target, report.max_examples)) for target in report.targets]
     out += [

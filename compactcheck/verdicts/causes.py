@@ -80,6 +80,16 @@ def cause_numbers(report: Report) -> dict[int, int]:
     return numbers
 
 
+def cause_links(causes_shown: list[Cause]) -> dict[tuple[str, str, str], int]:
+    """The entry each (target, view, law) cell of a results table links to: the first cause
+    naming that law (a law broken in several ways links to its first way's entry)."""
+    links: dict[tuple[str, str, str], int] = {}
+    for cause in causes_shown:
+        for law in cause.laws:
+            links.setdefault((cause.target.target, cause.target.view, law), cause.number)
+    return links
+
+
 def folded_into(report: Report) -> dict[int, Cause]:
     """The cause each folded violation (one shown under another law's entry) belongs to, by the
     ``id`` of its result; the first law of each cause is not in it."""
