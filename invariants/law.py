@@ -50,6 +50,9 @@ class Invariant(Generic[Before, After]):
     # The law of every format this format's law says again in the provider's terms (an orphaned
     # tool result breaks both): a report shows a cause both find once, under both names.
     restates: str = ""
+    # The kinds its violations are given (``invariants.ways``), in the order its reports show
+    # them whichever a run met first; empty for a law that breaks in one way.
+    ways: tuple[str, ...] = ()
 
     def judges_format(self, format: str) -> bool:
         """Whether the law applies to histories of ``format``."""
@@ -65,6 +68,7 @@ def invariant(
     requires_change: bool = True,
     formats: tuple[str, ...] = (),
     mirrors: str = "",
+    ways: tuple[str, ...] = (),
 ) -> Callable[[Callable[[_B, _A, Facts], Finding]], Invariant[_B, _A]]:
     """Make a checker a law of one view: the decorated name is bound to the law, not the function.
 
@@ -73,7 +77,8 @@ def invariant(
 
     def declare(check: Callable[[_B, _A, Facts], Finding]) -> Invariant[_B, _A]:
         return Invariant(
-            id, view, statement, check, requires_budget, requires_change, formats, mirrors
+            id, view, statement, check, requires_budget, requires_change, formats, mirrors,
+            ways=ways,
         )
 
     return declare

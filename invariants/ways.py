@@ -20,6 +20,14 @@ def way_of(violation: Violation) -> str:
     return violation.kind
 
 
+def rank(declared: tuple[str, ...], way: str) -> tuple[int, str]:
+    """Where a way stands among its law's ways (``Invariant.ways``, ``declared``): the order the
+    law declares them in, any it does not declare after those, by name. A run keeps and reports
+    a law's ways in this order, so that which one it met first (a corpus entry replayed sooner,
+    a shard that ran faster) changes neither its first witness nor its report."""
+    return (declared.index(way), "") if way in declared else (len(declared), way)
+
+
 def ways(finding: Finding) -> dict[str, Finding]:
     """A failing finding once for each distinct way it holds, that way's violation first (the
     one a witness shows), in the order the law found them."""

@@ -15,7 +15,7 @@ from compactcheck.harness import RoundOutcome
 from compactcheck.invariants import Budget, Finding, Invariant, View
 from compactcheck.invariants.formats import CHAT, Format
 from compactcheck.invariants.sentences import load_lexicon
-from compactcheck.invariants.ways import MAX_WAYS, way_of, ways
+from compactcheck.invariants.ways import MAX_WAYS, rank, way_of, ways
 from compactcheck.models import MeteredModel
 from compactcheck.models.judge import settle, settled_finding
 from compactcheck.report.model import ReviewItem
@@ -56,6 +56,8 @@ class Judge:
         self.format: Format = target.format if view == "messages" else CHAT
         self.laws: list[Invariant] = selection.laws(view, self.format)
         self.judging: list[Invariant] = selection.judging(view, self.format)
+        # The ways each law declares, in the order its witnesses are kept (``invariants.ways``).
+        self._ways_of = {law.id: law.ways for law in self.judging}
         # What the target declared it does not promise; a law of level 1 cannot be waived.
         structural = {law.id: bool(law.formats) for law in self.judging}
         self.waivers, self.refused_waivers = accepted_waivers(
@@ -73,7 +75,7 @@ class Judge:
         )
         self.tally = Tally()
         # Each broken law's first failure (its first way's witness), and its witness for each
-        # distinct way (at most MAX_WAYS, in the order met), written only through ``keep``.
+        # distinct way (at most MAX_WAYS, in the order its law declares them), kept by ``keep``.
         self.failures: dict[str, Failure] = {}
         self.ways: dict[str, dict[str, Failure]] = {}
         # How many judged rounds broke each law in each way (at most _COUNTED_WAYS ways).
@@ -149,9 +151,15 @@ class Judge:
         way = way_of(failure.finding.violations[0])
         kept = self.ways.setdefault(law, {})
         kept[way] = failure
-        if next(iter(kept)) == way:
-            self.failures[law] = failure
+        # In the order the law declares its ways, whichever this run met first.
+        order = self._ways_of.get(law, ())
+        self.ways[law] = kept = dict(sorted(kept.items(), key=lambda item: rank(order, item[0])))
+        self.failures[law] = next(iter(kept.values()))
         return way
+
+    def first_ways(self) -> dict[str, str]:
+        """Each broken law's first way: the one its verdict shows first."""
+        return {law: next(iter(kept)) for law, kept in self.ways.items() if kept}
 
     def _keep_review(self, law: str, items: Sequence[ReviewItem]) -> None:
         kept = self.review[law]

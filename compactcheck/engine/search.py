@@ -21,14 +21,14 @@ from compactcheck.corpus.replay import recorded_rounds
 from compactcheck.engine.config import RunConfig
 from compactcheck.engine.events import Event, ExampleJudged, Note, Shrunk, ViolationFound
 from compactcheck.engine.heap import searching
-from compactcheck.engine.judge import Judge
+from compactcheck.engine.judge import Found, Judge
 from compactcheck.engine.recording import Recorder
 from compactcheck.engine.steering import history_size, steer
 from compactcheck.engine.tally import Failure
-from compactcheck.engine.witnesses import Witnesses
+from compactcheck.engine.witnesses import Slot, Witnesses
 from compactcheck.harness import Case, Driver, RoundOutcome, cases
 from compactcheck.invariants import Finding, Invariant, View
-from compactcheck.invariants.ways import ways
+from compactcheck.invariants.ways import way_of, ways
 from compactcheck.observed.transcripts import transcript_cases, whole
 from compactcheck.report.model import Reproduced
 from compactcheck.targets.registry import Target
@@ -170,8 +170,15 @@ class Search:
                     )
         return outcomes
 
-    def _judged(self, outcomes: Sequence[RoundOutcome], pass_index: int, started: float) -> None:
-        self.judge.judge(outcomes, partial(self._found, pass_index=pass_index, started=started))
+    def _judged(
+        self,
+        outcomes: Sequence[RoundOutcome],
+        pass_index: int,
+        started: float,
+        found: Found | None = None,
+    ) -> None:
+        found = found or partial(self._found, pass_index=pass_index, started=started)
+        self.judge.judge(outcomes, found)
         statuses = tuple(outcome.status for outcome in outcomes)
         examples = self.judge.tally.examples
         self._events.append(ExampleJudged(self.target.name, self.view, examples, statuses))
@@ -254,24 +261,43 @@ class Search:
         models = (slot.spec, slot.name) if slot is not None else ()
         home = self.config.home_corpus_dir
         judge = self.judge
-        for entry in recorded_rounds(home, self.target.name, self.view, self.judge.format, models):
+        entries = recorded_rounds(home, self.target.name, self.view, self.judge.format, models)
+        slots: set[Slot] = {(entry["invariant"], str(entry.get("way") or "")) for entry in entries}
+        # A law and way broken by another entry's round, whose own entry comes later: its own
+        # entry gives its witness, whatever order the entries are read in; the other round
+        # only where its own did not break it again.
+        elsewhere: list[tuple[Invariant, RoundOutcome, Finding]] = []
+        found = partial(self._found, pass_index=0, started=started)
+        for entry in entries:
             interrupts.check()
             if self.config.time_is_up():
                 self.cut_short = True
                 return
-            law = entry["invariant"]
             try:
                 [outcome] = self._read([self.driver.replay(entry)])
             except (KeyError, TypeError, ValueError):
                 # An entry that no longer fits the view: `compactcheck replay` says so.
                 continue
-            met = (law, str(entry.get("way") or ""))
+            met = (entry["invariant"], str(entry.get("way") or ""))
             if entry.get("shrunk") and judge.new_way(*met):
                 self.shrunk_already.add(met)
+
+            def own(
+                law: Invariant, outcome: RoundOutcome, finding: Finding, met: Slot = met
+            ) -> None:
+                slot = (law.id, way_of(finding.violations[0]))
+                if slot != met and slot in slots:
+                    elsewhere.append((law, outcome, finding))
+                else:
+                    found(law, outcome, finding)
+
             judge.tally.examples += 1
-            self._judged([outcome], 0, started)
+            self._judged([outcome], 0, started, own)
             if judge.new_way(*met):
                 self.shrunk_already.discard(met)
+        for law, outcome, finding in elsewhere:
+            if judge.new_way(law.id, way_of(finding.violations[0])):
+                found(law, outcome, finding)
 
     def shrinkable(self, law: Invariant, way: str) -> bool:
         """Whether a broken law's witness of one way is worth a hunt that shrinks it."""
@@ -336,9 +362,9 @@ class Search:
                     found.append(Failure(outcome, split[way], history_size(outcome)))
                     raise _BrokenLawError
 
-        # The law's first way keeps the key it had before ways; each other way has its own.
-        first = next(iter(self.judge.ways[law.id])) == way
-        suffix = "" if first else ":" + hashlib.blake2b(way.encode(), digest_size=6).hexdigest()
+        # Each way has a key of its own, whatever was met first; a law of one way keeps the
+        # key it had before ways.
+        suffix = ":" + hashlib.blake2b(way.encode(), digest_size=6).hexdigest() if way else ""
         _digest(hunt, self._key(f"hunt:{self.target.name}:{self.view}:{law.id}{suffix}"))
         try:
             with searching():

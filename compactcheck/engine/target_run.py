@@ -106,7 +106,7 @@ class TargetRun:
             shard=self.shard,
             seed=config.seed,
             examples=judge.tally.examples,
-            corpus=dict(search.witnesses.corpus),
+            corpus=search.witnesses.corpus(search.judge.first_ways()),
             discarded=self.recorder.discarded,
             interrupted=search.interrupted,
             job=job,

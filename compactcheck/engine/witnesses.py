@@ -40,13 +40,11 @@ class Witnesses:
         # For each law and way whose latest entry could not be written, the line that says so.
         self._unwritten: dict[Slot, str] = {}
 
-    @property
-    def corpus(self) -> dict[str, Path]:
-        """The entry of each law's first way (the one its verdict shows first)."""
-        firsts: dict[str, Path] = {}
-        for (law, _), path in self.paths.items():
-            firsts.setdefault(law, path)
-        return firsts
+    def corpus(self, first_ways: dict[str, str]) -> dict[str, Path]:
+        """The entry of each law's first way (``first_ways``: the one its verdict shows first),
+        where it was written."""
+        slots = ((law, (law, way)) for law, way in first_ways.items())
+        return {law: self.paths[slot] for law, slot in slots if slot in self.paths}
 
     def entry(
         self, law: Invariant, outcome: RoundOutcome, finding: Finding, shrunk: bool
@@ -77,13 +75,11 @@ class Witnesses:
         entry = self.entry(law, outcome, finding, shrunk)
         witness = finding.violations[0].witness
         slot = (law.id, entry.way or "")
-        # Kept in the order the ways were first met: the first stays the law's first.
-        self.paths.setdefault(slot, Path())
         self.kept[slot] = entry
         try:
             path = self.recorder.write(self.config.corpus_dir, entry, witness)
         except OutputFileError as error:
-            del self.paths[slot]
+            self.paths.pop(slot, None)
             self._failed(slot, error)
             return None
         # A later entry of the way written: the earlier one that was not is not missed.

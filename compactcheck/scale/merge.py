@@ -17,7 +17,8 @@ from typing import Any
 from compactcheck.base.atomic import write_text_atomically
 from compactcheck.base.errors import CompactcheckError, OutputFileError
 from compactcheck.corpus.entry import corpus_files, load_entry
-from compactcheck.invariants.ways import MAX_WAYS
+from compactcheck.invariants.catalogue import catalogue
+from compactcheck.invariants.ways import MAX_WAYS, rank
 from compactcheck.report.model import (
     COVERAGE_PREFIX,
     VACUITY_PREFIX,
@@ -74,8 +75,8 @@ def merge_results(
 
 
 def _by_way(results: Sequence[InvariantResult]) -> list[Counterexample]:
-    """The smallest counterexample of each way any shard broke the law in, its rounds added up:
-    the way of the smallest of all first, the others in the order of their keys."""
+    """The smallest counterexample of each way any shard broke the law in, its rounds added up,
+    in the law's order of ways (``invariants.ways.rank``), as one run would keep them."""
     groups: dict[str, list[Counterexample]] = {}
     for result in results:
         if result.counterexample is not None:
@@ -86,10 +87,12 @@ def _by_way(results: Sequence[InvariantResult]) -> list[Counterexample]:
         way: _smallest(group).model_copy(update={"failed": sum(e.failed for e in group)})
         for way, group in groups.items()
     }
-    if not smallest:
-        return []
-    first = _smallest(smallest.values())
-    return [first, *(smallest[way] for way in sorted(smallest) if smallest[way] is not first)]
+    declared = _declared_ways().get(results[0].invariant, ())
+    return [smallest[way] for way in sorted(smallest, key=lambda way: rank(declared, way))]
+
+
+def _declared_ways() -> dict[str, tuple[str, ...]]:
+    return {law.id: law.ways for law in catalogue()}
 
 
 def merge_model_calls(reports: Iterable[TargetReport]) -> ModelCalls | None:

@@ -45,3 +45,12 @@ def pytest_in(cwd: Path, *arguments: str) -> subprocess.CompletedProcess[str]:
         timeout=600,
         check=False,
     )
+
+
+def failure_reports(stdout: str) -> str:
+    """A pytest run's output up to its short test summary.
+
+    Where $CI is set, pytest writes each failure's whole message again in that summary (it
+    shortens it to one line elsewhere): a line counted in the output would be counted twice.
+    """
+    return stdout.split(" short test summary info ", 1)[0]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -9,7 +11,7 @@ from compactcheck.invariants import Finding, Violation
 from compactcheck.invariants.facts import Facts
 from compactcheck.invariants.laws.messages.constraints import constraints_preserved
 from compactcheck.invariants.messages import ChatMessage, SystemMessage, UserMessage
-from compactcheck.invariants.ways import way_of, ways
+from compactcheck.invariants.ways import rank, way_of, ways
 
 LAW = "constraints_preserved"
 
@@ -52,3 +54,43 @@ def test_a_law_gives_one_kind_to_one_way_however_big_the_history(padding: int, r
     assert [way_of(v) for v in found.violations] == (
         ["system demoted"] if role == "user" else ["system missing"]
     )
+    assert {way_of(v) for v in found.violations} <= set(constraints_preserved.ways)
+
+
+def test_a_law_s_ways_are_ranked_as_it_declares_them_whatever_was_met_first() -> None:
+    declared = constraints_preserved.ways
+    assert len(set(declared)) == len(declared)
+    met = ["superseded reasserted", "dropped", "system missing"]
+    for order in (met, met[::-1]):
+        assert sorted(order, key=lambda way: rank(declared, way)) == [
+            "system missing",
+            "dropped",
+            "superseded reasserted",
+        ]
+    # A kind the law does not declare comes after those it does, then by name: still one order.
+    assert sorted(["zeta", "alpha", "dropped"], key=lambda way: rank(declared, way)) == [
+        "dropped",
+        "alpha",
+        "zeta",
+    ]
+    # A law of one way.
+    assert rank((), "") == (0, "")
+
+
+def test_every_kind_a_law_gives_is_one_it_declares() -> None:
+    # Read off each law module's source: every literal kind= it writes is declared by one of
+    # the module's laws, and the rulings constraints_preserved passes as kinds are declared too.
+    import inspect
+
+    from compactcheck.invariants.catalogue import catalogue
+    from compactcheck.invariants.laws.messages.constraints import BROKEN_RULINGS
+
+    modules: dict[str, set[str]] = {}
+    for law in catalogue():
+        modules.setdefault(law.check.__module__, set()).update(law.ways)
+    for name, declared in modules.items():
+        source = inspect.getsource(__import__(name, fromlist=["_"]))
+        literal = set(re.findall(r'kind="([^"]+)"', source))
+        assert literal <= declared, (name, literal - declared)
+    assert modules[constraints_preserved.check.__module__]
+    assert set(constraints_preserved.ways) >= BROKEN_RULINGS

@@ -126,6 +126,15 @@ def _system_findings(
     "constraints, or else its lines, in the output's system messages); current constraints stay, "
     "superseded ones are not reasserted; read by tokens, only a certain ruling fails, an unsure "
     "one is left for review",
+    ways=(
+        "system missing",
+        "system demoted",
+        "system rewritten",
+        "dropped",
+        "changed",
+        "contradicted",
+        "superseded reasserted",
+    ),
 )
 def constraints_preserved(before: Messages, after: Messages, facts: Facts) -> Finding:
     """The system prompt is not demoted, and the constraints read as they did."""

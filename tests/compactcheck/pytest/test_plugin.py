@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.compactcheck.commandline import load, pytest_in
+from tests.compactcheck.commandline import failure_reports, load, pytest_in
 
 TESTS = """
 import pytest
@@ -174,7 +174,8 @@ def test_a_corpus_entry_that_cannot_be_written_is_said_in_one_line(tmp_path: Pat
     )
     assert done.returncode == 1, done.stdout[-2000:] + done.stderr[-2000:]
     assert "Traceback" not in done.stdout + done.stderr
-    said = [line for line in done.stdout.splitlines() if line.startswith("not written: ")]
+    shown = failure_reports(done.stdout).splitlines()
+    said = [line for line in shown if line.startswith("not written: ")]
     assert len(said) == 1, done.stdout[-3000:]
     assert "the corpus entry of user_turn_present: " in said[0]
     assert "Not a directory" in said[0]
@@ -197,4 +198,4 @@ def test_a_law_broken_in_two_ways_fails_showing_each_way_and_its_entry(tmp_path:
     # Each way with its own witness and corpus entry, as the CLI shows them.
     assert "way 1 of 2 (system" in done.stdout, done.stdout[-4000:]
     assert "way 2 of 2 (system" in done.stdout, done.stdout[-4000:]
-    assert done.stdout.count("corpus file: ") == 2, done.stdout[-4000:]
+    assert failure_reports(done.stdout).count("corpus file: ") == 2, done.stdout[-4000:]
