@@ -77,7 +77,14 @@ def invariant(
 
     def declare(check: Callable[[_B, _A, Facts], Finding]) -> Invariant[_B, _A]:
         return Invariant(
-            id, view, statement, check, requires_budget, requires_change, formats, mirrors,
+            id,
+            view,
+            statement,
+            check,
+            requires_budget,
+            requires_change,
+            formats,
+            mirrors,
             ways=ways,
         )
 

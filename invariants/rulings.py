@@ -141,7 +141,8 @@ def _read(fact: str, index: SentenceIndex, kind: FactKind) -> FactRuling:
     ranked = sorted(candidates, key=lambda n: (-candidates[n], n))
     for number in ranked:
         sentence = index.sentence(number)
-        if changed(keys, sentence):
+        # A call's arguments name other values and names: they restate no rule.
+        if not sentence.wiring and changed(keys, sentence):
             return FactRuling(fact, kind, "changed", sentence.text, sentence.message)
     return FactRuling(fact, kind, "dropped")
 

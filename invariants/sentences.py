@@ -96,6 +96,9 @@ class Sentence:
     message: int
     lemmas: frozenset[str] = field(default=frozenset(), compare=False)
     """Every lemma of the sentence (its clauses' together)."""
+    wiring: bool = False
+    """Read in a message's wiring (a tool call's id, name or arguments, a result's call id),
+    after its text: a value it holds is in the message, but no one wrote it as prose."""
 
     def __post_init__(self) -> None:
         if not self.lemmas:
@@ -164,21 +167,33 @@ def _clauses_of(sentence: str) -> tuple[Clause, ...]:
 # messages it summarises): each sentence, with the union of its clauses' lemmas, is made once
 # while kept.
 @lru_cache(maxsize=16384)
-def _sentence(stripped: str) -> Sentence | None:
+def _sentence(stripped: str, wiring: bool = False) -> Sentence | None:
     """One stripped sentence read as message 0; None when it holds no clause."""
     clauses = _clauses_of(stripped)
-    return Sentence(stripped, clauses, 0) if clauses else None
+    return Sentence(stripped, clauses, 0, wiring=wiring) if clauses else None
+
+
+def _in(read: Sentence, message: int) -> Sentence:
+    return Sentence(read.text, read.clauses, message, read.lemmas, read.wiring)
+
+
+# What parts a message's text from its wiring, and each piece of its wiring from the next, in
+# a message's searchable text (``laws.messages.reading``); never within a text.
+WIRING = "\x00"
 
 
 def sentences(text: str, message: int = 0) -> Iterator[Sentence]:
-    """The sentences of ``text`` in order, each with its clauses."""
-    for raw in _SENTENCE.split(text):
+    """The sentences of ``text`` in order, each with its clauses: its prose, then each piece
+    of its wiring (after a NUL) as one sentence of its own, marked as wiring."""
+    prose, *wired = text.split(WIRING)
+    pieces = [(raw, False) for raw in _SENTENCE.split(prose)] + [(raw, True) for raw in wired]
+    for raw, wiring in pieces:
         stripped = raw.strip(" \t*-#>")
         if not stripped:
             continue
-        read = _sentence(stripped)
+        read = _sentence(stripped, wiring)
         if read is not None:
-            yield read if message == 0 else Sentence(read.text, read.clauses, message, read.lemmas)
+            yield read if message == 0 else _in(read, message)
 
 
 @dataclass(frozen=True)
@@ -308,7 +323,7 @@ class SentenceIndex:
         message = bisect_right(self._starts, number) - 1
         # Texts that hold no sentence share their start with the next: the last of them holds it.
         read = self._readings[message].sentences[number - self._starts[message]]
-        found = Sentence(read.text, read.clauses, message, read.lemmas)
+        found = _in(read, message)
         self._numbered[number] = found
         return found
 

@@ -214,3 +214,42 @@ def test_a_rule_kept_in_one_place_and_softened_in_another_is_a_weakening_for_rev
     # A faithful second wording beside the kept one stays a certain keep.
     again = "Never push to main. Pushing to main is not allowed."
     assert _ruled("Never push to main", again) == ("kept", "certain")
+
+
+def test_a_kept_tool_call_s_arguments_restate_no_rule() -> None:
+    # A summary that lost the rule, beside a tool call kept verbatim whose arguments name
+    # other values and one of the rule's words: the rule was dropped, not changed by the call.
+    from compactcheck.invariants.facts import Facts
+    from compactcheck.invariants.laws.messages.constraints import constraints_preserved
+    from compactcheck.invariants.messages import parse_messages
+
+    rule = "Answer the user in French"
+    call = {
+        "role": "assistant",
+        "tool_calls": [
+            {
+                "id": "call_4",
+                "type": "function",
+                "function": {"name": "grep", "arguments": '{"pattern":"user","path":"src/db.py"}'},
+            }
+        ],
+    }
+    result = {"role": "tool", "tool_call_id": "call_4", "content": "3 matches"}
+    before = parse_messages(
+        [{"role": "user", "content": f"Go on.\n\nNew constraints:\n- [c2] {rule}"}, call, result]
+    )
+    after = parse_messages(
+        [{"role": "user", "content": "The agent worked for a while."}, call, result]
+    )
+    found = constraints_preserved.check(
+        before, after, Facts(goal="Fix the login bug", constraints=[rule])
+    )
+    [violation] = found.violations
+    assert violation.kind == "dropped", violation.because
+    assert "call_4" not in violation.because
+    # The same words as prose, with another name in the rule's place, are a change.
+    said = parse_messages([{"role": "user", "content": "Answer the user in German."}])
+    [changed] = constraints_preserved.check(
+        before, said, Facts(goal="Fix the login bug", constraints=[rule])
+    ).violations
+    assert changed.kind == "changed"
