@@ -10,7 +10,13 @@ from hypothesis import strategies as st
 from compactcheck.invariants import Finding, Violation
 from compactcheck.invariants.facts import Facts
 from compactcheck.invariants.laws.messages.constraints import constraints_preserved
-from compactcheck.invariants.messages import ChatMessage, SystemMessage, UserMessage
+from compactcheck.invariants.laws.messages.pairing import tool_pairing
+from compactcheck.invariants.messages import (
+    ChatMessage,
+    SystemMessage,
+    UserMessage,
+    parse_messages,
+)
 from compactcheck.invariants.ways import rank, way_of, ways
 
 LAW = "constraints_preserved"
@@ -94,3 +100,24 @@ def test_every_kind_a_law_gives_is_one_it_declares() -> None:
         assert literal <= declared, (name, literal - declared)
     assert modules[constraints_preserved.check.__module__]
     assert set(constraints_preserved.ways) >= BROKEN_RULINGS
+
+
+def test_tool_pairing_tells_an_orphaned_result_from_a_call_that_lost_its_result() -> None:
+    calls = {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "read", "arguments": "{}"}}
+        ],
+    }
+    result = {"role": "tool", "tool_call_id": "c1", "content": "ok"}
+    before = parse_messages([{"role": "user", "content": "go"}, calls, result])
+    orphaned = parse_messages([{"role": "user", "content": "go"}, result])
+    unanswered = parse_messages([{"role": "user", "content": "go"}, calls])
+    facts = Facts(goal="go")
+    assert [way_of(v) for v in tool_pairing.check(before, orphaned, facts).violations] == [
+        "result without its call"
+    ]
+    assert [way_of(v) for v in tool_pairing.check(before, unanswered, facts).violations] == [
+        "call without its result"
+    ]

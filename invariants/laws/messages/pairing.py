@@ -25,6 +25,7 @@ def _wiring(messages: Messages) -> tuple[dict[str, int], dict[str, int]]:
     "messages",
     "tool_pairing",
     "every tool result follows its call, and every kept call keeps the result the input had",
+    ways=("result without its call", "call without its result"),
 )
 def tool_pairing(before: Messages, after: Messages, facts: Facts) -> Finding:
     """No orphan tool result, and no call that lost a result the input had."""
@@ -55,6 +56,7 @@ def tool_pairing(before: Messages, after: Messages, facts: Facts) -> Finding:
                     "tool_pairing",
                     f"tool result {call_id} at output index {index} has no call before it; {where}",
                     witness(caller, message),
+                    kind="result without its call",
                 )
             )
         for call_id in call_ids(message):
@@ -66,6 +68,7 @@ def tool_pairing(before: Messages, after: Messages, facts: Facts) -> Finding:
                         f"result was in the input at index {in_results[call_id]} and is not "
                         "in the output",
                         witness(message, before[in_results[call_id]]),
+                        kind="call without its result",
                     )
                 )
     exercised = bool(in_calls or in_results or out_calls or out_results)
