@@ -17,7 +17,6 @@ from hypothesis.strategies import SearchStrategy
 
 from compactcheck.backends.ahead import answered_ahead
 from compactcheck.base import interrupts
-from compactcheck.corpus.replay import recorded_rounds
 from compactcheck.engine.config import RunConfig
 from compactcheck.engine.events import Event, ExampleJudged, Note, Shrunk, ViolationFound
 from compactcheck.engine.heap import searching
@@ -25,10 +24,10 @@ from compactcheck.engine.judge import Found, Judge
 from compactcheck.engine.recording import Recorder
 from compactcheck.engine.steering import history_size, steer
 from compactcheck.engine.tally import Failure
-from compactcheck.engine.witnesses import Slot, Witnesses
+from compactcheck.engine.witnesses import Witnesses
 from compactcheck.harness import Case, Driver, RoundOutcome, cases
 from compactcheck.invariants import Finding, Invariant, View
-from compactcheck.invariants.ways import way_of, ways
+from compactcheck.invariants.ways import ways
 from compactcheck.observed.transcripts import transcript_cases, whole
 from compactcheck.report.model import Reproduced
 from compactcheck.targets.registry import Target
@@ -152,7 +151,7 @@ class Search:
 
     def run_case(self, case: Case) -> list[RoundOutcome]:
         """Every round of one case, its facts read as the run asks (``RunConfig.reading``)."""
-        return self._read(self.driver.run(case))
+        return self.read_rounds(self.driver.run(case))
 
     def _run_remembering_hangs(self, case: Case) -> list[RoundOutcome]:
         """Every round of one case; a case whose call timed out is kept for the hunts."""
@@ -161,7 +160,7 @@ class Search:
             self._hung[_case_key(case)] = outcomes
         return outcomes
 
-    def _read(self, outcomes: list[RoundOutcome]) -> list[RoundOutcome]:
+    def read_rounds(self, outcomes: list[RoundOutcome]) -> list[RoundOutcome]:
         if self.config.reading != "tokens":
             for outcome in outcomes:
                 if outcome.facts is not None:
@@ -170,20 +169,20 @@ class Search:
                     )
         return outcomes
 
-    def _judged(
+    def judge_rounds(
         self,
         outcomes: Sequence[RoundOutcome],
         pass_index: int,
         started: float,
         found: Found | None = None,
     ) -> None:
-        found = found or partial(self._found, pass_index=pass_index, started=started)
+        found = found or partial(self.keep_found, pass_index=pass_index, started=started)
         self.judge.judge(outcomes, found)
         statuses = tuple(outcome.status for outcome in outcomes)
         examples = self.judge.tally.examples
         self._events.append(ExampleJudged(self.target.name, self.view, examples, statuses))
 
-    def _found(
+    def keep_found(
         self,
         law: Invariant,
         outcome: RoundOutcome,
@@ -230,7 +229,7 @@ class Search:
             tally.examples += 1
             outcomes = self._run_remembering_hangs(case)
             steer(case, outcomes)
-            self._judged(outcomes, pass_index, started)
+            self.judge_rounds(outcomes, pass_index, started)
 
         # Each recorded transcript is first run whole, as it was recorded (not when hunting:
         # an explicit example is never shrunk, and the hunt is there to shrink).
@@ -247,57 +246,6 @@ class Search:
         ):
             explore()
         self.passes += 1
-
-    def replay_corpus(self) -> None:
-        """The target's corpus entries, judged ahead of anything generated (a run with a model).
-
-        Their requests were asked before, so their answers come from the model cache: a
-        recorded failure is met again before a call is spent on new histories, and one that
-        was shrunk is kept as it is rather than shrunk again. The first shard of a run does it.
-        """
-        started = time.monotonic()
-        slot = self.target.model
-        # Entries name the model by the spec that loads it (older ones by its own name).
-        models = (slot.spec, slot.name) if slot is not None else ()
-        home = self.config.home_corpus_dir
-        judge = self.judge
-        entries = recorded_rounds(home, self.target.name, self.view, self.judge.format, models)
-        slots: set[Slot] = {(entry["invariant"], str(entry.get("way") or "")) for entry in entries}
-        # A law and way broken by another entry's round, whose own entry comes later: its own
-        # entry gives its witness, whatever order the entries are read in; the other round
-        # only where its own did not break it again.
-        elsewhere: list[tuple[Invariant, RoundOutcome, Finding]] = []
-        found = partial(self._found, pass_index=0, started=started)
-        for entry in entries:
-            interrupts.check()
-            if self.config.time_is_up():
-                self.cut_short = True
-                return
-            try:
-                [outcome] = self._read([self.driver.replay(entry)])
-            except (KeyError, TypeError, ValueError):
-                # An entry that no longer fits the view: `compactcheck replay` says so.
-                continue
-            met = (entry["invariant"], str(entry.get("way") or ""))
-            if entry.get("shrunk") and judge.new_way(*met):
-                self.shrunk_already.add(met)
-
-            def own(
-                law: Invariant, outcome: RoundOutcome, finding: Finding, met: Slot = met
-            ) -> None:
-                slot = (law.id, way_of(finding.violations[0]))
-                if slot != met and slot in slots:
-                    elsewhere.append((law, outcome, finding))
-                else:
-                    found(law, outcome, finding)
-
-            judge.tally.examples += 1
-            self._judged([outcome], 0, started, own)
-            if judge.new_way(*met):
-                self.shrunk_already.discard(met)
-        for law, outcome, finding in elsewhere:
-            if judge.new_way(law.id, way_of(finding.violations[0])):
-                found(law, outcome, finding)
 
     def shrinkable(self, law: Invariant, way: str) -> bool:
         """Whether a broken law's witness of one way is worth a hunt that shrinks it."""
@@ -324,7 +272,7 @@ class Search:
         found_in = self.found_in.get((law.id, way), 0)
 
         def other(broke: Invariant, outcome: RoundOutcome, judged: Finding) -> None:
-            self._found(broke, outcome, judged, pass_index=found_in, started=time.monotonic())
+            self.keep_found(broke, outcome, judged, pass_index=found_in, started=time.monotonic())
 
         # Candidates whose call timed out; each waited out the whole timeout.
         timeouts = 0

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 from compactcheck.corpus.backup import CorpusBackup
 from compactcheck.engine.config import RunConfig
+from compactcheck.engine.corpus_first import replay_corpus
 from compactcheck.engine.events import Event, Note, TargetFinished, TargetStarted
 from compactcheck.engine.judge import Judge
 from compactcheck.engine.recording import ByLaw, Recorder, Recording
@@ -62,7 +63,7 @@ class TargetRun:
         try:
             yield TargetStarted(self.target.name, self.view, config.max_examples, self.shard)
             if self.target.model is not None and config.shard.index == 1:
-                search.replay_corpus()
+                replay_corpus(search)
             search.explore()
             yield from search.drain()
             while judge.wants_coverage():
