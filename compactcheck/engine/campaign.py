@@ -38,7 +38,7 @@ from compactcheck.engine.events import (
 )
 from compactcheck.invariants import View
 from compactcheck.report.io import write_report
-from compactcheck.report.model import InvariantResult, Report, TargetReport
+from compactcheck.report.model import Counterexample, InvariantResult, Report, TargetReport
 from compactcheck.scale.merge import merge_calls, merge_results
 from compactcheck.scale.pool import worker_pool
 from compactcheck.targets.calls import Calls
@@ -270,27 +270,34 @@ class Campaign:
         """Count one run's failures into the campaign: each distinct one once."""
         self._per_view.setdefault(view, []).append(report)
         for result in report.results:
-            example = result.counterexample
-            if example is None:
+            if result.counterexample is None:
                 continue
-            signature = witness_signature(self.target.name, result.invariant, example.witness)
-            key = (result.invariant, view, signature)
-            if key in self.failures:
-                self.failures[key].seen += 1
-                continue
-            self.failures[key] = DistinctFailure(
-                self.target.name,
-                view,
-                result.invariant,
-                signature,
-                result,
-                corpus[result.invariant],
-                seed,
-            )
-            self.progress(
-                f"new failure: {self.target.name} {result.invariant} [{signature}] "
-                f"in iteration {self.iterations}"
-            )
+            # Each way the law broke in (``invariants.ways``), its own witness and entry.
+            for example in (result.counterexample, *result.other_ways):
+                self._fold_one(view, result, example, corpus, seed)
+
+    def _fold_one(
+        self,
+        view: View,
+        result: InvariantResult,
+        example: Counterexample,
+        corpus: Mapping[str, Path],
+        seed: int,
+    ) -> None:
+        signature = witness_signature(self.target.name, result.invariant, example.witness)
+        key = (result.invariant, view, signature)
+        if key in self.failures:
+            self.failures[key].seen += 1
+            return
+        path = Path(example.corpus_file) if example.corpus_file else corpus[result.invariant]
+        alone = result.model_copy(update={"counterexample": example, "other_ways": []})
+        self.failures[key] = DistinctFailure(
+            self.target.name, view, result.invariant, signature, alone, path, seed
+        )
+        self.progress(
+            f"new failure: {self.target.name} {result.invariant} [{signature}] "
+            f"in iteration {self.iterations}"
+        )
 
     def report(self, started_at: str, *, complete: bool) -> Report:
         """The campaign so far, as one report: counts summed over iterations."""
@@ -318,7 +325,10 @@ class Campaign:
         distinct = [f for f in self.failures.values() if f.invariant == law and f.view == view]
         if not distinct:
             return merged
-        first = distinct[0]
+        # The first distinct failure of the way the merged result shows first (its others are
+        # its other ways).
+        way = merged.counterexample.way if merged.counterexample is not None else ""
+        first = next((f for f in distinct if _way(f) == way), distinct[0])
         example = first.result.counterexample
         assert example is not None
         occurrences = sum(f.seen for f in distinct)
@@ -341,3 +351,8 @@ class Campaign:
                 self.unwritten = error
             else:
                 self.unwritten = None
+
+
+def _way(failure: DistinctFailure) -> str:
+    example = failure.result.counterexample
+    return example.way if example is not None else ""

@@ -317,3 +317,37 @@ def test_fuzz_whose_report_cannot_be_written_shows_the_violations_and_says_so(
     assert len(unwritten) == 1, done.stdout[-3000:]
     assert "blocked/campaign.json" in unwritten[0]
     assert corpus_files(tmp_path / "corpus")
+
+
+def test_a_campaign_counts_each_way_of_a_law_as_a_failure_with_its_entry(tmp_path: Path) -> None:
+    from tests.compactcheck.engine.test_ways import TWO_WAYS
+
+    (tmp_path / "two.py").write_text(TWO_WAYS)
+    target = resolve(f"py:{tmp_path / 'two.py'}:compact")
+    config = RunConfig(
+        seed=2,
+        max_examples=20,
+        profile="campaign",
+        include=("constraints_preserved",),
+        corpus_dir=tmp_path / "corpus",
+    )
+    campaign = Campaign(target, ["messages"], config, max_time=8.0)
+    try:
+        final = campaign.run()
+    finally:
+        target.close()
+    # Both ways (a system prompt demoted, one dropped) are distinct failures, each with the
+    # entry its own witness was written to; the report shows them in the law's order.
+    distinct = list(campaign.failures.values())
+    ways = {f.result.counterexample.way for f in distinct if f.result.counterexample}
+    assert ways == {"system missing", "system demoted"}
+    assert sorted(corpus_files(tmp_path / "corpus")) == sorted({f.path for f in distinct})
+    for failure in distinct:
+        assert load_entry(failure.path)["way"] == failure.result.counterexample.way  # type: ignore[union-attr]
+    [result] = [r for r in final.targets[0].results if r.invariant == "constraints_preserved"]
+    assert result.counterexample is not None
+    assert [result.counterexample.way, *(e.way for e in result.other_ways)] == [
+        "system missing",
+        "system demoted",
+    ]
+    assert f"{len(distinct)} distinct failure(s)" in (result.because or "")
