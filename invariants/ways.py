@@ -9,6 +9,8 @@ witness keeps its way while it shrinks. A law that names no kinds breaks in one 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from compactcheck.invariants.verdict import Finding, Violation
 
 MAX_WAYS = 4
@@ -26,6 +28,11 @@ def rank(declared: tuple[str, ...], way: str) -> tuple[int, str]:
     a law's ways in this order, so that which one it met first (a corpus entry replayed sooner,
     a shard that ran faster) changes neither its first witness nor its report."""
     return (declared.index(way), "") if way in declared else (len(declared), way)
+
+
+def in_order(declared: tuple[str, ...], met: Iterable[str]) -> list[str]:
+    """The ways ``met``, in their law's order (``rank``)."""
+    return sorted(met, key=lambda way: rank(declared, way))
 
 
 def ways(finding: Finding) -> dict[str, Finding]:

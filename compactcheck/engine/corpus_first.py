@@ -41,7 +41,8 @@ def replay_corpus(search: Search) -> None:
     found = partial(search.keep_found, pass_index=0, started=started)
 
     def own(law: Invariant, outcome: RoundOutcome, finding: Finding, *, met: Slot) -> None:
-        if (law.id, way_of(finding.violations[0])) in slots - {met}:
+        slot = (law.id, way_of(finding.violations[0]))
+        if slot != met and slot in slots:
             elsewhere.append((law, outcome, finding))
         else:
             found(law, outcome, finding)

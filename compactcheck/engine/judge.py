@@ -15,7 +15,7 @@ from compactcheck.harness import RoundOutcome
 from compactcheck.invariants import Budget, Finding, Invariant, View
 from compactcheck.invariants.formats import CHAT, Format
 from compactcheck.invariants.sentences import load_lexicon
-from compactcheck.invariants.ways import MAX_WAYS, rank, way_of, ways
+from compactcheck.invariants.ways import MAX_WAYS, in_order, way_of, ways
 from compactcheck.models import MeteredModel
 from compactcheck.models.judge import settle, settled_finding
 from compactcheck.report.model import ReviewItem
@@ -152,8 +152,8 @@ class Judge:
         kept = self.ways.setdefault(law, {})
         kept[way] = failure
         # In the order the law declares its ways, whichever this run met first.
-        order = self._ways_of.get(law, ())
-        self.ways[law] = kept = dict(sorted(kept.items(), key=lambda item: rank(order, item[0])))
+        order = in_order(self._ways_of.get(law, ()), kept)
+        self.ways[law] = kept = {met: kept[met] for met in order}
         self.failures[law] = next(iter(kept.values()))
         return way
 

@@ -11,6 +11,7 @@ import hashlib
 import json
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ from compactcheck.base.atomic import write_text_atomically
 from compactcheck.base.errors import CompactcheckError, OutputFileError
 from compactcheck.corpus.entry import corpus_files, load_entry
 from compactcheck.invariants.catalogue import catalogue
-from compactcheck.invariants.ways import MAX_WAYS, rank
+from compactcheck.invariants.ways import MAX_WAYS, in_order
 from compactcheck.report.model import (
     COVERAGE_PREFIX,
     VACUITY_PREFIX,
@@ -88,9 +89,10 @@ def _by_way(results: Sequence[InvariantResult]) -> list[Counterexample]:
         for way, group in groups.items()
     }
     declared = _declared_ways().get(results[0].invariant, ())
-    return [smallest[way] for way in sorted(smallest, key=lambda way: rank(declared, way))]
+    return [smallest[way] for way in in_order(declared, smallest)]
 
 
+@cache
 def _declared_ways() -> dict[str, tuple[str, ...]]:
     return {law.id: law.ways for law in catalogue()}
 

@@ -15,6 +15,7 @@ from compactcheck.invariants.messages import (
     UserMessage,
     content_text,
 )
+from compactcheck.invariants.sentences import WIRING
 from compactcheck.invariants.tokens import TokenIndex
 
 Messages = Sequence[ChatMessage]
@@ -24,8 +25,9 @@ MessagesLaw = Invariant[Messages, Messages]
 # with the same text count as the same message, since frameworks convert between the two freely.
 MessageKey = tuple[str, str, str | None, tuple[tuple[str, str, str], ...], str | None]
 
-# Keeps an identifier from matching across the boundary of two messages in a joined corpus.
-_SEPARATOR = "\x00"
+# Keeps an identifier from matching across the boundary of two messages in a joined corpus, and
+# parts a message's text from its wiring (which the sentence reading reads as wiring).
+_SEPARATOR = WIRING
 
 
 # The four message classes as parsed. A message of exactly one of them is told by its type:
