@@ -66,6 +66,7 @@ _HISTORY_WORDS = frozenset(
     {"tool", "tools", "result", "results", "call", "calls", "message", "messages", "turn"}
     | {"turns", "earlier", "older", "replaced", "summarised", "summarized", "output"}
     | {"conversation", "history", "seen", "file", "files", "id", "ids"}
+    | {"session", "sessions", "chat", "thread", "discussion"}
 )
 # Words that carry no content of their own: grammar and the frame a rule is written in.
 # A word of the closed lists qualifies a rule but is no rule of its own ("Where possible").
@@ -79,12 +80,36 @@ _EMPTY = (
     | frozenset(word for hedge in HEDGES for word in hedge.split())
     # The words of a replacement note ("in place of the earlier rule").
     | frozenset({"place", "previous", "new", "now", "update", "updated", "replacement"})
+    # The words a question or a relative clause opens with ("Summary of what we've done").
+    | frozenset({"what", "which", "who", "whom", "whose", "how", "why"})
+    | frozenset({"recap", "recaps", "overview", "rundown", "progress", "things"})
     # The words a summary names the history it replaces by ("tool result t3: ok", "Summary of
     # 57 earlier messages, replaced by this one"): about the history, never a rule.
     | _HISTORY_WORDS
 )
-# Phrases that date a summary against its history ("so far", "to date", "up to now").
-_HISTORY_PHRASES = re.compile(r"\b(?:so\s+far|to\s+date|up\s+to\s+now|until\s+now)\b", re.I)
+# Phrases that date a summary against its history ("so far", "to date", "up to now"), and those
+# a summary opens with to hand the history over ("Here's where things stand.", "Let me bring you
+# up to speed.", "Picking up where we left off:"): about the summary, never a rule.
+_HISTORY_PHRASES = re.compile(
+    r"\b(?:so\s+far(?:,?\s+so\s+good)?|to\s+date|up\s+to\s+now|until\s+now"
+    r"|where\s+(?:things|matters|we|i)\s+(?:stand|are|were|left\s+off)"
+    r"|(?:bring|get|catch|getting|bringing)\s+(?:you|us|me|everyone)\s+up\s+to\s+speed"
+    r"|(?:pick|picking|picks)\s+up(?:\s+from)?|catch(?:ing)?\s+up"
+    r"|let\s+me|let's|here's|here\s+(?:is|are)|to\s+(?:recap|summari[sz]e)"
+    r"|in\s+(?:short|summary|brief))\b",
+    re.I,
+)
+# Nouns a summary names itself or its parts by ("Quick recap:", "Open items:", "Key points"):
+# no rule of their own, and beside one the words that describe a summary carry none either
+# ("quick", "next", "open"). Elsewhere those words keep their content ("Keep it brief.").
+_RECAP_NOUNS = frozenset(
+    """recap recaps overview rundown progress summary status update updates snapshot context
+    background highlights points items takeaways steps state""".split()  # noqa: SIM905
+)
+_RECAP_WORDS = frozenset(
+    """quick brief short concise full current latest below above following here next open key
+    main last remaining outstanding pending done completed where things""".split()  # noqa: SIM905
+)
 # A count of the history's own units ("57 earlier messages"), which no input states.
 _COUNTED = re.compile(
     r"(?<![\w.])(\d+)\s+(?:(?:earlier|older|previous|prior)\s+)?"
@@ -103,21 +128,44 @@ class Addition:
 
 
 def _narrates(tagged: Tagged) -> bool:
-    """Whether a clause is told in the past tense (a form of "was", or "-ed" not after "is")."""
+    """Whether a clause is told in the past tense (a form of "was", or a participle not after
+    "is": "we stored", "we've done", never "are never stored")."""
     for at, (word, lemma) in enumerate(tagged):
         if word in _PAST:
             return True
-        before = tagged[at - 1][0] if at else ""
-        if word.endswith("ed") and lemma != word and before not in _PRESENT_AUXILIARIES:
+        participle = (word.endswith("ed") and lemma != word) or word in _PARTICIPLES
+        if participle and _auxiliary_before(tagged, at) not in _PRESENT_AUXILIARIES:
             return True
     return False
 
 
+# Irregular past participles, read as "-ed" ones are, and the adverbs that may stand between an
+# auxiliary and its participle ("are never stored", "is always kept").
+_PARTICIPLES = frozenset({"done", "gone", "seen", "taken", "given", "written", "shown"})
+_BETWEEN = frozenset(
+    """not never always also still only usually already just ever all both each automatically
+    explicitly strictly currently""".split()  # noqa: SIM905
+)
+
+
+def _auxiliary_before(tagged: Tagged, at: int) -> str:
+    """The word before the one at ``at``, past the adverbs between (``_BETWEEN``); "" at the
+    start."""
+    back = at - 1
+    while back >= 0 and (tagged[back][0] in _BETWEEN or negating(tagged[back][0])):
+        back -= 1
+    return tagged[back][0] if back >= 0 else ""
+
+
 def _new_words(tagged: Tagged, held: frozenset[str]) -> list[str]:
-    """The clause's content words the input holds in no form (its lemma, or one derived)."""
+    """The clause's content words the input holds in no form (its lemma, or one derived); beside
+    a noun a summary names itself by, the words that describe a summary are none."""
+    recap = any(word in _RECAP_NOUNS or lemma in _RECAP_NOUNS for word, lemma in tagged)
     found: list[str] = []
     for word, lemma in tagged:
         if word in _EMPTY or lemma in _EMPTY or negating(word) or lemma in held:
+            continue
+        if recap and (word in _RECAP_WORDS or word in _RECAP_NOUNS):
             continue
         if any(derived(lemma, other) for other in held):
             continue

@@ -18,9 +18,8 @@ from compactcheck.invariants.sentences import load_lexicon
 from compactcheck.invariants.ways import MAX_WAYS, in_order, way_of, ways
 from compactcheck.models import MeteredModel
 from compactcheck.models.judge import settle, settled_finding
-from compactcheck.report.model import ReviewItem
 from compactcheck.targets.registry import Target, resolve
-from compactcheck.verdicts.counts import Reviewed, review_items
+from compactcheck.verdicts.counts import Reviewed, ReviewKept, review_items
 from compactcheck.verdicts.levels import accepted_waivers
 
 # The most distinct items for review a law keeps in a run (the others are counted).
@@ -83,10 +82,9 @@ class Judge:
         # What the run's judge (--judge) settles the items for review with; opened on first use.
         self._judge: MeteredModel | None = None
         # Each law's distinct items for review (at most _KEPT_REVIEW kept, the rest counted), and
-        # those a judge settled as faithful.
-        self.review: dict[str, dict[ReviewItem, None]] = defaultdict(dict)
-        self.review_beyond: Counter[str] = Counter()
-        self.settled: dict[str, dict[ReviewItem, None]] = defaultdict(dict)
+        # those a judge settled as faithful; an item met again is counted on the one kept.
+        self.review: dict[str, ReviewKept] = defaultdict(lambda: ReviewKept(_KEPT_REVIEW))
+        self.settled: dict[str, ReviewKept] = defaultdict(lambda: ReviewKept(_KEPT_REVIEW))
         if view == "messages":
             # The messages laws read prose from their first judgement on: the lemma dictionary
             # (a sixth of a second of CPU) is loaded with the judge, not inside the first case.
@@ -103,10 +101,9 @@ class Judge:
         settled = settle(judged.review, self._judge)
         faithful = [s for s in settled if s.outcome == "pass"]
         for item in faithful:
-            for shown in review_items(
-                replace(judged, review=(item.item,)), outcome.round, item.shown()
-            ):
-                self.settled[law.id].setdefault(shown)
+            self.settled[law.id].add(
+                review_items(replace(judged, review=(item.item,)), outcome.round, item.shown())
+            )
         return settled_finding(judged, settled)
 
     def broken(self, outcome: RoundOutcome, law: Invariant) -> Finding | None:
@@ -126,7 +123,7 @@ class Judge:
                     continue
                 tally.exercised[law.id] += judged.exercised
                 if judged.review:
-                    self._keep_review(law.id, review_items(judged, outcome.round))
+                    self.review[law.id].add(review_items(judged, outcome.round))
                 if not judged.holds:
                     self._broken_ways(law, outcome, judged, found)
 
@@ -161,22 +158,12 @@ class Judge:
         """Each broken law's first way: the one its verdict shows first."""
         return {law: next(iter(kept)) for law, kept in self.ways.items() if kept}
 
-    def _keep_review(self, law: str, items: Sequence[ReviewItem]) -> None:
-        kept = self.review[law]
-        for item in items:
-            if item in kept:
-                continue
-            if len(kept) < _KEPT_REVIEW:
-                kept[item] = None
-            else:
-                self.review_beyond[law] += 1
-
     def reviewed(self, law: str) -> Reviewed:
         """A law's items for review: those left, then those a judge settled as faithful (each
         once); only those left count."""
-        left = list(self.review.get(law, {}))
-        count = len(left) + self.review_beyond[law]
-        return Reviewed.of([*left, *self.settled.get(law, {})], count=count)
+        left, settled = self.review.get(law), self.settled.get(law)
+        items = [*(left.items if left else ()), *(settled.items if settled else ())]
+        return Reviewed.of(items, count=left.count if left else 0)
 
     def others_broken(self, outcome: RoundOutcome, hunted: Invariant, found: Found) -> None:
         """Laws a shrinking hunt's round breaks that exploring never saw broken.

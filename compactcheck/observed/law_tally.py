@@ -8,8 +8,8 @@ from typing import Any
 
 from compactcheck.invariants import Finding, Invariant, Violation
 from compactcheck.invariants.levels import level_of
-from compactcheck.report.model import MAX_REVIEW_ITEMS, Counterexample, InvariantResult, ReviewItem
-from compactcheck.verdicts.counts import Counts, Reviewed, recorded_result, review_items
+from compactcheck.report.model import MAX_REVIEW_ITEMS, Counterexample, InvariantResult
+from compactcheck.verdicts.counts import Counts, Reviewed, ReviewKept, recorded_result, review_items
 
 
 @dataclass
@@ -20,17 +20,15 @@ class LawTally:
     exercised: int = 0
     violations: int = 0
     first: Counterexample | None = None
-    # Items for review met on the pairs (the first few kept: a log may hold millions), counted.
-    review: list[ReviewItem] = field(default_factory=list)
-    reviewed: int = 0
+    # Items for review met on the pairs (the first few distinct ones kept: a log may hold
+    # millions), each distinct one counted once.
+    review: ReviewKept = field(default_factory=lambda: ReviewKept(MAX_REVIEW_ITEMS))
 
     def add(self, finding: Finding, first: Callable[[Violation], Counterexample]) -> None:
         """Count one finding of the law; ``first`` makes the counterexample of its first break."""
         if finding.exercised:
             self.exercised += 1
-        items = review_items(finding, 1)
-        self.reviewed += len(items)
-        self.review += items[: max(0, MAX_REVIEW_ITEMS - len(self.review))]
+        self.review.add(review_items(finding, 1))
         if finding.violations:
             self.violations += 1
             if self.first is None:
@@ -45,7 +43,7 @@ class LawTally:
             first=self.first,
             violations=self.violations,
             requires_budget=self.law.requires_budget,
-            review=Reviewed.of(self.review, self.reviewed),
+            review=Reviewed.of(self.review.items, self.review.count),
         )
         scoped = bool(self.law.formats)
         level = min(

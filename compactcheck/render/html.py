@@ -25,7 +25,7 @@ from compactcheck.render.charts import survival_chart
 from compactcheck.render.conversation import Picture, picture
 from compactcheck.render.fidelity_rows import FidelityRow, fidelity_gaps, fidelity_rows
 from compactcheck.render.points import html_points
-from compactcheck.render.review import REVIEW_NOTE, review_count, reviews
+from compactcheck.render.review import REVIEW_NOTE, placed, review_count, reviews
 from compactcheck.render.violation import (
     fix_lines,
     history_text,
@@ -174,7 +174,7 @@ def render_html(report: Report) -> str:
         ],
         witnesses=witnesses,
         reviews=[
-            (number, t.target, where(t), r.invariant, review_count(r), r.review)
+            (number, t.target, where(t), r.invariant, review_count(r), placed(r.review))
             for number, (t, r) in reviews(report)
         ],
         review_note=REVIEW_NOTE,

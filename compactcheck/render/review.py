@@ -3,6 +3,8 @@ could not settle, numbered, with each item's fact, sentence, leaning and reason.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from compactcheck.report.model import InvariantResult, Report, ReviewItem, TargetReport
 from compactcheck.report.untrusted import safe_line
 
@@ -30,15 +32,29 @@ def review_count(result: InvariantResult) -> str:
     return text
 
 
+def item_place(item: ReviewItem) -> str:
+    """Where an item was met: "round 2, output index 0", or "first in round 1, met 3 times, ..."
+    for a sentence several compactions wrote (one item, however often met)."""
+    where = []
+    if item.round:
+        where.append(f"round {item.round}" if item.met == 1 else f"first in round {item.round}")
+    if item.met > 1:
+        where.append(f"met {item.met} times")
+    if item.message is not None:
+        where.append(f"output index {item.message}")
+    return ", ".join(where)
+
+
+def placed(items: Sequence[ReviewItem]) -> list[tuple[ReviewItem, str]]:
+    """Each item beside where it was met (``item_place``), as the HTML table shows them."""
+    return [(item, item_place(item)) for item in items]
+
+
 def item_lines(item: ReviewItem) -> list[str]:
     """One item: what the reading leaned to and why it is not sure, then where it read it."""
     head = f"{item.kind} {item.fact!r}: leans {item.leans}; not sure: {item.reason}"
-    where = []
-    if item.round:
-        where.append(f"round {item.round}")
-    if item.message is not None:
-        where.append(f"output index {item.message}")
-    said = f"{', '.join(where)}: {item.sentence!r}" if item.sentence else ", ".join(where)
+    where = item_place(item)
+    said = f"{where}: {item.sentence!r}" if item.sentence else where
     lines = [safe_line(head, 600)]
     if said:
         lines.append("  " + safe_line(said, 600))

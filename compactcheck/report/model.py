@@ -66,9 +66,19 @@ class ReviewItem(_ReportModel):
     reason: str = Field(description="why the reading is not sure")
     sentence: str | None = Field(default=None, description="the output sentence it rests on")
     message: int | None = Field(default=None, description="that sentence's output index")
-    round: int = Field(default=0, description="the compaction round it was met in (0: unknown)")
+    round: int = Field(
+        default=0, description="the compaction round it was first met in (0: unknown)"
+    )
     judged: str | None = Field(
         default=None, description="what a judge (--judge) said of it, where one was asked"
+    )
+    met: int = Field(
+        default=1,
+        ge=1,
+        description=(
+            "how many judged compactions met this same item (its fact, sentence and reason): a "
+            "sentence every round repeats is one item for a reader, met that many times"
+        ),
     )
 
 

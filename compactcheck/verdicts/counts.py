@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 from compactcheck.base.call_law import CALL_ANSWERED as CALL_ANSWERED
 from compactcheck.invariants import Finding
@@ -63,6 +63,24 @@ class Counts:
 _COUNT_FIELDS = tuple(Counts.__dataclass_fields__)
 
 
+def same_item(item: ReviewItem) -> tuple[object, ...]:
+    """What makes two items for review one for a reader: the fact, the sentence, the leaning, the
+    reason and the judge's word, whichever round or output index met it."""
+    return (item.fact, item.kind, item.leans, item.reason, item.sentence, item.judged)
+
+
+def merged_items(items: Sequence[ReviewItem]) -> list[ReviewItem]:
+    """``items`` with each distinct one once, where first met, its ``met`` the sum of theirs."""
+    kept: dict[tuple[object, ...], ReviewItem] = {}
+    for item in items:
+        key = same_item(item)
+        before = kept.get(key)
+        if before is not None:
+            item = before.model_copy(update={"met": before.met + item.met})
+        kept[key] = item
+    return list(kept.values())
+
+
 @dataclass(frozen=True)
 class Reviewed:
     """The items for review one law met: the first ones, and how many distinct ones in all."""
@@ -72,15 +90,59 @@ class Reviewed:
 
     @classmethod
     def of(cls, items: Sequence[ReviewItem], count: int | None = None) -> Reviewed:
-        """At most MAX_REVIEW_ITEMS of ``items`` (each once), counting ``count`` or them all."""
-        kept = tuple(dict.fromkeys(items))
-        return cls(kept[:MAX_REVIEW_ITEMS], len(kept) if count is None else count)
+        """At most MAX_REVIEW_ITEMS of ``items`` (each distinct one once, ``merged_items``),
+        counting ``count`` less the repeats merged, or the distinct ones."""
+        kept = merged_items(items)
+        if count is None:
+            return cls(tuple(kept[:MAX_REVIEW_ITEMS]), len(kept))
+        return cls(tuple(kept[:MAX_REVIEW_ITEMS]), max(len(kept), count - (len(items) - len(kept))))
 
     @classmethod
     def summed(cls, results: Sequence[InvariantResult]) -> Reviewed:
-        """The items of several shards' results of one law, together."""
+        """The items of several shards' results of one law, together (one met in several shards
+        is one item)."""
         items = [item for result in results for item in result.review]
         return cls.of(items, sum(result.reviewed for result in results))
+
+
+@dataclass
+class ReviewKept:
+    """A law's distinct items for review as a run meets them: the first ``cap`` kept, each with
+    how often it was met, and those beyond counted once each (by a hash of what makes them one,
+    up to ``_HASHED`` of them; past that, each time met)."""
+
+    cap: int
+    kept: dict[tuple[object, ...], ReviewItem] = field(default_factory=dict)
+    beyond: set[int] = field(default_factory=set)
+    beyond_unhashed: int = 0
+
+    def add(self, items: Sequence[ReviewItem]) -> None:
+        """Keep or count each of ``items``."""
+        for item in items:
+            key = same_item(item)
+            before = self.kept.get(key)
+            if before is not None:
+                self.kept[key] = before.model_copy(update={"met": before.met + item.met})
+            elif len(self.kept) < self.cap:
+                self.kept[key] = item
+            elif len(self.beyond) < _HASHED:
+                self.beyond.add(hash(key))
+            elif hash(key) not in self.beyond:
+                self.beyond_unhashed += 1
+
+    @property
+    def items(self) -> list[ReviewItem]:
+        """The items kept, in the order first met."""
+        return list(self.kept.values())
+
+    @property
+    def count(self) -> int:
+        """How many distinct items were met (kept or not)."""
+        return len(self.kept) + len(self.beyond) + self.beyond_unhashed
+
+
+# The most items beyond a tally's cap told apart by hash (a log may hold millions of pairs).
+_HASHED = 100_000
 
 
 NO_REVIEW = Reviewed()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from compactcheck.invariants.rulings import ruling_of, rulings
+from compactcheck.invariants.rulings import invented, ruling_of, rulings
 
 
 def test_a_fronted_object_taken_up_by_a_pronoun_is_no_flip() -> None:
@@ -110,4 +110,49 @@ def test_an_invented_claim_is_certain_only_when_nothing_of_it_is_in_the_input() 
     (made,) = rulings(["- Use PostgreSQL 16"], ["Constraint: Use MySQL 8."], None, [], [])
     assert (made.ruling, made.certainty) == ("invented", "certain")
     (made,) = rulings(["The old server ran MySQL."], ["Constraint: Use MySQL 8."], None, [], [])
+    assert (made.ruling, made.certainty) == ("invented", "unsure")
+
+
+INPUT = [
+    "user: Fix the login bug in auth.py.",
+    "user: Do not touch the public API.",
+    "assistant: I read auth.py and found the check.",
+]
+FACTS = ["Fix the login bug in auth.py", "Do not touch the public API"]
+
+
+@pytest.mark.parametrize(
+    "opener",
+    [
+        "Here's where things stand.",
+        "Here's a recap of our work so far.",
+        "Quick status update:",
+        "Let me bring you up to speed.",
+        "Picking up where we left off:",
+        "Summary of what we've done:",
+        "Key points to remember:",
+        "Open items:",
+        "Below is a concise overview of the session.",
+    ],
+)
+def test_the_openers_a_model_hands_a_history_over_with_state_no_rule(opener: str) -> None:
+    # A recap opener once got an item for review ("'where' may make a rule of 'things'") in every
+    # round of a faithful summariser's run.
+    assert invented([opener], INPUT, FACTS) == []
+
+
+@pytest.mark.parametrize(
+    "added",
+    [
+        "Keep it brief.",
+        "Be concise.",
+        "Next, deploy to staging.",
+        "Card numbers are never stored.",
+        "Progress is reported daily.",
+    ],
+)
+def test_a_new_rule_in_the_words_of_a_recap_is_still_left_for_review(added: str) -> None:
+    # "are never stored" was once read as a story of the run (a participle after "never", not
+    # after "are"), so a new rule went unseen.
+    (made,) = invented([added], INPUT, FACTS)
     assert (made.ruling, made.certainty) == ("invented", "unsure")
