@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from compactcheck.render.review import item_lines
 from compactcheck.report.model import InvariantResult, ReviewItem
-from compactcheck.verdicts.counts import ReviewKept, Reviewed
+from compactcheck.verdicts.counts import Reviewed, ReviewKept
 
 HEDGED = ReviewItem(
     fact="Do not touch the public API",
