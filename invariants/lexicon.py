@@ -89,6 +89,10 @@ def lemma(word: str) -> str:
     if word in NUMBER_WORDS:
         return NUMBER_WORDS[word]
     base = simplemma.lemmatize(word, lang="en").lower()
+    # The dictionary reads "fixed", "fixes" and "fixing" as "fixe" (and "mix" so): no English
+    # word, and not the lemma of "fix" itself, so that "Fix the bug" was not held by "fixed".
+    if base.endswith("ixe") and base != word:
+        base = base[:-1]
     return _SYNONYMS.get(base, _SYNONYMS.get(word, base))
 
 
@@ -155,7 +159,8 @@ FUNCTION_WORDS = _set(
 FRAME_WORDS = _set(
     """rule rules constraint constraints requirement requirements policy guideline guidelines
     note notes reminder remember important current active force hard strict firm key keep
-    keeps stay stays remain remains ensure ensures make sure project codebase code repo team
+    keeps stay stays remain remains leave leaves ensure ensures make sure project codebase code repo
+    team
     agent assistant user everyone anyone task work goal goals objective time times
     circumstance circumstances update updated summary status context agreed decision state
     apply applies stand stands hold holds matter going forward henceforth module runtime app
