@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from compactcheck.invariants.clause_reading import Tagged, tagged_words
+from compactcheck.invariants.clause_reading import Tagged, auxiliary, tagged_words
 from compactcheck.invariants.fact_keys import changed, derived, keys_of
 from compactcheck.invariants.lexicon import (
     CONDITION_WORDS,
@@ -134,27 +134,13 @@ def _narrates(tagged: Tagged) -> bool:
         if word in _PAST:
             return True
         participle = (word.endswith("ed") and lemma != word) or word in _PARTICIPLES
-        if participle and _auxiliary_before(tagged, at) not in _PRESENT_AUXILIARIES:
+        if participle and auxiliary(tagged, at) not in _PRESENT_AUXILIARIES:
             return True
     return False
 
 
-# Irregular past participles, read as "-ed" ones are, and the adverbs that may stand between an
-# auxiliary and its participle ("are never stored", "is always kept").
+# Irregular past participles, read as "-ed" ones are.
 _PARTICIPLES = frozenset({"done", "gone", "seen", "taken", "given", "written", "shown"})
-_BETWEEN = frozenset(
-    """not never always also still only usually already just ever all both each automatically
-    explicitly strictly currently""".split()  # noqa: SIM905
-)
-
-
-def _auxiliary_before(tagged: Tagged, at: int) -> str:
-    """The word before the one at ``at``, past the adverbs between (``_BETWEEN``); "" at the
-    start."""
-    back = at - 1
-    while back >= 0 and (tagged[back][0] in _BETWEEN or negating(tagged[back][0])):
-        back -= 1
-    return tagged[back][0] if back >= 0 else ""
 
 
 def _new_words(tagged: Tagged, held: frozenset[str]) -> list[str]:

@@ -147,15 +147,29 @@ def own_word(word: str, lemma: str, keys: Keys) -> bool:
 
 
 # Adverbs that may stand between an auxiliary and its participle ("is never pushed").
-_BETWEEN = frozenset({"never", "not", "always", "only", "also", "still", "ever", "all", "each"})
+_BETWEEN = frozenset(
+    """never not always only also still ever all each both usually already just automatically
+    explicitly strictly currently""".split()  # noqa: SIM905
+)
+# Verbs after which a participle is what someone wants done ("The user wants the test fixed"),
+# not what was done.
+_WISHING = frozenset({"want", "wants", "need", "needs", "expect", "expects", "like", "wish"})
+# Who a verb of wanting leaves the choice to ("if you want", "as you like").
+_PERMITTED = frozenset({"you", "you'd", "you'll", "they", "whatever", "if"})
 
 
-def _auxiliary(tagged: Tagged, at: int) -> str:
-    """The word before the participle at ``at``, adverbs and negations between them skipped."""
+def auxiliary(tagged: Tagged, at: int) -> str:
+    """The word before the participle at ``at``, adverbs and negations between them skipped;
+    "" at the start."""
     for word, _ in reversed(tagged[:at]):
         if word not in _BETWEEN and not negating(word):
             return word
     return ""
+
+
+def wished(tagged: Tagged, at: int) -> bool:
+    """Whether the participle at ``at`` follows a verb of wanting in its clause."""
+    return any(word in _WISHING for word, _ in tagged[:at])
 
 
 def read_clause(shape: FactShape, tagged: Tagged, text: str) -> ClauseReading:
@@ -191,9 +205,13 @@ def read_clause(shape: FactShape, tagged: Tagged, text: str) -> ClauseReading:
                 and word not in keys.own
                 and word != lemma
                 and word.endswith("ed")
-                and _auxiliary(tagged, at) not in PASSIVE_AUXILIARIES
+                and auxiliary(tagged, at) not in PASSIVE_AUXILIARIES
+                and not wished(tagged, at)
             ):
                 flags.setdefault("lapse", []).append(word)
+            continue
+        if word in _WISHING and before not in _PERMITTED:
+            # "The user wants it fixed" requires it; only "if you want" leaves it to you.
             continue
         for name, listed in (
             ("hedge", HEDGE_WORDS),

@@ -176,3 +176,13 @@ def test_leave_it_untouched_keeps_a_rule_not_to_touch_it(said: str) -> None:
     assert (made.ruling, made.certainty) == ("reworded", "certain")
     flipped = ruling_of("Do not touch the public API", "Do not leave the public API untouched.")
     assert flipped.ruling not in ("kept", "reworded") or flipped.certainty == "unsure"
+
+
+def test_the_user_wants_it_fixed_states_the_goal_and_if_you_want_permits() -> None:
+    # "wants" was read as a permission, and "fixed" after it as a story of the past.
+    goal = "Please fix the flaky login test in tests/test_auth.py."
+    said = "The user wants the flaky login test in tests/test_auth.py fixed."
+    made = ruling_of(goal, said, "goal")
+    assert (made.ruling, made.certainty) == ("reworded", "certain")
+    loose = ruling_of("Do not touch the public API", "Touch the public API if you want.")
+    assert (loose.ruling, loose.certainty) != ("reworded", "certain")
