@@ -30,6 +30,7 @@ from compactcheck.invariants.lexicon import (
     PERMISSION_WORDS,
     RESTRICTIONS,
     UPPER_BOUND,
+    lemma_of,
     negating,
 )
 from compactcheck.invariants.marks import marks_of, presence, spelled
@@ -154,6 +155,9 @@ def _new_words(tagged: Tagged, held: frozenset[str]) -> list[str]:
         if recap and (word in _RECAP_WORDS or word in _RECAP_NOUNS):
             continue
         if any(derived(lemma, other) for other in held):
+            continue
+        # A word the input holds with "un-" before it ("untouched" of "touch") is no new word.
+        if word.startswith("un") and len(word) > 5 and lemma_of(word[2:]) in held:
             continue
         found.append(word)
     return found

@@ -133,6 +133,8 @@ FACTS = ["Fix the login bug in auth.py", "Do not touch the public API"]
         "Key points to remember:",
         "Open items:",
         "Below is a concise overview of the session.",
+        # A rule of the input reworded ("untouched" of "touch") is no new one.
+        "The public API: leave it untouched.",
     ],
 )
 def test_the_openers_a_model_hands_a_history_over_with_state_no_rule(opener: str) -> None:
