@@ -109,7 +109,7 @@ _RECAP_NOUNS = frozenset(
 )
 _RECAP_WORDS = frozenset(
     """quick brief short concise full current latest below above following here next open key
-    main last remaining outstanding pending done completed where things""".split()  # noqa: SIM905
+    main last remaining outstanding pending done completed""".split()  # noqa: SIM905
 )
 # A count of the history's own units ("57 earlier messages"), which no input states.
 _COUNTED = re.compile(

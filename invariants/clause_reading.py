@@ -153,7 +153,7 @@ _BETWEEN = frozenset(
 )
 # Verbs after which a participle is what someone wants done ("The user wants the test fixed"),
 # not what was done.
-_WISHING = frozenset({"want", "wants", "need", "needs", "expect", "expects", "like", "wish"})
+_WISHING = frozenset({"want", "wants", "need", "needs", "expect", "expects", "wish"})
 # Who a verb of wanting leaves the choice to ("if you want", "as you like").
 _PERMITTED = frozenset({"you", "you'd", "you'll", "they", "whatever", "if"})
 

@@ -71,14 +71,9 @@ def same_item(item: ReviewItem) -> tuple[object, ...]:
 
 def merged_items(items: Sequence[ReviewItem]) -> list[ReviewItem]:
     """``items`` with each distinct one once, where first met, its ``met`` the sum of theirs."""
-    kept: dict[tuple[object, ...], ReviewItem] = {}
-    for item in items:
-        key = same_item(item)
-        before = kept.get(key)
-        if before is not None:
-            item = before.model_copy(update={"met": before.met + item.met})
-        kept[key] = item
-    return list(kept.values())
+    kept = ReviewKept(cap=len(items))
+    kept.add(items)
+    return kept.items
 
 
 @dataclass(frozen=True)
@@ -107,12 +102,13 @@ class Reviewed:
 
 @dataclass
 class ReviewKept:
-    """A law's distinct items for review as a run meets them: the first ``cap`` kept, each with
-    how often it was met, and those beyond counted once each (by a hash of what makes them one,
+    """A law's distinct items for review as a run meets them: the first ``cap`` kept, with how
+    often each was met, and those beyond counted once each (by a hash of what makes them one,
     up to ``_HASHED`` of them; past that, each time met)."""
 
     cap: int
     kept: dict[tuple[object, ...], ReviewItem] = field(default_factory=dict)
+    met: Counter[tuple[object, ...]] = field(default_factory=Counter)
     beyond: set[int] = field(default_factory=set)
     beyond_unhashed: int = 0
 
@@ -120,11 +116,9 @@ class ReviewKept:
         """Keep or count each of ``items``."""
         for item in items:
             key = same_item(item)
-            before = self.kept.get(key)
-            if before is not None:
-                self.kept[key] = before.model_copy(update={"met": before.met + item.met})
-            elif len(self.kept) < self.cap:
-                self.kept[key] = item
+            if key in self.kept or len(self.kept) < self.cap:
+                self.kept.setdefault(key, item)
+                self.met[key] += item.met
             elif len(self.beyond) < _HASHED:
                 self.beyond.add(hash(key))
             elif hash(key) not in self.beyond:
@@ -132,8 +126,11 @@ class ReviewKept:
 
     @property
     def items(self) -> list[ReviewItem]:
-        """The items kept, in the order first met."""
-        return list(self.kept.values())
+        """The items kept, in the order first met, each with how often it was met."""
+        return [
+            item if item.met == self.met[key] else item.model_copy(update={"met": self.met[key]})
+            for key, item in self.kept.items()
+        ]
 
     @property
     def count(self) -> int:
